@@ -1,0 +1,9 @@
+import { issueToken } from '../shared/auth/tokens.js';
+import { httpHandler } from '../shared/http/handler.js';
+import { json } from '../shared/http/response.js';
+import { routes } from '../shared/routes.js';
+
+export const handler = httpHandler(routes.tokenGet, async ({ query }) => {
+  const { token } = await issueToken(query.username, query.password);
+  return json(200, { token }, { 'cache-control': 'no-store' });
+});

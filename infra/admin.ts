@@ -1,0 +1,94 @@
+/**
+ * Admin CLI for support staff: `npm run admin -- <command> [args]`.
+ * Against the local stack it reads DATA_DIR/local-env.json (written by
+ * `npm start`, which must be running); against a deployed stack set
+ * TABLE_NAME (and AWS credentials/region) as for the functions.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { applyEnv } from './local/env.js';
+
+const usage = `Usage: npm run admin -- <command> [options]
+  create-client <username> [--premium]      creates a client; prints its API key once
+  rotate-key <username>                      replaces the API key; prints the new one once
+  create-list <username> <name>              creates a list; prints it
+  create-form <username> --lists 1,2 [--global] [--redirect URL]
+                                             creates a list form (or a global opt-in form); prints its key
+  create-block <username> [--settings JSON]  creates a recommendation block; prints its key
+  enable-premium <username>                  enables premium events (event file downloads)
+  set-rate-limits <username> --per-ip N --per-key N
+                                             overrides the opt-in rate limits (per minute)
+  show-client <username>                     prints the client (without its key hash)`;
+
+function loadEnvironment() {
+  if (process.env.TABLE_NAME) return;
+  const file = join(resolve(process.env.DATA_DIR ?? '.data'), 'local-env.json');
+  if (!existsSync(file)) {
+    console.error(`No TABLE_NAME set and no ${file}: start the local stack with \`npm start\`, or set TABLE_NAME for a deployed stack.`);
+    process.exit(2);
+  }
+  applyEnv(JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>);
+}
+
+async function main(argv: string[]) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      premium: { type: 'boolean' },
+      global: { type: 'boolean' },
+      lists: { type: 'string' },
+      redirect: { type: 'string' },
+      settings: { type: 'string' },
+      'per-ip': { type: 'string' },
+      'per-key': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [command, username, ...rest] = positionals;
+  if (!command || values.help || !username) {
+    console.log(usage);
+    process.exit(command ? 2 : 0);
+  }
+  loadEnvironment();
+  const clients = await import('../shared/clients/clients.js');
+  const lists = await import('../shared/lists/lists.js');
+  const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
+  switch (command) {
+    case 'create-client': {
+      const { client, apiKey } = await clients.createClient(username, { premiumEvents: values.premium ?? false });
+      return print({ username: client.id, api_key: apiKey, tracking_key: client.trackingKey, default_list_id: client.defaultListId });
+    }
+    case 'rotate-key':
+      return print({ username, api_key: await clients.rotateApiKey(username) });
+    case 'create-list':
+      if (!rest[0]) throw new Error('create-list needs a name');
+      return print(await lists.createList((await clients.requireClient(username)).id, rest.join(' ')));
+    case 'create-form': {
+      const listIds = (values.lists ?? '').split(',').filter(Boolean).map(Number);
+      const formKey = await clients.createForm(username, { listIds, global: values.global ?? false, confirmRedirectUrl: values.redirect });
+      return print({ username, form_key: formKey, list_ids: listIds, global: values.global ?? false });
+    }
+    case 'create-block':
+      return print({ username, block_key: await clients.createBlock(username, values.settings ? JSON.parse(values.settings) : {}) });
+    case 'enable-premium':
+      await clients.setClientSetting(username, 'premiumEvents', true);
+      return print({ username, premium_events: true });
+    case 'set-rate-limits':
+      await clients.setClientSetting(username, 'rateLimits', { perIpPerMinute: Number(values['per-ip']), perKeyPerMinute: Number(values['per-key']) });
+      return print({ username, rate_limits: { per_ip_per_minute: Number(values['per-ip']), per_key_per_minute: Number(values['per-key']) } });
+    case 'show-client': {
+      const { apiKeyHash: _hidden, ...client } = await clients.requireClient(username);
+      return print(client);
+    }
+    default:
+      console.error(`Unknown command ${command}\n\n${usage}`);
+      process.exit(2);
+  }
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  console.error(`admin: ${err instanceof Error ? err.message : err}`);
+  process.exit(1);
+});

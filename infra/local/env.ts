@@ -1,0 +1,26 @@
+import { localAwsEnv } from './services.js';
+
+/** Names of the local table and buckets (the CDK stack names its own). */
+export const localNames = { TABLE_NAME: 'newsletter-service', IMPORTS_BUCKET: 'imports', EVENTS_BUCKET: 'events' };
+
+/**
+ * The environment the handlers get locally: the same configuration names as
+ * in AWS, with the SDK endpoints pointing at the emulators.
+ */
+export function localServiceEnv(o: { dynamoEndpoint: string; s3Endpoint: string; publicBaseUrl: string; dataDir: string }): Record<string, string> {
+  return {
+    ...localAwsEnv,
+    ...localNames,
+    AWS_ENDPOINT_URL_DYNAMODB: o.dynamoEndpoint,
+    AWS_ENDPOINT_URL_S3: o.s3Endpoint,
+    PUBLIC_BASE_URL: o.publicBaseUrl,
+    DATA_DIR: o.dataDir,
+  };
+}
+
+/** Applies variables to this process without overriding ones the user set. */
+export function applyEnv(env: Record<string, string>, { override = false } = {}): void {
+  for (const [name, value] of Object.entries(env)) {
+    if (override || process.env[name] === undefined) process.env[name] = value;
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Runs the functions of the job table locally: `npm run job -- <id> [event JSON]`
+ * runs one now (against the stack `npm start` runs); `npm start` also runs
+ * the scheduled ones on timers.
+ */
+import type { Context } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { jobList, type JobDef } from '../../shared/jobs.js';
+
+const root = resolve(import.meta.dirname, '../..');
+
+function context(id: string, timeoutSeconds: number): Context {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: id,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${id}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${id}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => deadline - Date.now(),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/** Invokes a job's real handler with an event, as Lambda would. */
+export async function invokeJob(job: JobDef & { id: string }, event: unknown): Promise<unknown> {
+  const mod = (await import(pathToFileURL(resolve(root, job.handler)).href)) as { handler: (e: unknown, c: Context) => Promise<unknown> };
+  return mod.handler(event, context(job.id, job.timeoutSeconds ?? 900));
+}
+
+/** An EventBridge scheduled event, as the schedule rule sends it. */
+export function scheduledEvent(time = new Date()): Record<string, unknown> {
+  return { version: '0', id: randomUUID(), 'detail-type': 'Scheduled Event', source: 'aws.events', time: time.toISOString(), region: 'local', resources: [], detail: {} };
+}
+
+/** Starts timers for the scheduled jobs; returns a function that stops them. */
+export function startScheduledJobs(log: (line: string) => void = console.log): () => void {
+  const timers = jobList.flatMap((job) => {
+    if (!('schedule' in job.trigger) || !job.trigger.localEveryMinutes) return [];
+    return [
+      setInterval(() => {
+        invokeJob(job, scheduledEvent()).then(
+          (result) => log(`job ${job.id}: ${JSON.stringify(result ?? 'done')}`),
+          (err: Error) => log(`job ${job.id} failed: ${err.message}`),
+        );
+      }, job.trigger.localEveryMinutes * 60_000),
+    ];
+  });
+  return () => timers.forEach(clearInterval);
+}

@@ -1,0 +1,60 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createBlock, createClient, createForm, getClient, rotateApiKey } from '../../shared/clients/clients.js';
+import { createList, listLists } from '../../shared/lists/lists.js';
+
+export interface DemoClientFile {
+  base_url: string;
+  username: string;
+  api_key: string;
+  tracking_key: string;
+  block_key: string;
+  form_key: string;
+  global_form_key: string;
+  list_ids: number[];
+  other: { username: string; api_key: string; list_ids: number[] };
+}
+
+const DEMO = 'demo';
+const OTHER = 'other-publisher';
+
+async function ensureClient(username: string, premiumEvents: boolean): Promise<{ apiKey: string; trackingKey: string; created: boolean }> {
+  const existing = await getClient(username);
+  if (existing) return { apiKey: await rotateApiKey(username), trackingKey: existing.trackingKey, created: false };
+  const { client, apiKey } = await createClient(username, { premiumEvents });
+  return { apiKey, trackingKey: client.trackingKey, created: true };
+}
+
+/**
+ * Seeds the demo client and a second client on first start and writes
+ * `DATA_DIR/demo-client.json`. A later start reuses the file while its
+ * clients still exist; otherwise it reseeds (a new API key, same lists).
+ */
+export async function seedDemo(dataDir: string, baseUrl: string): Promise<DemoClientFile> {
+  const file = join(dataDir, 'demo-client.json');
+  if (existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as DemoClientFile;
+    if ((await getClient(saved.username)) && (await getClient(saved.other.username))) {
+      const updated = { ...saved, base_url: baseUrl };
+      writeFileSync(file, JSON.stringify(updated, null, 2));
+      return updated;
+    }
+  }
+  const demo = await ensureClient(DEMO, true);
+  if ((await listLists(DEMO)).length < 2) await createList(DEMO, 'Weekly digest');
+  const listIds = (await listLists(DEMO)).map((l) => l.id);
+  const other = await ensureClient(OTHER, false);
+  const seeded: DemoClientFile = {
+    base_url: baseUrl,
+    username: DEMO,
+    api_key: demo.apiKey,
+    tracking_key: demo.trackingKey,
+    block_key: await createBlock(DEMO, { name: 'Demo smart section' }),
+    form_key: await createForm(DEMO, { listIds: [listIds[0]], global: false }),
+    global_form_key: await createForm(DEMO, { listIds, global: true }),
+    list_ids: listIds,
+    other: { username: OTHER, api_key: other.apiKey, list_ids: (await listLists(OTHER)).map((l) => l.id) },
+  };
+  writeFileSync(file, JSON.stringify(seeded, null, 2));
+  return seeded;
+}

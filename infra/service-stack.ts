@@ -1,0 +1,111 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { HttpApi, HttpMethod, CorsHttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as s3n from 'aws-cdk-lib/aws-s3-notifications';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subs from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { Construct } from 'constructs';
+import { tableDefinition } from '../shared/db/table.js';
+import { corsPolicy } from '../shared/http/cors.js';
+import { jobList } from '../shared/jobs.js';
+import { fallbackHandler, routeList } from '../shared/routes.js';
+import { ServiceFunction, type ServiceResources } from './constructs/service-function.js';
+
+export interface ServiceStackProps extends StackProps {
+  /** Sender address of opt-in emails (a verified SES identity). */
+  mailFrom?: string;
+}
+
+/** The whole service: one table, two buckets, the HTTP API with one function per route, and the jobs. */
+export class ServiceStack extends Stack {
+  constructor(scope: Construct, id: string, props: ServiceStackProps = {}) {
+    super(scope, id, props);
+    const { partitionKey, sortKey, ttlAttribute, globalIndexes } = tableDefinition;
+    const str = (name: string) => ({ name, type: dynamodb.AttributeType.STRING });
+    const table = new dynamodb.TableV2(this, 'Table', {
+      partitionKey: str(partitionKey),
+      sortKey: str(sortKey),
+      billing: dynamodb.Billing.onDemand(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: ttlAttribute,
+      globalSecondaryIndexes: globalIndexes.map((g) => ({ indexName: g.name, partitionKey: str(g.partitionKey), sortKey: str(g.sortKey) })),
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const bucket = (name: string, expireDays?: number) =>
+      new s3.Bucket(this, name, {
+        encryption: s3.BucketEncryption.S3_MANAGED,
+        blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+        enforceSSL: true,
+        removalPolicy: RemovalPolicy.RETAIN,
+        lifecycleRules: [
+          { abortIncompleteMultipartUploadAfter: Duration.days(1) },
+          ...(expireDays ? [{ expiration: Duration.days(expireDays) }] : []),
+        ],
+      });
+    const importsBucket = bucket('Imports', 90);
+    const eventsBucket = bucket('Events');
+
+    const api = new HttpApi(this, 'Api', {
+      corsPreflight: {
+        allowOrigins: corsPolicy.allowOrigins,
+        allowMethods: corsPolicy.allowMethods.map((m) => m as CorsHttpMethod),
+        allowHeaders: corsPolicy.allowHeaders,
+        exposeHeaders: corsPolicy.exposeHeaders,
+        maxAge: Duration.seconds(corsPolicy.maxAgeSeconds),
+      },
+    });
+    const resources: ServiceResources = {
+      table,
+      imports: importsBucket,
+      events: eventsBucket,
+      environment: {
+        TABLE_NAME: table.tableName,
+        IMPORTS_BUCKET: importsBucket.bucketName,
+        EVENTS_BUCKET: eventsBucket.bucketName,
+        PUBLIC_BASE_URL: api.apiEndpoint,
+        ...(props.mailFrom ? { MAIL_FROM: props.mailFrom } : {}),
+      },
+    };
+
+    for (const route of routeList) {
+      const fn = new ServiceFunction(this, route.id, {
+        entry: route.handler,
+        access: route.access,
+        resources,
+        timeoutSeconds: route.lambda?.timeoutSeconds,
+        memoryMb: route.lambda?.memoryMb,
+      });
+      api.addRoutes({ path: route.path, methods: [route.method as HttpMethod], integration: new HttpLambdaIntegration(`${route.id}Integration`, fn) });
+    }
+    const fallback = new ServiceFunction(this, 'fallback', { entry: fallbackHandler, access: {}, resources });
+    api.addRoutes({ path: '/{proxy+}', methods: [HttpMethod.ANY], integration: new HttpLambdaIntegration('fallbackIntegration', fallback) });
+
+    let sesTopic: sns.Topic | undefined;
+    for (const job of jobList) {
+      const fn = new ServiceFunction(this, job.id, {
+        entry: job.handler,
+        access: job.access,
+        resources,
+        timeoutSeconds: job.timeoutSeconds ?? 900,
+        memoryMb: job.memoryMb,
+      });
+      const trigger = job.trigger;
+      if ('schedule' in trigger) {
+        new events.Rule(this, `${job.id}Schedule`, { schedule: events.Schedule.expression(trigger.schedule), targets: [new targets.LambdaFunction(fn)] });
+      } else if ('importsUpload' in trigger) {
+        importsBucket.addEventNotification(s3.EventType.OBJECT_CREATED, new s3n.LambdaDestination(fn), { prefix: trigger.importsUpload });
+      } else {
+        sesTopic ??= new sns.Topic(this, 'SesEvents', { enforceSSL: true });
+        sesTopic.addSubscription(new subs.LambdaSubscription(fn));
+      }
+    }
+
+    new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
+    new CfnOutput(this, 'TableName', { value: table.tableName });
+    if (sesTopic) new CfnOutput(this, 'SesEventsTopicArn', { value: sesTopic.topicArn, description: 'Point the SES configuration set event destination here' });
+  }
+}

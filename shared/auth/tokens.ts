@@ -1,0 +1,44 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.js';
+import { ddb, tableName } from '../db/client.js';
+import { keys } from '../db/keys.js';
+import { UnauthorizedError } from '../http/errors.js';
+import { getClient } from '../clients/clients.js';
+import { decoyApiKeyHash, newSecret, sha256, verifyApiKey } from './secrets.js';
+
+export const BAD_CREDENTIALS = 'Invalid username or password';
+
+/**
+ * Exchanges a client name and API key for a temporary token (spec 4.4).
+ * The same cause is given whether the name or the key is wrong, and an
+ * unknown name costs the same scrypt work as a wrong key.
+ */
+export async function issueToken(username: string, password: string, now = Date.now()): Promise<{ token: string; expiresAt: string }> {
+  const client = await getClient(username);
+  const ok = await verifyApiKey(password, client?.apiKeyHash ?? (await decoyApiKeyHash()));
+  if (!client || !ok) throw new UnauthorizedError(BAD_CREDENTIALS);
+  const token = newSecret();
+  const expiresAtMs = now + config.tokenTtlSeconds * 1000;
+  await ddb.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.token(sha256(token)), type: 'token', clientId: client.id, expiresAt: expiresAtMs, ttl: Math.ceil(expiresAtMs / 1000) },
+    }),
+  );
+  return { token, expiresAt: new Date(expiresAtMs).toISOString() };
+}
+
+/**
+ * Resolves the client of a token from the `X-Service-Client-Token` header.
+ * Missing, unknown and expired tokens are 401s (spec §5.3).
+ */
+export async function authenticateToken(token: string | undefined, now = Date.now()): Promise<string> {
+  if (!token) throw new UnauthorizedError('Missing X-Service-Client-Token header');
+  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.token(sha256(token)) }));
+  const item = out.Item;
+  if (!item) throw new UnauthorizedError('Unknown token; request a new one from /v1/token');
+  if (typeof item.expiresAt !== 'number' || item.expiresAt <= now) {
+    throw new UnauthorizedError('Token expired; request a new one from /v1/token');
+  }
+  return item.clientId as string;
+}

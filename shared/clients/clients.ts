@@ -1,0 +1,184 @@
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { ddb, tableName } from '../db/client.js';
+import { keys, type KeyKind } from '../db/keys.js';
+import { hashApiKey, newPublicKey, newSecret } from '../auth/secrets.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../http/errors.js';
+import { createList, getList } from '../lists/lists.js';
+
+export const UsernameSchema = v.pipe(
+  v.string(),
+  v.regex(/^[a-z0-9][a-z0-9_-]{1,62}$/, 'a client name is 2 to 63 characters: lower-case letters, digits, "-" and "_"'),
+);
+
+export interface Client {
+  id: string;
+  apiKeyHash: string;
+  trackingKey: string;
+  premiumEvents: boolean;
+  defaultListId: number;
+  createdAt: string;
+  /** Per-client overrides of the opt-in rate limits (spec §8 defaults apply when absent). */
+  rateLimits?: { perIpPerMinute?: number; perKeyPerMinute?: number };
+}
+
+/** A form (spec 4.1): a list form subscribes to its lists; a global form lets the reader pick among them. */
+export interface FormKey {
+  kind: 'form';
+  clientId: string;
+  listIds: number[];
+  global: boolean;
+  /** Where the confirmation link leads after confirming; a built-in page when absent. */
+  confirmRedirectUrl?: string;
+}
+
+/** A recommendation block ("smart section", spec 4.11); its settings live on the key item. */
+export interface BlockKey {
+  kind: 'block';
+  clientId: string;
+  [setting: string]: unknown;
+}
+
+export interface TrackingKey {
+  kind: 'tracking';
+  clientId: string;
+}
+
+export type PublicKeyItem = FormKey | BlockKey | TrackingKey;
+
+/** Reads a client by its name (the client's id). */
+export async function getClient(clientId: string): Promise<Client | undefined> {
+  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.client(clientId) }));
+  return out.Item as Client | undefined;
+}
+
+export async function requireClient(clientId: string): Promise<Client> {
+  const client = await getClient(clientId);
+  if (!client) throw new NotFoundError(`Unknown client ${clientId}`);
+  return client;
+}
+
+/**
+ * Creates a client with its API key (returned once, stored hashed), its
+ * tracking key and its default list (used by the deprecated list-less API).
+ */
+export async function createClient(
+  username: string,
+  { premiumEvents = false }: { premiumEvents?: boolean } = {},
+): Promise<{ client: Client; apiKey: string }> {
+  const parsed = v.safeParse(UsernameSchema, username);
+  if (!parsed.success) throw new BadRequestError(`username: ${parsed.issues[0].message}`);
+  const apiKey = newSecret();
+  const trackingKey = newPublicKey();
+  const client: Client = {
+    id: username,
+    apiKeyHash: await hashApiKey(apiKey),
+    trackingKey,
+    premiumEvents,
+    defaultListId: 0,
+    createdAt: new Date().toISOString(),
+  };
+  try {
+    await ddb.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...keys.client(username), type: 'client', ...client },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...keys.publicKey('tracking', trackingKey), type: 'key', kind: 'tracking', clientId: username },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+      }),
+    );
+  } catch (err) {
+    if ((err as Error).name === 'TransactionCanceledException') throw new ConflictError(`Client ${username} already exists`);
+    throw err;
+  }
+  const list = await createList(username, 'Default list');
+  await ddb.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.client(username),
+      UpdateExpression: 'SET defaultListId = :id',
+      ExpressionAttributeValues: { ':id': list.id },
+    }),
+  );
+  return { client: { ...client, defaultListId: list.id }, apiKey };
+}
+
+/** Replaces a client's API key; the old one stops working at once. Tokens already issued run out. */
+export async function rotateApiKey(clientId: string): Promise<string> {
+  await requireClient(clientId);
+  const apiKey = newSecret();
+  await ddb.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.client(clientId),
+      UpdateExpression: 'SET apiKeyHash = :h',
+      ExpressionAttributeValues: { ':h': await hashApiKey(apiKey) },
+    }),
+  );
+  return apiKey;
+}
+
+/** Turns on a client setting such as premium events (spec §5.6). */
+export async function setClientSetting(clientId: string, name: 'premiumEvents' | 'rateLimits', value: unknown): Promise<void> {
+  await requireClient(clientId);
+  await ddb.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.client(clientId),
+      UpdateExpression: 'SET #n = :v',
+      ExpressionAttributeNames: { '#n': name },
+      ExpressionAttributeValues: { ':v': value },
+    }),
+  );
+}
+
+async function putPublicKey(kind: KeyKind, item: { clientId: string } & Record<string, unknown>): Promise<string> {
+  const key = newPublicKey();
+  await ddb.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.publicKey(kind, key), type: 'key', ...item, kind },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+  return key;
+}
+
+/** Creates a form key over some of the client's lists. */
+export async function createForm(
+  clientId: string,
+  { listIds, global, confirmRedirectUrl }: { listIds: number[]; global: boolean; confirmRedirectUrl?: string },
+): Promise<string> {
+  await requireClient(clientId);
+  if (listIds.length === 0) throw new BadRequestError('a form needs at least one list');
+  for (const id of listIds) await getList(clientId, id);
+  return putPublicKey('form', { clientId, listIds, global, confirmRedirectUrl });
+}
+
+/** Creates a recommendation block key with its settings. */
+export async function createBlock(clientId: string, settings: Record<string, unknown> = {}): Promise<string> {
+  await requireClient(clientId);
+  return putPublicKey('block', { ...settings, clientId });
+}
+
+/** Resolves a public key of the given kind, or undefined when unknown. */
+export async function resolvePublicKey<K extends KeyKind>(
+  kind: K,
+  key: string,
+): Promise<Extract<PublicKeyItem, { kind: K }> | undefined> {
+  if (!key) return undefined;
+  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.publicKey(kind, key) }));
+  return out.Item as Extract<PublicKeyItem, { kind: K }> | undefined;
+}

@@ -1,0 +1,53 @@
+/**
+ * Reads configuration from the environment. Every name is documented in the
+ * README; the CDK stack and the local runtime set the same names.
+ * A required variable that is missing fails fast with its name.
+ */
+function required(name: string): string {
+  const value = process.env[name];
+  if (value === undefined || value === '') {
+    throw new Error(`Missing required environment variable ${name}`);
+  }
+  return value;
+}
+
+function optionalInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) {
+    throw new Error(`Environment variable ${name} must be a non-negative integer, got "${raw}"`);
+  }
+  return value;
+}
+
+function optionalBool(name: string, fallback: boolean): boolean {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  return raw.toLowerCase() === 'true';
+}
+
+/** Configuration getters; read lazily so a function only needs the names it uses. */
+export const config = {
+  get tableName(): string {
+    return required('TABLE_NAME');
+  },
+  get importsBucket(): string {
+    return required('IMPORTS_BUCKET');
+  },
+  get eventsBucket(): string {
+    return required('EVENTS_BUCKET');
+  },
+  /** Public base address of the API, used to build links (confirmation, redirects). */
+  get publicBaseUrl(): string {
+    return required('PUBLIC_BASE_URL').replace(/\/+$/, '');
+  },
+  /** Token lifetime in seconds (default one hour). */
+  get tokenTtlSeconds(): number {
+    return optionalInt('TOKEN_TTL_SECONDS', 3600);
+  },
+  /** Path-style S3 addressing, needed by the local S3 emulator. */
+  get s3ForcePathStyle(): boolean {
+    return optionalBool('S3_FORCE_PATH_STYLE', false);
+  },
+};

@@ -1,0 +1,66 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  BatchWriteCommand,
+  DynamoDBDocumentClient,
+  TransactWriteCommand,
+  type BatchWriteCommandInput,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.js';
+
+/** Document client, created once per Lambda container. Endpoint comes from AWS_ENDPOINT_URL_DYNAMODB. */
+export const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+  marshallOptions: { removeUndefinedValues: true },
+});
+
+export const tableName = () => config.tableName;
+
+type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Backoff with full jitter: 50 ms base, doubling, capped at 2 s. */
+export function backoffMs(attempt: number): number {
+  return Math.random() * Math.min(2000, 50 * 2 ** attempt);
+}
+
+/**
+ * Writes any number of put/delete requests with BatchWriteItem: chunks of 25,
+ * `concurrency` requests in flight, UnprocessedItems retried with backoff.
+ * Throws after `maxAttempts` rounds that still leave items unprocessed.
+ */
+export async function batchWrite(
+  requests: WriteRequest[],
+  { concurrency = 8, maxAttempts = 10 }: { concurrency?: number; maxAttempts?: number } = {},
+): Promise<void> {
+  const chunks: WriteRequest[][] = [];
+  for (let i = 0; i < requests.length; i += 25) chunks.push(requests.slice(i, i + 25));
+  await runPool(chunks, concurrency, async (chunk) => {
+    let pending = chunk;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt >= maxAttempts) throw new Error(`BatchWriteItem left ${pending.length} items unprocessed`);
+      if (attempt > 0) await sleep(backoffMs(attempt));
+      const out = await ddb.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+      pending = (out.UnprocessedItems?.[tableName()] ?? []) as WriteRequest[];
+    }
+  });
+}
+
+/** Runs `work` over `items` with at most `concurrency` in flight; rejects on the first failure. */
+export async function runPool<T>(items: T[], concurrency: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      await work(items[index], index);
+    }
+  });
+  await Promise.all(workers);
+}
+
+/** A transaction of at most 100 items. Callers decide how to retry conflicts. */
+export async function transactWrite(items: TransactItem[]): Promise<void> {
+  if (items.length > 100) throw new Error(`A transaction takes at most 100 items, got ${items.length}`);
+  await ddb.send(new TransactWriteCommand({ TransactItems: items }));
+}

@@ -1,0 +1,20 @@
+/** The newsletter events and their CSV columns, exactly as spec §6 lists them. */
+export const eventColumns = {
+  nl_click: ['date', 'email', 'campaign_id', 'newsletter_id', 'email_list_id', 'target_id', 'target_url', 'target_position'],
+  nl_display: ['date', 'email', 'campaign_id', 'newsletter_id', 'email_list_id'],
+  nl_send: ['date', 'email', 'campaign_id', 'newsletter_id', 'email_list_id'],
+  nl_subscribe: ['date', 'email', 'email_list_id'],
+  nl_unsubscribe: ['date', 'email', 'cause', 'email_list_id'],
+  nl_bounce: ['date', 'email', 'campaign_id', 'newsletter_id', 'email_list_id', 'type', 'message'],
+  nl_complaint: ['date', 'email', 'campaign_id', 'newsletter_id', 'email_list_id', 'type'],
+} as const;
+
+export type EventName = keyof typeof eventColumns;
+export const eventNames = Object.keys(eventColumns) as EventName[];
+
+/** One event: `date` is an ISO 8601 UTC timestamp; the other fields are the event's columns. */
+export type EventRecord = {
+  event: EventName;
+  date: string;
+  email: string;
+} & Partial<Record<(typeof eventColumns)[EventName][number], string | number>>;

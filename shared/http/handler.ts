@@ -1,0 +1,116 @@
+import middy from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import * as v from 'valibot';
+import { authenticateToken } from '../auth/tokens.js';
+import { BadRequestError, HttpError, UnsupportedMediaTypeError } from './errors.js';
+import { json, type HttpResult } from './response.js';
+import type { AnySchema, RouteDef } from './route.js';
+
+type SchemaOut<S> = S extends AnySchema ? v.InferOutput<S> : undefined;
+type RequestOf<R extends RouteDef> = NonNullable<R['request']>;
+
+/** What a handler function receives: validated input and the authenticated client. */
+export interface HandlerInput<R extends RouteDef> {
+  body: SchemaOut<RequestOf<R>['body']>;
+  query: SchemaOut<RequestOf<R>['query']>;
+  params: SchemaOut<RequestOf<R>['params']>;
+  /** The client of the token (auth `token` routes only). Every query is scoped by it. */
+  clientId: R['auth'] extends 'token' ? string : undefined;
+  /** Normalised (lower-case) request headers. */
+  headers: Record<string, string | undefined>;
+  sourceIp: string;
+  event: APIGatewayProxyEventV2;
+}
+
+type Request = middy.Request<APIGatewayProxyEventV2, HttpResult, Error, Context>;
+
+/** Names the failing field and the problem: `body.email: Invalid email`. */
+export function describeIssues(where: string, issues: readonly v.BaseIssue<unknown>[]): string {
+  const first = issues[0];
+  const path = v.getDotPath(first);
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem(s))` : '';
+  const missingKey = ['object', 'loose_object', 'strict_object'].includes(first.type) && first.received === 'undefined';
+  return `${path ? `${where}.${path}` : where}: ${missingKey ? 'is required' : first.message}${more}`;
+}
+
+async function validate<S extends AnySchema | undefined>(schema: S, value: unknown, where: string): Promise<SchemaOut<S>> {
+  if (!schema) return undefined as SchemaOut<S>;
+  const result = await v.safeParseAsync(schema, value);
+  if (!result.success) throw new BadRequestError(describeIssues(where, result.issues));
+  return result.output as SchemaOut<S>;
+}
+
+/** Body parsing: JSON always, urlencoded forms where the route accepts them; anything else is a 415. */
+function bodyParsers(route: RouteDef): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult>[] {
+  if (!route.request?.body) return [];
+  const types = route.request.bodyTypes ?? ['json'];
+  const accepted = types.map((t) => (t === 'json' ? 'application/json' : 'application/x-www-form-urlencoded')).join(' or ');
+  const parsers: middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult>[] = [
+    {
+      before: async (request: Request) => {
+        if (request.event.body === undefined || request.event.body === '') throw new BadRequestError('body: a request body is required');
+      },
+    },
+    httpJsonBodyParser({ disableContentTypeError: true }) as middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult>,
+  ];
+  if (types.includes('form')) {
+    parsers.push(httpUrlencodeBodyParser({ disableContentTypeError: true }) as unknown as middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult>);
+  }
+  parsers.push({
+    before: async (request: Request) => {
+      if (typeof request.event.body === 'string') throw new UnsupportedMediaTypeError(`Content-Type must be ${accepted}`);
+    },
+  });
+  return parsers;
+}
+
+/** Maps any error to the spec's JSON error body; unknown errors are logged and become a generic 500. */
+function errorResponder(): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> {
+  return {
+    onError: async (request: Request) => {
+      const err = request.error as (Error & { statusCode?: number; cause?: { package?: string; message?: string } }) | null;
+      if (err instanceof HttpError) {
+        request.response = json(err.status, err.body(), err.headers);
+      } else if (err?.cause?.package?.startsWith('@middy/http-') && err.statusCode === 415 && /malformed/i.test(err.message)) {
+        request.response = json(400, { status: 400, cause: `body: not valid ${err.cause.package.includes('json') ? 'JSON' : 'form data'}${err.cause.message ? ` (${err.cause.message})` : ''}` });
+      } else {
+        console.error(JSON.stringify({ level: 'error', message: 'unhandled error', error: err?.message, stack: err?.stack }));
+        request.response = json(500, { status: 500, cause: 'Internal error; it has been logged' });
+      }
+    },
+  };
+}
+
+/**
+ * The one middy stack of every HTTP function: error responder, header
+ * normaliser, body parser(s), then valibot validation and token auth, then
+ * the handler function. Handler files only call this.
+ */
+export function httpHandler<R extends RouteDef>(route: R, fn: (input: HandlerInput<R>) => Promise<HttpResult>) {
+  let stack = middy<APIGatewayProxyEventV2, HttpResult>()
+    .use(errorResponder())
+    .use(httpHeaderNormalizer() as middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult>);
+  for (const parser of bodyParsers(route)) stack = stack.use(parser);
+  return stack.handler(async (event) => {
+    const headers = event.headers as Record<string, string | undefined>;
+    const clientId = route.auth === 'token' ? await authenticateToken(headers['x-service-client-token']) : undefined;
+    const input = {
+      params: await validate(route.request?.params, event.pathParameters ?? {}, 'path'),
+      query: await validate(route.request?.query, event.queryStringParameters ?? {}, 'query'),
+      body: await validate(route.request?.body, event.body, 'body'),
+      clientId,
+      headers,
+      sourceIp: event.requestContext?.http?.sourceIp ?? '',
+      event,
+    } as HandlerInput<R>;
+    return fn(input);
+  });
+}
+
+/** The same error handling for a function with no route row (the `$default` fallback). */
+export function rawHttpHandler(fn: (event: APIGatewayProxyEventV2) => Promise<HttpResult>) {
+  return middy<APIGatewayProxyEventV2, HttpResult>().use(errorResponder()).handler(fn);
+}

@@ -1,0 +1,81 @@
+import type * as v from 'valibot';
+
+export type AnySchema = v.GenericSchema | v.GenericSchemaAsync;
+
+/**
+ * How a route authenticates (spec §5): `token` reads X-Service-Client-Token;
+ * `key` takes a key in the path or body, checked by the service; `none` is public.
+ */
+export type AuthKind = 'none' | 'token' | 'key';
+
+/** What a route's function may touch; the CDK stack grants exactly this. */
+export interface Access {
+  table?: 'R' | 'RW';
+  imports?: 'R' | 'RW';
+  events?: 'R' | 'RW';
+  /** Sends email through SES. */
+  mail?: boolean;
+}
+
+export interface ResponseDoc {
+  description: string;
+  schema?: AnySchema;
+  /** Content type of the body; JSON when absent. */
+  contentType?: string;
+}
+
+export interface RouteDef {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** API Gateway path syntax: `/v1/lists/{list_id}`. */
+  path: string;
+  /** Handler entry, relative to the project root; exports `handler`. */
+  handler: string;
+  auth: AuthKind;
+  access: Access;
+  summary: string;
+  description?: string;
+  tags: string[];
+  deprecated?: boolean;
+  request?: {
+    body?: AnySchema;
+    query?: AnySchema;
+    params?: AnySchema;
+    /** Body content types accepted; JSON only when absent. */
+    bodyTypes?: Array<'json' | 'form'>;
+  };
+  responses: Record<number, ResponseDoc>;
+  /** Lambda settings beyond the defaults. */
+  lambda?: { timeoutSeconds?: number; memoryMb?: number };
+}
+
+/** Turns `/v1/lists/{list_id}` (or a greedy `{path+}`) into a matcher returning the path parameters. */
+export function compilePath(path: string): (actual: string) => Record<string, string> | undefined {
+  const names: string[] = [];
+  const pattern = path
+    .split('/')
+    .map((segment) => {
+      const param = /^\{([a-z_]+)(\+)?\}$/i.exec(segment);
+      if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(param[1]);
+      return param[2] ? '(.+)' : '([^/]+)';
+    })
+    .join('/');
+  const re = new RegExp(`^${pattern}$`);
+  return (actual) => {
+    const match = re.exec(actual);
+    if (!match) return undefined;
+    const params: Record<string, string> = {};
+    names.forEach((name, i) => {
+      params[name] = safeDecode(match[i + 1]);
+    });
+    return params;
+  };
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}

@@ -1,0 +1,12 @@
+import * as v from 'valibot';
+
+/** The spec's error body (§7). */
+export const ErrorSchema = v.object({ status: v.number(), cause: v.string() });
+
+/** The deprecated API's error body (§4.10). */
+export const InvalidRequestSchema = v.object({ status: v.literal('INVALID_REQUEST'), message: v.string() });
+
+export const errorResponses = {
+  400: { description: 'Invalid request; `cause` names the field and the problem', schema: ErrorSchema },
+  401: { description: 'Missing, unknown or expired token', schema: ErrorSchema },
+} as const;

@@ -1,0 +1,28 @@
+/**
+ * Functions that no HTTP route invokes: scheduled jobs, S3-triggered workers,
+ * event ingesters. The CDK stack builds one function per row with its
+ * trigger; locally `npm run job -- <id>` runs one now and timers run the
+ * scheduled ones. Plain data only.
+ */
+import type { Access } from './http/route.js';
+
+export type JobTrigger =
+  /** EventBridge schedule expression, e.g. `cron(10 0 * * ? *)` (UTC). */
+  | { schedule: string; localEveryMinutes?: number }
+  /** An object created in the imports bucket under a prefix. */
+  | { importsUpload: string }
+  /** SES event notifications (through an SNS topic of the stack). */
+  | { sesEvents: true };
+
+export interface JobDef {
+  handler: string;
+  summary: string;
+  access: Access;
+  trigger: JobTrigger;
+  timeoutSeconds?: number;
+  memoryMb?: number;
+}
+
+export const jobs = {} as const satisfies Record<string, JobDef>;
+
+export const jobList: Array<JobDef & { id: string }> = Object.entries(jobs as Record<string, JobDef>).map(([id, job]) => ({ id, ...job }));

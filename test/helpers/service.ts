@@ -1,0 +1,72 @@
+/**
+ * Test helpers: the local gateway on a free port (the real handlers behind
+ * HTTP), fresh clients, and a small HTTP client.
+ */
+import { randomUUID } from 'node:crypto';
+import type http from 'node:http';
+import { afterAll, beforeAll } from 'vitest';
+import { createGateway, listen, type StaticMount } from '../../infra/local/gateway.js';
+import { createClient } from '../../shared/clients/clients.js';
+
+export interface Service {
+  url: string;
+}
+
+/** Starts the gateway for this test file and stops it afterwards. */
+export function useService({ mounts = [] }: { mounts?: StaticMount[] } = {}): Service {
+  const service = { url: '' };
+  let server: http.Server;
+  beforeAll(async () => {
+    server = createGateway({ mounts });
+    const port = await listen(server, 0);
+    service.url = `http://127.0.0.1:${port}`;
+    process.env.PUBLIC_BASE_URL = service.url;
+  });
+  afterAll(() => new Promise<void>((done) => server.close(() => done())));
+  return service;
+}
+
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/** Sends a request; JSON bodies are encoded, JSON replies decoded. */
+export async function request<T = any>(
+  url: string,
+  { method = 'GET', body, token, headers = {}, raw }: { method?: string; body?: unknown; token?: string; headers?: Record<string, string>; raw?: string } = {},
+): Promise<Reply<T>> {
+  const res = await fetch(url, {
+    method,
+    redirect: 'manual',
+    headers: {
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...(token ? { 'x-service-client-token': token } : {}),
+      ...headers,
+    },
+    body: raw ?? (body !== undefined ? JSON.stringify(body) : undefined),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+  return { status: res.status, headers: res.headers, body: parsed as T, text };
+}
+
+export interface TestClient {
+  username: string;
+  apiKey: string;
+  token: string;
+  trackingKey: string;
+  defaultListId: number;
+}
+
+/** A fresh client (as the admin CLI creates one) with a token obtained over HTTP. */
+export async function newClient(service: Service, { premiumEvents = false } = {}): Promise<TestClient> {
+  const username = `t-${randomUUID().slice(0, 12)}`;
+  const { client, apiKey } = await createClient(username, { premiumEvents });
+  const reply = await request(`${service.url}/v1/token?username=${username}&password=${encodeURIComponent(apiKey)}`);
+  if (reply.status !== 200) throw new Error(`token: ${reply.status} ${reply.text}`);
+  return { username, apiKey, token: reply.body.token, trackingKey: client.trackingKey, defaultListId: client.defaultListId };
+}

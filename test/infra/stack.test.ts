@@ -1,0 +1,83 @@
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ServiceStack } from '../../infra/service-stack.js';
+import { tableDefinition } from '../../shared/db/table.js';
+import { jobList } from '../../shared/jobs.js';
+import { routeList } from '../../shared/routes.js';
+import type { Access } from '../../shared/http/route.js';
+
+let template: Template;
+type Resource = { Properties: Record<string, any> };
+
+beforeAll(() => {
+  // Skip esbuild bundling here; `npx cdk synth` bundles for real.
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  template = Template.fromStack(new ServiceStack(app, 'Test'));
+});
+
+/** The IAM actions granted to the function whose logical id starts with the row id. */
+function actionsOf(id: string): string[] {
+  const functions = template.findResources('AWS::Lambda::Function') as Record<string, Resource>;
+  const [, fn] = Object.entries(functions).find(([logicalId]) => new RegExp(`^${id}[0-9A-F]{8}$`).test(logicalId)) ?? [];
+  expect(fn, `function for ${id}`).toBeDefined();
+  const role = fn!.Properties.Role['Fn::GetAtt'][0] as string;
+  const policies = Object.values(template.findResources('AWS::IAM::Policy') as Record<string, Resource>).filter((p) =>
+    (p.Properties.Roles as Array<{ Ref: string }>).some((r) => r.Ref === role),
+  );
+  return policies.flatMap((p) => p.Properties.PolicyDocument.Statement.flatMap((s: { Action: string | string[] }) => [s.Action].flat()));
+}
+
+function expectGrants(id: string, access: Access) {
+  const actions = actionsOf(id);
+  expect(actions.includes('dynamodb:GetItem'), `${id} table read`).toBe(access.table !== undefined);
+  expect(actions.includes('dynamodb:PutItem'), `${id} table write`).toBe(access.table === 'RW');
+  const s3Writes = actions.filter((a) => a.startsWith('s3:PutObject')).length;
+  const s3Reads = actions.filter((a) => a.startsWith('s3:GetObject')).length;
+  const buckets = [access.imports, access.events];
+  expect(s3Reads, `${id} bucket reads`).toBe(buckets.filter(Boolean).length);
+  expect(s3Writes, `${id} bucket writes`).toBe(buckets.filter((b) => b === 'RW').length);
+  expect(actions.includes('ses:SendEmail'), `${id} mail`).toBe(access.mail === true);
+}
+
+describe('ServiceStack', () => {
+  it('has one function per route row, per job row and the fallback, all Node.js 22 on arm64', () => {
+    template.resourceCountIs('AWS::Lambda::Function', routeList.length + jobList.length + 1);
+    template.allResourcesProperties('AWS::Lambda::Function', { Runtime: 'nodejs22.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' } });
+  });
+
+  it('routes every row of the route table, and the rest to the fallback', () => {
+    for (const route of routeList) {
+      template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: `${route.method} ${route.path}` });
+    }
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'ANY /{proxy+}' });
+  });
+
+  it('grants each function exactly what its row declares', () => {
+    for (const row of [...routeList, ...jobList]) expectGrants(row.id, row.access);
+    expectGrants('fallback', {});
+  });
+
+  it('defines the single table from its one definition, on demand, with PITR and TTL', () => {
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      KeySchema: [
+        { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
+        { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+      TimeToLiveSpecification: { AttributeName: tableDefinition.ttlAttribute, Enabled: true },
+      GlobalSecondaryIndexes: tableDefinition.globalIndexes.map((g) =>
+        Match.objectLike({ IndexName: g.name, KeySchema: [{ AttributeName: g.partitionKey, KeyType: 'HASH' }, { AttributeName: g.sortKey, KeyType: 'RANGE' }] }),
+      ),
+      Replicas: [Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } })],
+    });
+  });
+
+  it('keeps both buckets encrypted and private', () => {
+    template.resourceCountIs('AWS::S3::Bucket', 2);
+    template.allResourcesProperties('AWS::S3::Bucket', {
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+    });
+  });
+});
