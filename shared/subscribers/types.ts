@@ -1,0 +1,43 @@
+/** Why a subscriber is unsubscribed (spec §3, 2.5). */
+export type UnsubscribeCause = 'READER' | 'PUBLISHER' | 'HARD_BOUNCE';
+export const unsubscribeCauses: UnsubscribeCause[] = ['HARD_BOUNCE', 'PUBLISHER', 'READER'];
+
+/**
+ * One validated subscriber line (spec 2.4/2.8), as the API, CSV import,
+ * opt-in confirmation and bounce ingestion hand it to the service.
+ */
+export interface SubscriberLine {
+  /** 1-based position in the request or file, for the report. */
+  line: number;
+  /** Trimmed and lower-cased. */
+  email: string;
+  /** true subscribes, false unsubscribes; undefined: a new address is subscribed, an existing one keeps its status. */
+  subscribed?: boolean;
+  guid?: string;
+  /** Used when subscribed is false; default READER. */
+  unsubscribedCause?: UnsubscribeCause;
+  /** `data_*` fields, merged into the subscriber's data. */
+  data?: Record<string, unknown>;
+  /** undefined leaves consent unchanged. */
+  openTrackingConsent?: boolean;
+}
+
+/** An entry of `report.errors`. */
+export interface ReportError {
+  line: number;
+  /** The email as given (null when absent or not a string). */
+  email: string | null;
+  cause: string;
+}
+
+/** The subscription report (spec 2.6); the README defines each counter. */
+export interface Report {
+  errors: ReportError[];
+  unique_emails_count: number;
+  duplicate_emails_count: number;
+  duplicate_guid_count: number;
+  nb_created: number;
+  nb_subscribed: number;
+  nb_unsubscribed: number;
+  nb_data_changed: number;
+}
