@@ -7,7 +7,18 @@ import * as v from 'valibot';
 import { TokenQuerySchema, TokenSchema } from './auth/schemas.js';
 import type { RouteDef } from './http/route.js';
 import { ErrorSchema, errorResponses } from './http/schemas.js';
-import { ListSchema } from './lists/schemas.js';
+import { ListIdParamsSchema, ListSchema } from './lists/schemas.js';
+import {
+  CountSchema,
+  ListingQuerySchema,
+  ReportSchema,
+  SubscriberInputSchema,
+  SubscriberOutputSchema,
+  SubscribersBodySchema,
+  LegacySubscriberSchema,
+  UsersDeleteBodySchema,
+} from './subscribers/schemas.js';
+import { InvalidRequestSchema } from './http/schemas.js';
 
 export const routes = {
   tokenGet: {
@@ -31,6 +42,106 @@ export const routes = {
     summary: "The client's lists",
     tags: ['lists'],
     responses: { 200: { description: 'Lists by id', schema: v.array(ListSchema) }, 401: errorResponses[401] },
+  },
+  subscribersCount: {
+    method: 'GET',
+    path: '/v1/newsletters/lists/{list_id}/subscribers/count',
+    handler: 'functions/subscribers-count.ts',
+    auth: 'token',
+    access: { table: 'R' },
+    summary: 'Count the subscribers of a list',
+    description: 'Exact: always equal to a recount of the list. Counters of unsubscribed subscribers by cause.',
+    tags: ['subscribers'],
+    request: { params: ListIdParamsSchema },
+    responses: { 200: { description: 'The count (spec 2.5)', schema: CountSchema }, 401: errorResponses[401], 404: { description: 'Unknown list', schema: ErrorSchema } },
+  },
+  subscribersList: {
+    method: 'GET',
+    path: '/v1/newsletters/lists/{list_id}/subscribers',
+    handler: 'functions/subscribers-list.ts',
+    auth: 'token',
+    access: { table: 'R' },
+    summary: 'Page through the subscribers of a list',
+    description:
+      'Ordered by email. `search` is a case-insensitive prefix of the email. `count` defaults to 100, at most 1000. ' +
+      'The response headers `X-Next-Cursor` and `Link: <…>; rel="next"` continue after the page at constant cost (pass `cursor`, not `offset`).',
+    tags: ['subscribers'],
+    request: { params: ListIdParamsSchema, query: ListingQuerySchema },
+    responses: { 200: { description: 'Subscribers (spec 2.3)', schema: v.array(SubscriberOutputSchema) }, 400: errorResponses[400], 401: errorResponses[401], 404: { description: 'Unknown list', schema: ErrorSchema } },
+  },
+  subscribersPost: {
+    method: 'POST',
+    path: '/v1/newsletters/lists/{list_id}/subscribers',
+    handler: 'functions/subscribers-post.ts',
+    auth: 'token',
+    access: { table: 'RW', events: 'RW' },
+    summary: 'Subscribe, unsubscribe or update one subscriber or a batch of up to 20,000',
+    description: 'Invalid lines are reported in `report.errors` and skipped; valid lines are applied. An address given twice: the last line wins. Counter definitions: README.',
+    tags: ['subscribers'],
+    request: { params: ListIdParamsSchema, body: SubscribersBodySchema, bodyDoc: v.union([SubscriberInputSchema, v.array(SubscriberInputSchema)]) },
+    responses: {
+      200: { description: 'The report (spec 2.6)', schema: ReportSchema },
+      400: errorResponses[400],
+      401: errorResponses[401],
+      404: { description: 'Unknown list', schema: ErrorSchema },
+      503: { description: 'Storage fault after part of the batch was applied; the cause says how much; retrying is safe', schema: ErrorSchema },
+    },
+    lambda: { timeoutSeconds: 29, memoryMb: 1024 },
+  },
+  usersDelete: {
+    method: 'POST',
+    path: '/v1/users/delete',
+    handler: 'functions/users-delete.ts',
+    auth: 'token',
+    access: { table: 'RW' },
+    summary: 'Delete users from all lists of the client',
+    description: 'Up to 20,000 `{email}`. Any invalid email rejects the whole request; nothing is deleted. n is the number of distinct addresses given.',
+    tags: ['subscribers'],
+    request: { body: UsersDeleteBodySchema },
+    responses: { 200: { description: '`{success: "<n> users have been deleted"}`', schema: v.object({ success: v.string() }) }, 400: errorResponses[400], 401: errorResponses[401] },
+    lambda: { timeoutSeconds: 29, memoryMb: 1024 },
+  },
+  legacySubscribersCount: {
+    method: 'GET',
+    path: '/v1/newsletters/subscribers/count',
+    handler: 'functions/legacy-subscribers-count.ts',
+    auth: 'token',
+    access: { table: 'R' },
+    summary: 'Deprecated: count of the default list',
+    tags: ['deprecated'],
+    deprecated: true,
+    responses: { 200: { description: 'As GET …/lists/{list_id}/subscribers/count on the default list', schema: CountSchema }, 401: errorResponses[401] },
+  },
+  legacySubscribersList: {
+    method: 'GET',
+    path: '/v1/newsletters/subscribers',
+    handler: 'functions/legacy-subscribers-list.ts',
+    auth: 'token',
+    access: { table: 'R' },
+    summary: 'Deprecated: page through the default list',
+    tags: ['deprecated'],
+    deprecated: true,
+    request: { query: ListingQuerySchema },
+    responses: { 200: { description: 'As GET …/lists/{list_id}/subscribers on the default list', schema: v.array(SubscriberOutputSchema) }, 400: errorResponses[400], 401: errorResponses[401] },
+  },
+  legacySubscribersPost: {
+    method: 'POST',
+    path: '/v1/newsletters/subscribers',
+    handler: 'functions/legacy-subscribers-post.ts',
+    auth: 'token',
+    access: { table: 'RW', events: 'RW' },
+    summary: 'Deprecated: subscribe one subscriber or up to 20,000 to the default list',
+    description: 'Any invalid line rejects the whole request (`INVALID_REQUEST` with line numbers); nothing is written.',
+    tags: ['deprecated'],
+    deprecated: true,
+    legacyErrors: true,
+    request: { body: SubscribersBodySchema, bodyDoc: v.union([LegacySubscriberSchema, v.array(SubscriberInputSchema)]) },
+    responses: {
+      200: { description: '`{success: "<n> subscriber(s) processed", report}`', schema: v.object({ success: v.string(), report: ReportSchema.entries.report }) },
+      400: { description: 'Invalid lines', schema: InvalidRequestSchema },
+      401: errorResponses[401],
+    },
+    lambda: { timeoutSeconds: 29, memoryMb: 1024 },
   },
   openapiGet: {
     method: 'GET',

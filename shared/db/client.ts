@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   BatchWriteCommand,
   DynamoDBDocumentClient,
   TransactWriteCommand,
@@ -64,3 +65,36 @@ export async function transactWrite(items: TransactItem[]): Promise<void> {
   if (items.length > 100) throw new Error(`A transaction takes at most 100 items, got ${items.length}`);
   await ddb.send(new TransactWriteCommand({ TransactItems: items }));
 }
+
+/**
+ * Reads items by key with BatchGetItem (chunks of 100, strongly consistent),
+ * retrying UnprocessedKeys with backoff.
+ */
+export async function batchGet<T>(
+  keyList: Array<Record<string, string>>,
+  { concurrency = 8, maxAttempts = 10 }: { concurrency?: number; maxAttempts?: number } = {},
+): Promise<T[]> {
+  const chunks: Array<Array<Record<string, string>>> = [];
+  for (let i = 0; i < keyList.length; i += 100) chunks.push(keyList.slice(i, i + 100));
+  const found: T[] = [];
+  await runPool(chunks, concurrency, async (chunk) => {
+    let pending = chunk;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt >= maxAttempts) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed`);
+      if (attempt > 0) await sleep(backoffMs(attempt));
+      const out = await ddb.send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }));
+      found.push(...((out.Responses?.[tableName()] ?? []) as T[]));
+      pending = (out.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Array<Record<string, string>>;
+    }
+  });
+  return found;
+}
+
+/** True when a transaction was cancelled by a failed condition or a conflicting transaction (worth re-reading and retrying). */
+export function isTransactionConflict(err: unknown): boolean {
+  if (!(err instanceof Error) || err.name !== 'TransactionCanceledException') return err instanceof Error && err.name === 'TransactionConflictException';
+  const reasons = (err as Error & { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? [];
+  return reasons.length === 0 || reasons.every((r) => ['None', 'ConditionalCheckFailed', 'TransactionConflict'].includes(r.Code ?? 'None'));
+}
+
+export { sleep };

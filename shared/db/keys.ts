@@ -25,7 +25,28 @@ export const keys = {
   }),
   subscriberPrefix: () => 'SUB#',
   subscribersPartition: (clientId: string, listId: number) => `SUBS#${clientId}#${listId}`,
+  /** GSI1: subscribers of a list with one status, sorted by email. */
+  subscriberByStatus: (clientId: string, listId: number, subscribed: boolean, email: string) => ({
+    gsi1pk: keys.subscribersByStatusPartition(clientId, listId, subscribed),
+    gsi1sk: email,
+  }),
+  subscribersByStatusPartition: (clientId: string, listId: number, subscribed: boolean) =>
+    `SUBST#${clientId}#${listId}#${subscribed ? 'subscribed' : 'unsubscribed'}`,
+  /** GSI2: all lists of one email within a client. */
+  subscriberByEmail: (clientId: string, email: string, listId: number) => ({
+    gsi2pk: keys.emailPartition(clientId, email),
+    gsi2sk: `LIST#${pad(listId)}`,
+  }),
+  emailPartition: (clientId: string, email: string) => `EMAIL#${clientId}#${email}`,
+  /** One shard of a list's subscriber counters; the count is the sum of the shards. */
+  counterShard: (clientId: string, listId: number, shard: number) => ({ pk: keys.countersPartition(clientId, listId), sk: `SHARD#${pad(shard, 2)}` }),
+  countersPartition: (clientId: string, listId: number) => `COUNTS#${clientId}#${listId}`,
 };
+
+/** Parses the list id back out of a GSI2 sort key. */
+export function listIdFromEmailSortKey(gsi2sk: string): number {
+  return Number(gsi2sk.slice('LIST#'.length));
+}
 
 /** Parses the list id back out of a list item's sort key. */
 export function listIdFromSortKey(sk: string): number {

@@ -5,7 +5,7 @@ import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import * as v from 'valibot';
 import { authenticateToken } from '../auth/tokens.js';
-import { BadRequestError, HttpError, UnsupportedMediaTypeError } from './errors.js';
+import { BadRequestError, HttpError, InvalidRequestError, UnsupportedMediaTypeError } from './errors.js';
 import { json, type HttpResult } from './response.js';
 import type { AnySchema, RouteDef } from './route.js';
 
@@ -61,21 +61,29 @@ function bodyParsers(route: RouteDef): middy.MiddlewareObj<APIGatewayProxyEventV
   }
   parsers.push({
     before: async (request: Request) => {
-      if (typeof request.event.body === 'string') throw new UnsupportedMediaTypeError(`Content-Type must be ${accepted}`);
+      const contentType = (request.event.headers?.['content-type'] ?? '').toLowerCase();
+      const parsed = types.some((t) => (t === 'json' ? /^application\/(.+\+)?json($|;)/ : /^application\/x-www-form-urlencoded($|;)/).test(contentType));
+      if (!parsed) throw new UnsupportedMediaTypeError(`Content-Type must be ${accepted}`);
     },
   });
   return parsers;
 }
 
 /** Maps any error to the spec's JSON error body; unknown errors are logged and become a generic 500. */
-function errorResponder(): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> {
+function errorResponder(route?: RouteDef): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> {
   return {
     onError: async (request: Request) => {
-      const err = request.error as (Error & { statusCode?: number; cause?: { package?: string; message?: string } }) | null;
+      const raw = request.error as (Error & { statusCode?: number; cause?: { package?: string; message?: string } }) | null;
+      let err: Error | null = raw;
+      if (raw?.cause?.package?.startsWith('@middy/http-') && raw.statusCode === 415 && /malformed/i.test(raw.message)) {
+        const kind = raw.cause.package.includes('json') ? 'JSON' : 'form data';
+        err = new BadRequestError(`body: not valid ${kind}${raw.cause.message ? ` (${raw.cause.message})` : ''}`);
+      }
+      if (err instanceof HttpError && err.status === 400 && route?.legacyErrors && !(err instanceof InvalidRequestError)) {
+        err = new InvalidRequestError(`1 error(s): ${err.message}`);
+      }
       if (err instanceof HttpError) {
         request.response = json(err.status, err.body(), err.headers);
-      } else if (err?.cause?.package?.startsWith('@middy/http-') && err.statusCode === 415 && /malformed/i.test(err.message)) {
-        request.response = json(400, { status: 400, cause: `body: not valid ${err.cause.package.includes('json') ? 'JSON' : 'form data'}${err.cause.message ? ` (${err.cause.message})` : ''}` });
       } else {
         console.error(JSON.stringify({ level: 'error', message: 'unhandled error', error: err?.message, stack: err?.stack }));
         request.response = json(500, { status: 500, cause: 'Internal error; it has been logged' });
@@ -91,7 +99,7 @@ function errorResponder(): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResul
  */
 export function httpHandler<R extends RouteDef>(route: R, fn: (input: HandlerInput<R>) => Promise<HttpResult>) {
   let stack = middy<APIGatewayProxyEventV2, HttpResult>()
-    .use(errorResponder())
+    .use(errorResponder(route))
     .use(httpHeaderNormalizer() as middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult>);
   for (const parser of bodyParsers(route)) stack = stack.use(parser);
   return stack.handler(async (event) => {

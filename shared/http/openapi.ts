@@ -32,7 +32,7 @@ export function openApiDocument(serverUrl?: string) {
       ? {
           required: true,
           content: Object.fromEntries(
-            types.map((t) => [t === 'json' ? 'application/json' : 'application/x-www-form-urlencoded', { schema: jsonSchema(route.request!.body!) }]),
+            types.map((t) => [t === 'json' ? 'application/json' : 'application/x-www-form-urlencoded', { schema: jsonSchema(route.request!.bodyDoc ?? route.request!.body!) }]),
           ),
         }
       : undefined;

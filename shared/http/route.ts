@@ -42,7 +42,11 @@ export interface RouteDef {
     params?: AnySchema;
     /** Body content types accepted; JSON only when absent. */
     bodyTypes?: Array<'json' | 'form'>;
+    /** A more detailed body schema for the OpenAPI document, when `body` checks only the envelope (lines are checked one by one). */
+    bodyDoc?: AnySchema;
   };
+  /** 400s in the deprecated API's shape `{status: "INVALID_REQUEST", message}` (spec 4.10). */
+  legacyErrors?: boolean;
   responses: Record<number, ResponseDoc>;
   /** Lambda settings beyond the defaults. */
   lambda?: { timeoutSeconds?: number; memoryMb?: number };

@@ -1,29 +1,232 @@
 /**
- * Subscriber service. IN PROGRESS (issue 3): signatures are fixed, bodies land shortly.
+ * The subscriber service: every path that changes subscribers (list API,
+ * deprecated API, CSV import, opt-in confirmation, bounces, deletion) goes
+ * through it, so the counters stay exact and every state change is an event.
  */
+import { backoffMs, isTransactionConflict, runPool, sleep, tableName, transactWrite } from '../db/client.js';
+import { keys } from '../db/keys.js';
+import { recordEvents } from '../events/record.js';
+import type { EventRecord } from '../events/types.js';
+import { BadRequestError, HttpError } from '../http/errors.js';
+import { getList } from '../lists/lists.js';
+import { parseSubscriberLines } from './parse.js';
+import { addDeltas, applyLine, buildReport, countState, dedupeLines, zeroDeltas, type CounterDeltas, type Outcome } from './rules.js';
+import { counterUpdate, listsOfEmail, pagePartition, readCounters, readPage, readSubscribers, toItem, type SubscriberItem } from './store.js';
 import type { Report, SubscriberLine } from './types.js';
+import { EmailSchema } from './schemas.js';
+import * as v from 'valibot';
 
-export interface StoredSubscriber {
-  email: string;
-  guid: string;
-  subscribed: boolean;
-  subscribedAt?: string;
-  unsubscribedCause?: string;
-  data: Record<string, unknown>;
-  openTrackingConsent?: boolean;
+export { parseSubscriberLine, parseSubscriberLines } from './parse.js';
+
+/** Subscribers written per transaction; one more item moves a counter shard. */
+const LINES_PER_TRANSACTION = 99;
+const TRANSACTIONS_IN_FLIGHT = 8;
+const MAX_CONFLICT_RETRIES = 12;
+
+export type StoredSubscriber = SubscriberItem;
+
+/** A storage fault after part of a request was applied; the cause says how much. Retrying is safe. */
+export class PartialWriteError extends HttpError {
+  constructor(applied: number, total: number) {
+    super(503, `Storage error after ${applied} of ${total} subscribers were applied; the rest were not. Retry the request: applying it again is safe.`, {
+      'retry-after': '1',
+    });
+  }
 }
 
 /**
- * Applies validated lines to one list: exact counters, one nl_subscribe /
- * nl_unsubscribe event per state change (recorded in S3 before it returns),
- * returns the report counters for these lines (errors empty; the caller adds
- * its own validation errors). An address given twice: the last line wins.
+ * Applies one transaction's worth of lines: reads their current state,
+ * writes the new states and the counter deltas in one transaction
+ * conditioned on the versions read, and re-reads and retries on a conflict.
  */
-export async function applySubscribers(_clientId: string, _listId: number, _lines: SubscriberLine[]): Promise<Report> {
-  throw new Error('applySubscribers: not implemented yet (issue 3 in progress)');
+async function applyChunk(clientId: string, listId: number, lines: SubscriberLine[]): Promise<{ outcomes: Outcome[]; events: EventRecord[] }> {
+  for (let attempt = 0; ; attempt++) {
+    const current = await readSubscribers(clientId, listId, lines.map((l) => l.email));
+    const now = new Date().toISOString();
+    const deltas = zeroDeltas();
+    const outcomes: Outcome[] = [];
+    const events: EventRecord[] = [];
+    const writes = [];
+    for (const line of lines) {
+      const prior = current.get(line.email);
+      const change = applyLine(prior, line, now, listId);
+      outcomes.push(change.outcome);
+      events.push(...change.events);
+      addDeltas(deltas, change.deltas);
+      if (change.next) {
+        writes.push({
+          Put: {
+            TableName: tableName(),
+            Item: toItem(clientId, listId, change.next),
+            ConditionExpression: prior ? '#v = :v' : 'attribute_not_exists(pk)',
+            ExpressionAttributeNames: prior ? { '#v': 'version' } : undefined,
+            ExpressionAttributeValues: prior ? { ':v': prior.version } : undefined,
+          },
+        });
+      }
+    }
+    const counter = counterUpdate(clientId, listId, deltas);
+    if (writes.length === 0) return { outcomes, events };
+    try {
+      await transactWrite(counter ? [...writes, counter] : writes);
+      return { outcomes, events };
+    } catch (err) {
+      if (!isTransactionConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
+      await sleep(backoffMs(attempt));
+    }
+  }
+}
+
+/**
+ * Applies validated lines to one list (the last line of an address wins):
+ * exact counters, one nl_subscribe / nl_unsubscribe event per state change,
+ * recorded before it returns. Returns the report (errors empty: the caller
+ * adds its validation errors). A storage fault after part of the lines were
+ * applied is a PartialWriteError that says how many.
+ */
+export async function applySubscribers(clientId: string, listId: number, lines: SubscriberLine[]): Promise<Report> {
+  const { unique, duplicateEmails, duplicateGuids } = dedupeLines(lines);
+  const chunks: SubscriberLine[][] = [];
+  for (let i = 0; i < unique.length; i += LINES_PER_TRANSACTION) chunks.push(unique.slice(i, i + LINES_PER_TRANSACTION));
+  const outcomes: Outcome[] = [];
+  const events: EventRecord[] = [];
+  let applied = 0;
+  let failure: unknown;
+  await runPool(chunks, TRANSACTIONS_IN_FLIGHT, async (chunk) => {
+    if (failure) return;
+    try {
+      const result = await applyChunk(clientId, listId, chunk);
+      outcomes.push(...result.outcomes);
+      events.push(...result.events);
+      applied += chunk.length;
+    } catch (err) {
+      failure ??= err;
+    }
+  });
+  if (events.length > 0) await recordEvents(clientId, events);
+  if (failure) {
+    console.error(JSON.stringify({ level: 'error', message: 'subscriber write failed', applied, total: unique.length, error: String(failure) }));
+    if (applied === 0) throw failure;
+    throw new PartialWriteError(applied, unique.length);
+  }
+  return buildReport([], unique.length, duplicateEmails, duplicateGuids, outcomes);
+}
+
+/**
+ * The list API's POST (spec 4.8): one object or an array; invalid lines are
+ * reported and skipped, valid ones applied.
+ */
+export async function subscribeBatch(clientId: string, listId: number, body: unknown): Promise<Report> {
+  await getList(clientId, listId);
+  const raws = Array.isArray(body) ? body : [body];
+  const { lines, errors } = parseSubscriberLines(raws);
+  const report = lines.length > 0 ? await applySubscribers(clientId, listId, lines) : buildReport([], 0, 0, 0, []);
+  return { ...report, errors };
 }
 
 /** One subscriber of a list, or undefined. */
-export async function getSubscriber(_clientId: string, _listId: number, _email: string): Promise<StoredSubscriber | undefined> {
-  throw new Error('getSubscriber: not implemented yet (issue 3 in progress)');
+export async function getSubscriber(clientId: string, listId: number, email: string): Promise<StoredSubscriber | undefined> {
+  return (await readSubscribers(clientId, listId, [email.trim().toLowerCase()])).get(email.trim().toLowerCase());
+}
+
+/** The subscriber count of a list (spec 2.5): the sum of its counter shards. */
+export async function countSubscribers(clientId: string, listId: number) {
+  await getList(clientId, listId);
+  const c = await readCounters(clientId, listId);
+  return { subscribed: c.subscribed, unsubscribed: c.unsubscribed, cause: { HARD_BOUNCE: c.HARD_BOUNCE, PUBLISHER: c.PUBLISHER, READER: c.READER } };
+}
+
+const encodeCursor = (key: Record<string, string>) => Buffer.from(JSON.stringify(key)).toString('base64url');
+
+function decodeCursor(cursor: string, expected: { attribute: string; value: string }): Record<string, string> {
+  try {
+    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const ok =
+      key && typeof key === 'object' && Object.values(key).every((value) => typeof value === 'string') && key[expected.attribute] === expected.value;
+    if (ok) return key as Record<string, string>;
+  } catch {
+    // falls through to the error below
+  }
+  throw new BadRequestError('query.cursor: not a cursor of this listing (use the X-Next-Cursor of the previous page with the same status and search)');
+}
+
+/**
+ * A page of a list's subscribers (spec 4.7), by email: `status` filters,
+ * `search` is a case-insensitive prefix of the email, `offset`/`count` page;
+ * `cursor` continues after the previous page at constant cost.
+ */
+export async function listSubscribers(
+  clientId: string,
+  listId: number,
+  q: { status?: 'subscribed' | 'unsubscribed'; offset: number; count: number; search?: string; cursor?: string },
+) {
+  await getList(clientId, listId);
+  const startKey = q.cursor ? decodeCursor(q.cursor, pagePartition({ clientId, listId, status: q.status })) : undefined;
+  const page = await readPage({ clientId, listId, status: q.status, search: q.search, offset: q.offset, count: q.count, startKey });
+  return {
+    subscribers: page.items.map((s) => ({ email: s.email, guid: s.guid, subscribed: s.subscribed, subscribed_at: s.subscribedAt ?? null })),
+    nextCursor: page.nextKey ? encodeCursor(page.nextKey) : undefined,
+  };
+}
+
+/**
+ * Deletes users from every list of the client (spec 4.2), with their data.
+ * Any invalid email rejects the whole request before anything is deleted.
+ * Returns the number of distinct addresses in the request.
+ */
+export async function deleteUsers(clientId: string, body: unknown[]): Promise<number> {
+  const errors: string[] = [];
+  const emails = new Set<string>();
+  body.forEach((entry) => {
+    const raw = entry && typeof entry === 'object' ? (entry as { email?: unknown }).email : entry;
+    const parsed = v.safeParse(EmailSchema, raw);
+    if (parsed.success) emails.add(parsed.output);
+    else errors.push(`email is not valid ${typeof raw === 'string' ? raw : JSON.stringify(raw ?? null)}`);
+  });
+  if (errors.length > 0) {
+    const shown = errors.slice(0, 20).join(', ') + (errors.length > 20 ? `, … (${errors.length - 20} more)` : '');
+    throw new BadRequestError(`${errors.length} error(s): ${shown}`);
+  }
+  const byList = new Map<number, string[]>();
+  await runPool([...emails], 16, async (email) => {
+    for (const listId of await listsOfEmail(clientId, email)) {
+      const group = byList.get(listId);
+      if (group) group.push(email);
+      else byList.set(listId, [email]);
+    }
+  });
+  const chunks: Array<{ listId: number; emails: string[] }> = [];
+  for (const [listId, group] of byList) {
+    for (let i = 0; i < group.length; i += LINES_PER_TRANSACTION) chunks.push({ listId, emails: group.slice(i, i + LINES_PER_TRANSACTION) });
+  }
+  await runPool(chunks, TRANSACTIONS_IN_FLIGHT, ({ listId, emails: group }) => deleteChunk(clientId, listId, group));
+  return emails.size;
+}
+
+async function deleteChunk(clientId: string, listId: number, emails: string[]): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const current = await readSubscribers(clientId, listId, emails);
+    if (current.size === 0) return;
+    const deltas: CounterDeltas = zeroDeltas();
+    const deletes = [...current.values()].map((item) => {
+      countState(deltas, item, -1);
+      return {
+        Delete: {
+          TableName: tableName(),
+          Key: keys.subscriber(clientId, listId, item.email),
+          ConditionExpression: '#v = :v',
+          ExpressionAttributeNames: { '#v': 'version' },
+          ExpressionAttributeValues: { ':v': item.version },
+        },
+      };
+    });
+    const counter = counterUpdate(clientId, listId, deltas);
+    try {
+      await transactWrite(counter ? [...deletes, counter] : deletes);
+      return;
+    } catch (err) {
+      if (!isTransactionConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
+      await sleep(backoffMs(attempt));
+    }
+  }
 }

@@ -20,6 +20,12 @@ export interface SubscriberLine {
   data?: Record<string, unknown>;
   /** undefined leaves consent unchanged. */
   openTrackingConsent?: boolean;
+  /**
+   * Idempotency id (e.g. `import#<fileId>#<line>`): a line whose opId the
+   * subscriber already carries is not applied again, and its first outcome
+   * is reported again.
+   */
+  opId?: string;
 }
 
 /** An entry of `report.errors`. */

@@ -1,0 +1,42 @@
+/**
+ * Starts a private local stack for a benchmark: DynamoDB Local (in memory),
+ * s3rver in a temporary folder, the table, the buckets and the gateway, and
+ * points this process's handlers at them.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { applyEnv, localNames, localServiceEnv } from '../infra/local/env.js';
+import { ensureBuckets, ensureTable, freePort, startDynamoLocal, startS3Emulator } from '../infra/local/services.js';
+
+export async function startBenchStack() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'nl-bench-'));
+  const dynamo = await startDynamoLocal({ port: await freePort() });
+  const s3 = await startS3Emulator({ port: await freePort(), directory: join(dataDir, 's3') });
+  await ensureTable(dynamo.endpoint, localNames.TABLE_NAME);
+  await ensureBuckets(s3.endpoint, [localNames.IMPORTS_BUCKET, localNames.EVENTS_BUCKET]);
+  applyEnv(localServiceEnv({ dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, publicBaseUrl: 'http://127.0.0.1', dataDir }), { override: true });
+  const { createGateway, listen } = await import('../infra/local/gateway.js');
+  const server = createGateway();
+  const url = `http://127.0.0.1:${await listen(server, 0)}`;
+  process.env.PUBLIC_BASE_URL = url;
+  return {
+    url,
+    dataDir,
+    async stop() {
+      await new Promise<void>((done) => server.close(() => done()));
+      await Promise.allSettled([dynamo.stop(), s3.stop()]);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs `work` and returns its wall time in milliseconds. */
+export async function timed(work: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await work();
+  return performance.now() - start;
+}
+
+/** Peak resident set size of this process so far, in MiB. */
+export const peakRssMiB = () => Math.round(process.resourceUsage().maxRSS / 1024);

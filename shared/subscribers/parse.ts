@@ -1,0 +1,61 @@
+/**
+ * Turns raw subscriber objects (API bodies, CSV rows) into validated lines
+ * (spec 2.4, 2.8) or report errors. Pure.
+ */
+import * as v from 'valibot';
+import { LenientSubscriberInputSchema, MAX_DATA_BYTES, SubscriberInputSchema } from './schemas.js';
+import type { ReportError, SubscriberLine } from './types.js';
+
+const DATA_NAME = /^data_[A-Za-z0-9_.-]{1,64}$/;
+
+/**
+ * Parses one raw subscriber. `lenientSubscribed` (CSV import) treats an
+ * invalid `subscribed` as absent instead of an error. Unknown fields that do
+ * not start with `data_` are ignored.
+ */
+export function parseSubscriberLine(
+  raw: unknown,
+  line: number,
+  { lenientSubscribed = false }: { lenientSubscribed?: boolean } = {},
+): SubscriberLine | ReportError {
+  const rawEmail = raw && typeof raw === 'object' && typeof (raw as { email?: unknown }).email === 'string' ? (raw as { email: string }).email : null;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { line, email: null, cause: 'a subscriber must be a JSON object' };
+  const parsed = v.safeParse(lenientSubscribed ? LenientSubscriberInputSchema : SubscriberInputSchema, raw);
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    return { line, email: rawEmail, cause: v.getDotPath(issue) === 'email' ? 'email is missing or invalid' : issue.message };
+  }
+  const input = parsed.output as Record<string, unknown> & v.InferOutput<typeof SubscriberInputSchema>;
+  const data: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(input)) {
+    if (!name.startsWith('data_')) continue;
+    if (!DATA_NAME.test(name)) return { line, email: rawEmail, cause: `${name.slice(0, 80)} is not a valid data field name` };
+    data[name] = value;
+  }
+  if (JSON.stringify(data).length > MAX_DATA_BYTES) return { line, email: rawEmail, cause: `data_* fields are larger than ${MAX_DATA_BYTES} bytes` };
+  return {
+    line,
+    email: input.email,
+    subscribed: input.subscribed,
+    guid: input.guid,
+    unsubscribedCause: input.unsubscribed_cause,
+    data: Object.keys(data).length > 0 ? data : undefined,
+    openTrackingConsent: input.open_tracking_consent,
+  };
+}
+
+export function isReportError(value: SubscriberLine | ReportError): value is ReportError {
+  return 'cause' in value;
+}
+
+/** Parses many raw subscribers (1-based line numbers) into lines and errors. */
+export function parseSubscriberLines(raws: unknown[], options?: { lenientSubscribed?: boolean }): { lines: SubscriberLine[]; errors: ReportError[] } {
+  const lines: SubscriberLine[] = [];
+  const errors: ReportError[] = [];
+  raws.forEach((raw, i) => {
+    const parsed = parseSubscriberLine(raw, i + 1, options);
+    if (isReportError(parsed)) errors.push(parsed);
+    else lines.push(parsed);
+  });
+  return { lines, errors };
+}

@@ -1,0 +1,139 @@
+import * as v from 'valibot';
+
+/** Most lines one request may carry (spec §8). */
+export const MAX_LINES = 20_000;
+/** Largest `data_*` payload one subscriber may carry (JSON bytes), well under DynamoDB's 400 KB item limit. */
+export const MAX_DATA_BYTES = 10_240;
+
+const booleanLike = (message: string) =>
+  v.union(
+    [v.boolean(), v.pipe(v.string(), v.trim(), v.toLowerCase(), v.picklist(['true', 'false']), v.transform((s) => s === 'true'))],
+    message,
+  );
+
+/** email: trimmed, lower-cased, at most 254 characters (RFC 5321). */
+export const EmailSchema = v.pipe(
+  v.string('email is missing or invalid'),
+  v.trim(),
+  v.toLowerCase(),
+  v.maxLength(254, 'email is missing or invalid'),
+  v.email('email is missing or invalid'),
+);
+
+/** open_tracking_consent: true/false in any case; any other value leaves consent unchanged (spec 2.4). */
+const ConsentSchema = v.optional(v.fallback(v.union([booleanLike(''), v.undefined()]), undefined));
+
+const fields = {
+  email: EmailSchema,
+  guid: v.optional(
+    v.pipe(
+      v.union([v.string(), v.pipe(v.number(), v.transform(String))], 'guid must be a string'),
+      v.trim(),
+      v.minLength(1, 'guid must not be empty'),
+      v.maxLength(255, 'guid is longer than 255 characters'),
+    ),
+  ),
+  unsubscribed_cause: v.optional(
+    v.pipe(
+      v.string('unsubscribed_cause must be READER or PUBLISHER'),
+      v.trim(),
+      v.toUpperCase(),
+      v.picklist(['READER', 'PUBLISHER'], 'unsubscribed_cause must be READER or PUBLISHER'),
+    ),
+  ),
+  open_tracking_consent: ConsentSchema,
+};
+
+/** One subscriber as written (spec 2.4); `data_*` fields pass through. */
+export const SubscriberInputSchema = v.looseObject(
+  { ...fields, subscribed: v.optional(booleanLike('subscribed must be true or false')) },
+  'a subscriber must be a JSON object',
+);
+
+/** The same, for CSV lines: an invalid `subscribed` counts as absent (spec 2.8). */
+export const LenientSubscriberInputSchema = v.looseObject(
+  { ...fields, subscribed: v.optional(v.fallback(v.union([booleanLike(''), v.undefined()]), undefined)) },
+  'a subscriber must be a JSON object',
+);
+
+/** Body of POST …/subscribers: one subscriber or an array of at most 20,000 (spec 4.8). Lines are checked one by one. */
+export const SubscribersBodySchema = v.union(
+  [
+    v.pipe(
+      v.array(v.unknown()),
+      v.minLength(1, 'the array is empty'),
+      v.maxLength(MAX_LINES, `at most ${MAX_LINES} subscribers per request`),
+    ),
+    v.custom<Record<string, unknown>>(
+      (body) => typeof body === 'object' && body !== null && !Array.isArray(body),
+      'must be a subscriber object or an array of subscriber objects',
+    ),
+  ],
+  'must be a subscriber object or an array of subscriber objects',
+);
+
+export const ReportSchema = v.object({
+  report: v.object({
+    errors: v.array(v.object({ line: v.number(), email: v.nullable(v.string()), cause: v.string() })),
+    unique_emails_count: v.number(),
+    duplicate_emails_count: v.number(),
+    duplicate_guid_count: v.number(),
+    nb_created: v.number(),
+    nb_subscribed: v.number(),
+    nb_unsubscribed: v.number(),
+    nb_data_changed: v.number(),
+  }),
+});
+
+export const CountSchema = v.object({
+  subscribed: v.number(),
+  unsubscribed: v.number(),
+  cause: v.object({ HARD_BOUNCE: v.number(), PUBLISHER: v.number(), READER: v.number() }),
+});
+
+/** Listing page size: default and maximum (spec 4.7 leaves them open). */
+export const DEFAULT_PAGE = 100;
+export const MAX_PAGE = 1000;
+
+const intParam = (name: string, min: number, max: number) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^\d{1,9}$/, `${name} must be an integer from ${min} to ${max}`),
+    v.transform(Number),
+    v.minValue(min, `${name} must be an integer from ${min} to ${max}`),
+    v.maxValue(max, `${name} must be an integer from ${min} to ${max}`),
+  );
+
+export const ListingQuerySchema = v.pipe(
+  v.object({
+    status: v.optional(v.picklist(['subscribed', 'unsubscribed'], 'status must be subscribed or unsubscribed')),
+    offset: v.optional(intParam('offset', 0, 100_000_000), '0'),
+    count: v.optional(intParam('count', 1, MAX_PAGE), String(DEFAULT_PAGE)),
+    search: v.optional(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.maxLength(254, 'search is longer than 254 characters'))),
+    cursor: v.optional(v.pipe(v.string(), v.maxLength(2048, 'cursor is invalid'))),
+  }),
+  v.check((q) => !(q.cursor && q.offset > 0), 'offset and cursor cannot be combined'),
+);
+
+export const SubscriberOutputSchema = v.object({
+  email: v.string(),
+  guid: v.string(),
+  subscribed: v.boolean(),
+  subscribed_at: v.nullable(v.string()),
+});
+
+export const UsersDeleteBodySchema = v.pipe(
+  v.array(v.unknown(), 'must be an array of {email} objects'),
+  v.minLength(1, 'the array is empty'),
+  v.maxLength(MAX_LINES, `at most ${MAX_LINES} users per request`),
+);
+
+/** The deprecated POST's single-object profile fields (spec 4.10), kept as data_<name>. */
+export const LEGACY_PROFILE_FIELDS = ['pseudo', 'first_name', 'last_name', 'location', 'segment'] as const;
+
+/** The deprecated POST's single object (for the OpenAPI document). */
+export const LegacySubscriberSchema = v.looseObject({
+  ...fields,
+  subscribed: v.optional(booleanLike('subscribed must be true or false')),
+  ...Object.fromEntries(LEGACY_PROFILE_FIELDS.map((name) => [name, v.optional(v.string())])),
+});

@@ -1,0 +1,155 @@
+/**
+ * DynamoDB access for subscribers: items of a list partition, the sharded
+ * counters of a list, and the GSIs for status paging and per-email lookup.
+ */
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { batchGet, ddb, tableName } from '../db/client.js';
+import { keys, listIdFromEmailSortKey } from '../db/keys.js';
+import type { CounterDeltas, SubscriberState } from './rules.js';
+
+/** Number of counter shards per list: concurrent writers rarely touch the same one. */
+export const COUNTER_SHARDS = 16;
+
+export type SubscriberItem = SubscriberState & { pk: string; sk: string; clientId: string; listId: number };
+
+/** The item to store for a subscriber state, with its keys and GSI keys. */
+export function toItem(clientId: string, listId: number, state: SubscriberState): SubscriberItem & Record<string, unknown> {
+  return {
+    ...keys.subscriber(clientId, listId, state.email),
+    ...keys.subscriberByStatus(clientId, listId, state.subscribed, state.email),
+    ...keys.subscriberByEmail(clientId, state.email, listId),
+    type: 'subscriber',
+    clientId,
+    listId,
+    ...state,
+  };
+}
+
+/** Current items of some addresses of a list (strongly consistent), by email. */
+export async function readSubscribers(clientId: string, listId: number, emails: string[]): Promise<Map<string, SubscriberItem>> {
+  const items = await batchGet<SubscriberItem>(emails.map((email) => keys.subscriber(clientId, listId, email)));
+  return new Map(items.map((item) => [item.email, item]));
+}
+
+/** The transaction item that adds deltas to one random counter shard, or undefined when nothing moves. */
+export function counterUpdate(clientId: string, listId: number, deltas: CounterDeltas) {
+  const moved = Object.entries(deltas).filter(([, n]) => n !== 0);
+  if (moved.length === 0) return undefined;
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.counterShard(clientId, listId, Math.floor(Math.random() * COUNTER_SHARDS)),
+      UpdateExpression: `ADD ${moved.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+      ExpressionAttributeNames: Object.fromEntries(moved.map(([name], i) => [`#c${i}`, name])),
+      ExpressionAttributeValues: Object.fromEntries(moved.map(([, n], i) => [`:c${i}`, n])),
+    },
+  };
+}
+
+/** The list's counters: the sum of its shards (one Query). */
+export async function readCounters(clientId: string, listId: number): Promise<CounterDeltas> {
+  const totals: CounterDeltas = { subscribed: 0, unsubscribed: 0, HARD_BOUNCE: 0, PUBLISHER: 0, READER: 0 };
+  const out = await ddb.send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.countersPartition(clientId, listId) },
+      ConsistentRead: true,
+    }),
+  );
+  for (const shard of out.Items ?? []) {
+    for (const name of Object.keys(totals) as Array<keyof CounterDeltas>) totals[name] += Number(shard[name] ?? 0);
+  }
+  return totals;
+}
+
+/** The ids of the lists an address is in (GSI2; eventually consistent, so callers re-read by key). */
+export async function listsOfEmail(clientId: string, email: string): Promise<number[]> {
+  const ids: number[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await ddb.send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.emailPartition(clientId, email) },
+        ProjectionExpression: 'gsi2sk',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of out.Items ?? []) ids.push(listIdFromEmailSortKey(item.gsi2sk as string));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return ids;
+}
+
+export interface PageRequest {
+  clientId: string;
+  listId: number;
+  status?: 'subscribed' | 'unsubscribed';
+  search?: string;
+  offset: number;
+  count: number;
+  startKey?: Record<string, string>;
+}
+
+/** The key of an item in the index a page reads, to continue after it. */
+function keyOf(item: SubscriberItem & Record<string, unknown>, byStatus: boolean): Record<string, string> {
+  const key: Record<string, string> = { pk: item.pk, sk: item.sk };
+  if (byStatus) Object.assign(key, { gsi1pk: item.gsi1pk as string, gsi1sk: item.gsi1sk as string });
+  return key;
+}
+
+/** The partition a page reads, so a cursor can be checked against it. */
+export function pagePartition(req: Pick<PageRequest, 'clientId' | 'listId' | 'status'>): { attribute: 'pk' | 'gsi1pk'; value: string } {
+  return req.status
+    ? { attribute: 'gsi1pk', value: keys.subscribersByStatusPartition(req.clientId, req.listId, req.status === 'subscribed') }
+    : { attribute: 'pk', value: keys.subscribersPartition(req.clientId, req.listId) };
+}
+
+/**
+ * One page of a list's subscribers, by email: skips `offset` items with
+ * count-only reads, then returns up to `count` items and the key to continue
+ * after the last one (undefined at the end).
+ */
+export async function readPage(req: PageRequest): Promise<{ items: SubscriberItem[]; nextKey?: Record<string, string> }> {
+  const byStatus = req.status !== undefined;
+  const partition = pagePartition(req);
+  const sortAttribute = byStatus ? 'gsi1sk' : 'sk';
+  const prefix = byStatus ? (req.search ?? '') : `${keys.subscriberPrefix()}${req.search ?? ''}`;
+  // DynamoDB refuses an empty begins_with on an index key: no prefix, no sort-key condition.
+  const base: QueryCommandInput = prefix
+    ? {
+        TableName: tableName(),
+        IndexName: byStatus ? 'gsi1' : undefined,
+        KeyConditionExpression: '#p = :p AND begins_with(#s, :prefix)',
+        ExpressionAttributeNames: { '#p': partition.attribute, '#s': sortAttribute },
+        ExpressionAttributeValues: { ':p': partition.value, ':prefix': prefix },
+      }
+    : {
+        TableName: tableName(),
+        IndexName: 'gsi1',
+        KeyConditionExpression: '#p = :p',
+        ExpressionAttributeNames: { '#p': partition.attribute },
+        ExpressionAttributeValues: { ':p': partition.value },
+      };
+  let startKey: Record<string, unknown> | undefined = req.startKey;
+  let toSkip = req.offset;
+  while (toSkip > 0) {
+    const out = await ddb.send(new QueryCommand({ ...base, Select: 'COUNT', Limit: Math.min(toSkip, 10_000), ExclusiveStartKey: startKey }));
+    toSkip -= out.Count ?? 0;
+    startKey = out.LastEvaluatedKey;
+    if (!startKey) return { items: [] };
+  }
+  const items: SubscriberItem[] = [];
+  let more = true;
+  while (items.length < req.count && more) {
+    const out = await ddb.send(new QueryCommand({ ...base, Limit: req.count - items.length, ExclusiveStartKey: startKey }));
+    items.push(...((out.Items ?? []) as SubscriberItem[]));
+    startKey = out.LastEvaluatedKey;
+    more = startKey !== undefined;
+  }
+  const last = items.at(-1);
+  return { items, nextKey: more && last ? keyOf(last as SubscriberItem & Record<string, unknown>, byStatus) : undefined };
+}

@@ -1,0 +1,45 @@
+/** Test helpers for subscribers: a full recount of a list straight from the table, and raw event objects. */
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../../shared/config.js';
+import { ddb, tableName } from '../../shared/db/client.js';
+import { keys } from '../../shared/db/keys.js';
+import { s3 } from '../../shared/s3.js';
+
+/** Counts the list's subscriber items one by one (what the counters must always equal). */
+export async function recount(clientId: string, listId: number) {
+  const totals = { subscribed: 0, unsubscribed: 0, cause: { HARD_BOUNCE: 0, PUBLISHER: 0, READER: 0 } };
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await ddb.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.subscribersPartition(clientId, listId) },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      if (item.subscribed) totals.subscribed++;
+      else {
+        totals.unsubscribed++;
+        totals.cause[item.unsubscribedCause as 'READER']++;
+      }
+    }
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return totals;
+}
+
+/** The raw event objects of a client and event (all days), each as its parsed JSON lines. */
+export async function rawEventObjects(clientId: string, event: string): Promise<Array<Array<Record<string, unknown>>>> {
+  const listed = await s3.send(new ListObjectsV2Command({ Bucket: config.eventsBucket, Prefix: `raw/${clientId}/${event}/` }));
+  return Promise.all(
+    (listed.Contents ?? []).map(async ({ Key }) => {
+      const out = await s3.send(new GetObjectCommand({ Bucket: config.eventsBucket, Key }));
+      const text = await out.Body!.transformToString();
+      return text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    }),
+  );
+}
