@@ -1,0 +1,49 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { resolvePublicKey } from '../../shared/clients/clients.js';
+import { request, useService } from '../helpers/service.js';
+
+const service = useService();
+const run = promisify(execFile);
+const root = resolve(import.meta.dirname, '../..');
+
+/** Runs `npm run admin -- …` as support staff would, against the test emulators (TABLE_NAME and endpoints from this process). */
+async function admin(...args: string[]): Promise<any> {
+  const { stdout } = await run(resolve(root, 'node_modules/.bin/tsx'), ['infra/admin.ts', ...args], { cwd: root, env: process.env });
+  return JSON.parse(stdout);
+}
+
+describe('admin CLI', () => {
+  it('creates a client whose printed API key gets a token, then lists, forms, blocks, premium and key rotation', async () => {
+    const name = `cli-${randomUUID().slice(0, 8)}`;
+    const created = await admin('create-client', name);
+    expect(created).toMatchObject({ username: name, default_list_id: 1 });
+    const token = (await request(`${service.url}/v1/token?username=${name}&password=${encodeURIComponent(created.api_key)}`)).body.token;
+    expect(token).toBeTruthy();
+
+    expect(await admin('create-list', name, 'Weekly', 'digest')).toMatchObject({ id: 2, name: 'Weekly digest' });
+    const lists = await request(`${service.url}/v1/newsletters/lists`, { token });
+    expect(lists.body.map((l: { name: string }) => l.name)).toEqual(['Default list', 'Weekly digest']);
+
+    const form = await admin('create-form', name, '--lists', '1,2', '--global');
+    expect(await resolvePublicKey('form', form.form_key)).toMatchObject({ clientId: name, listIds: [1, 2], global: true });
+    const block = await admin('create-block', name, '--settings', '{"name":"Home"}');
+    expect(await resolvePublicKey('block', block.block_key)).toMatchObject({ clientId: name, name: 'Home' });
+
+    expect(await admin('enable-premium', name)).toEqual({ username: name, premium_events: true });
+    expect(await admin('show-client', name)).toMatchObject({ id: name, premiumEvents: true });
+
+    const rotated = await admin('rotate-key', name);
+    expect((await request(`${service.url}/v1/token?username=${name}&password=${encodeURIComponent(created.api_key)}`)).status).toBe(401);
+    expect((await request(`${service.url}/v1/token?username=${name}&password=${encodeURIComponent(rotated.api_key)}`)).status).toBe(200);
+  });
+
+  it('refuses a form over a list the client does not have', async () => {
+    const name = `cli-${randomUUID().slice(0, 8)}`;
+    await admin('create-client', name);
+    await expect(admin('create-form', name, '--lists', '7')).rejects.toThrow(/Unknown list 7/);
+  });
+});
