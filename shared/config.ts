@@ -46,6 +46,32 @@ export const config = {
   get tokenTtlSeconds(): number {
     return optionalInt('TOKEN_TTL_SECONDS', 3600);
   },
+  /** Local data directory (the mail outbox lives in `<DATA_DIR>/outbox`). */
+  get dataDir(): string {
+    return process.env.DATA_DIR || '.data';
+  },
+  /** How email leaves: `ses` (SES v2, the default) or `outbox` (`.eml` files in DATA_DIR/outbox, local only). */
+  get mailTransport(): 'ses' | 'outbox' {
+    const value = process.env.MAIL_TRANSPORT || 'ses';
+    if (value !== 'ses' && value !== 'outbox') throw new Error(`Environment variable MAIL_TRANSPORT must be ses or outbox, got "${value}"`);
+    return value;
+  },
+  /** Sender address of opt-in emails (a verified SES identity in AWS). */
+  get mailFrom(): string {
+    return required('MAIL_FROM');
+  },
+  /** Days a pending opt-in (and its confirmation links) stays valid. */
+  get optinExpiryDays(): number {
+    return optionalInt('OPTIN_EXPIRY_DAYS', 30);
+  },
+  /** Days after the first submission when the one reminder goes out. */
+  get optinReminderDays(): number {
+    return optionalInt('OPTIN_REMINDER_DAYS', 3);
+  },
+  /** Minimum minutes between two confirmation emails for the same pending opt-in. */
+  get optinResendMinutes(): number {
+    return optionalInt('OPTIN_RESEND_MINUTES', 15);
+  },
   /** Path-style S3 addressing, needed by the local S3 emulator. */
   get s3ForcePathStyle(): boolean {
     return optionalBool('S3_FORCE_PATH_STYLE', false);

@@ -23,6 +23,13 @@ export interface JobDef {
   memoryMb?: number;
 }
 
-export const jobs = {} as const satisfies Record<string, JobDef>;
+export const jobs = {
+  optinReminders: {
+    handler: 'functions/optin-reminders.ts',
+    summary: 'Sends one reminder to pending opt-ins not confirmed after OPTIN_REMINDER_DAYS',
+    access: { table: 'RW', mail: true },
+    trigger: { schedule: 'rate(1 hour)', localEveryMinutes: 5 },
+  },
+} as const satisfies Record<string, JobDef>;
 
 export const jobList: Array<JobDef & { id: string }> = Object.entries(jobs as Record<string, JobDef>).map(([id, job]) => ({ id, ...job }));

@@ -19,6 +19,7 @@ import {
   UsersDeleteBodySchema,
 } from './subscribers/schemas.js';
 import { InvalidRequestSchema } from './http/schemas.js';
+import { ConfirmParamsSchema, SubscribeBodySchema, SubscribeParamsSchema, SubscribeResultSchema } from './optin/schemas.js';
 
 export const routes = {
   tokenGet: {
@@ -152,6 +153,41 @@ export const routes = {
     summary: 'This API description (OpenAPI 3.1)',
     tags: ['meta'],
     responses: { 200: { description: 'The OpenAPI document' } },
+  },
+  subscribePost: {
+    method: 'POST',
+    path: '/v1/subscribe/{tracking_key}',
+    handler: 'functions/subscribe-post.ts',
+    auth: 'key',
+    access: { table: 'RW', events: 'RW', mail: true },
+    summary: 'Double opt-in subscription from a form (JSON or an HTML form)',
+    description:
+      'No token: the tracking key (path) and form_key (body) identify the client. A new address gets a confirmation email; an address already subscribed gets the same answer and nothing changes; update=true updates a known subscriber without email. Rate limits: 5 per IP and 10 overall per minute by default (per client), 429 with Retry-After beyond.',
+    tags: ['opt-in'],
+    request: { params: SubscribeParamsSchema, body: SubscribeBodySchema, bodyTypes: ['json', 'form'] },
+    responses: {
+      200: { description: 'Confirmation email on its way (also for an address already subscribed), or subscriber updated', schema: SubscribeResultSchema },
+      400: errorResponses[400],
+      415: { description: 'Body neither JSON nor a form', schema: ErrorSchema },
+      429: { description: 'Rate limit exceeded; Retry-After gives the seconds to wait', schema: ErrorSchema },
+    },
+  },
+  optinConfirm: {
+    method: 'GET',
+    path: '/v1/optin/confirm/{token}',
+    handler: 'functions/optin-confirm.ts',
+    auth: 'key',
+    access: { table: 'RW', events: 'RW' },
+    summary: 'The confirmation link of a double opt-in email',
+    description:
+      "Single use: subscribes the address to the form's lists, then shows a small page or redirects to the form's confirmation URL. A second click changes nothing. An unknown or expired link: 404 page.",
+    tags: ['opt-in'],
+    request: { params: ConfirmParamsSchema },
+    responses: {
+      200: { description: 'Confirmation page', contentType: 'text/html' },
+      302: { description: "Redirect to the form's confirmation URL" },
+      404: { description: 'Link not valid or expired (HTML page)', contentType: 'text/html' },
+    },
   },
 } as const satisfies Record<string, RouteDef>;
 

@@ -15,6 +15,8 @@ export function localServiceEnv(o: { dynamoEndpoint: string; s3Endpoint: string;
     AWS_ENDPOINT_URL_S3: o.s3Endpoint,
     PUBLIC_BASE_URL: o.publicBaseUrl,
     DATA_DIR: o.dataDir,
+    MAIL_TRANSPORT: 'outbox',
+    MAIL_FROM: 'newsletter@localhost',
   };
 }
 

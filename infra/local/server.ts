@@ -1,8 +1,13 @@
 import type http from 'node:http';
+import { outboxDir } from '../../shared/mail/mailer.js';
+import { serveOutbox } from '../../shared/mail/outbox.js';
 import { createGateway, listen, type StaticMount } from './gateway.js';
 
 /** Static pages served next to the API locally (the browser library, the demo site, dev pages). */
-export const localMounts: StaticMount[] = [];
+export const localMounts: StaticMount[] = [
+  /** Dev only: the opt-in emails the outbox mailer wrote. */
+  { prefix: '/dev/outbox/', serve: (path) => serveOutbox(outboxDir(), path) },
+];
 
 /** Starts the local gateway with the local static mounts. */
 export async function startLocalServer(port: number): Promise<http.Server> {

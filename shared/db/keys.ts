@@ -41,6 +41,15 @@ export const keys = {
   /** One shard of a list's subscriber counters; the count is the sum of the shards. */
   counterShard: (clientId: string, listId: number, shard: number) => ({ pk: keys.countersPartition(clientId, listId), sk: `SHARD#${pad(shard, 2)}` }),
   countersPartition: (clientId: string, listId: number) => `COUNTS#${clientId}#${listId}`,
+  /** A pending double opt-in of one email on one form of a client. */
+  optinPending: (clientId: string, email: string, formKey: string) => ({ pk: `OPTIN#${clientId}#${email}`, sk: `FORM#${formKey}` }),
+  /** A confirmation link, keyed by the SHA-256 of its token (the token itself is never stored). */
+  optinToken: (tokenHash: string) => ({ pk: `OPTINTOKEN#${tokenHash}`, sk: 'OPTINTOKEN' }),
+  /** GSI1 keys of a pending opt-in whose reminder is due at `dueAt` (ISO): one partition per due day; removed once reminded. */
+  optinReminderDue: (dueAt: string) => ({ gsi1pk: `OPTINDUE#${dueAt.slice(0, 10)}`, gsi1sk: dueAt }),
+  optinReminderDay: (day: string) => `OPTINDUE#${day}`,
+  /** A fixed-window rate-limit counter (atomic ADD, expires by `ttl`). */
+  rateLimit: (scope: string, window: number) => ({ pk: `RL#${scope}#${window}`, sk: 'RL' }),
 };
 
 /** Parses the list id back out of a GSI2 sort key. */

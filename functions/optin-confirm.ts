@@ -1,0 +1,14 @@
+import { httpHandler } from '../shared/http/handler.js';
+import { redirect, text } from '../shared/http/response.js';
+import { confirmationPage } from '../shared/optin/email.js';
+import { confirm } from '../shared/optin/service.js';
+import { routes } from '../shared/routes.js';
+
+const noStore = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-robots-tag': 'noindex' };
+
+export const handler = httpHandler(routes.optinConfirm, async ({ params }) => {
+  const result = await confirm(params.token);
+  if (result.outcome !== 'invalid' && result.redirectUrl) return redirect(result.redirectUrl, 302, noStore);
+  const page = confirmationPage(result.outcome, result.publisher);
+  return text(page.status, page.html, 'text/html; charset=utf-8', { ...noStore, 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'" });
+});

@@ -1,0 +1,66 @@
+/**
+ * The confirmation and reminder emails. Every value that comes from a
+ * client or a reader is escaped in the HTML part; headers carry only the
+ * recipient and a fixed subject (MailComposer encodes them).
+ */
+import { escapeHtml } from '../mail/html.js';
+import type { MailMessage } from '../mail/mailer.js';
+
+export interface ConfirmationEmailInput {
+  to: string;
+  /** The publisher (client) name shown to the reader. */
+  publisher: string;
+  link: string;
+  expiresAt: string;
+  data: Record<string, unknown>;
+  reminder: boolean;
+}
+
+/** A first name from the reader's data fields, when the form sent one. */
+function firstName(data: Record<string, unknown>): string | undefined {
+  const value = data.data_first_name ?? data.data_firstname ?? data.data_prenom;
+  return typeof value === 'string' && value.trim() ? value.trim().slice(0, 100) : undefined;
+}
+
+export function confirmationEmail(input: ConfirmationEmailInput): MailMessage {
+  const name = firstName(input.data);
+  const greeting = name ? `Hello ${name},` : 'Hello,';
+  const lead = input.reminder
+    ? `You asked to subscribe to the newsletter of ${input.publisher} a few days ago, but the subscription is not confirmed yet.`
+    : `Thank you for subscribing to the newsletter of ${input.publisher}.`;
+  const expires = input.expiresAt.slice(0, 10);
+  const subject = input.reminder ? 'Reminder: please confirm your subscription' : 'Please confirm your subscription';
+  const text = [
+    greeting,
+    '',
+    lead,
+    'Please confirm your subscription by opening this link:',
+    '',
+    input.link,
+    '',
+    `The link is valid until ${expires}. If you did not ask for this, ignore this email: you will not be subscribed.`,
+    '',
+  ].join('\n');
+  const e = escapeHtml;
+  const html = `<!doctype html><html><head><meta charset="utf-8"><title>${e(subject)}</title></head><body style="font-family:sans-serif">
+<p>${e(greeting)}</p>
+<p>${e(lead)}</p>
+<p><a href="${e(input.link)}" style="display:inline-block;padding:.6em 1.2em;background:#1a5fb4;color:#fff;text-decoration:none;border-radius:4px">Confirm my subscription</a></p>
+<p>Or copy this address into your browser: ${e(input.link)}</p>
+<p style="color:#555">The link is valid until ${e(expires)}. If you did not ask for this, ignore this email: you will not be subscribed.</p>
+</body></html>`;
+  return { to: input.to, subject, text, html };
+}
+
+/** The small page the confirmation link shows when the form has no redirect URL. */
+export function confirmationPage(outcome: 'confirmed' | 'already' | 'invalid', publisher?: string): { status: number; html: string } {
+  const [status, title, message] =
+    outcome === 'confirmed'
+      ? [200, 'Subscription confirmed', `Your subscription${publisher ? ` to the newsletter of ${publisher}` : ''} is confirmed. Thank you!`]
+      : outcome === 'already'
+        ? [200, 'Already confirmed', 'This subscription is already confirmed. There is nothing more to do.']
+        : [404, 'Link not valid', 'This confirmation link is not valid or has expired. Please subscribe again from the form.'];
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title></head>
+<body style="font-family:sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p></body></html>`;
+  return { status, html };
+}

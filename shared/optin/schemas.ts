@@ -1,0 +1,108 @@
+import * as v from 'valibot';
+
+/**
+ * Booleans of the opt-in form: JSON booleans, or their string form (HTML
+ * forms send strings), case-insensitive. Anything else is undefined.
+ */
+export function looseBoolean(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'string') {
+    const lower = value.trim().toLowerCase();
+    if (lower === 'true') return true;
+    if (lower === 'false') return false;
+  }
+  return undefined;
+}
+
+/**
+ * `email_lists` as JSON (array of ids) or from a form (repeated fields arrive
+ * as an array, a single field as a string): always a list of integer ids.
+ * Undefined when absent or empty; a string on failure (the problem).
+ */
+export function normaliseListIds(value: unknown): number[] | undefined | string {
+  if (value === undefined || value === null || value === '') return undefined;
+  const items = (Array.isArray(value) ? value : [value]).flatMap((item) => (typeof item === 'string' ? item.split(',') : [item]));
+  const ids: number[] = [];
+  for (const item of items) {
+    const id = typeof item === 'number' ? item : typeof item === 'string' && /^\s*\d{1,9}\s*$/.test(item) ? Number(item) : NaN;
+    if (!Number.isInteger(id) || id < 1) return `must be list ids (positive integers), got ${JSON.stringify(item)}`;
+    if (!ids.includes(id)) ids.push(id);
+  }
+  return ids.length ? ids : undefined;
+}
+
+export const MAX_DATA_FIELDS = 50;
+export const MAX_DATA_VALUE_LENGTH = 1000;
+
+/** The `data_*` fields of a body, checked: scalar values of bounded size. */
+export function dataFields(body: Record<string, unknown>): Record<string, unknown> | string {
+  const data: Record<string, unknown> = {};
+  const names = Object.keys(body).filter((name) => name.startsWith('data_') && name.length > 'data_'.length);
+  if (names.length > MAX_DATA_FIELDS) return `at most ${MAX_DATA_FIELDS} data_* fields`;
+  for (const name of names) {
+    const value = body[name];
+    if (name.length > 64) return `${name.slice(0, 64)}…: a field name has at most 64 characters`;
+    if (value !== null && !['string', 'number', 'boolean'].includes(typeof value)) return `${name}: must be a string, number, boolean or null`;
+    if (typeof value === 'string' && value.length > MAX_DATA_VALUE_LENGTH) return `${name}: at most ${MAX_DATA_VALUE_LENGTH} characters`;
+    data[name] = value;
+  }
+  return data;
+}
+
+export const EmailSchema = v.pipe(
+  v.string('must be a string'),
+  v.trim(),
+  v.nonEmpty('must not be empty'),
+  v.maxLength(254, 'must be a valid email'),
+  v.email('must be a valid email'),
+  v.toLowerCase(),
+);
+
+/**
+ * Body of POST /v1/subscribe/{tracking_key} (spec 4.1), JSON or a form.
+ * Output is normalised: list ids as integers, booleans decoded, data_* collected.
+ */
+export const SubscribeBodySchema = v.pipe(
+  v.looseObject({
+    email: EmailSchema,
+    form_key: v.pipe(v.string('must be a string'), v.trim(), v.nonEmpty('must not be empty'), v.maxLength(128, 'is not a form key')),
+    email_lists: v.optional(v.unknown()),
+    'email_lists[]': v.optional(v.unknown()),
+    open_tracking_consent: v.optional(v.unknown()),
+    update: v.optional(v.unknown()),
+  }),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const body = dataset.value;
+    const lists = normaliseListIds(body.email_lists ?? body['email_lists[]']);
+    if (typeof lists === 'string') {
+      addIssue({ message: lists, path: [{ type: 'object', origin: 'value', input: body, key: 'email_lists', value: body.email_lists }] });
+      return NEVER;
+    }
+    const update = body.update === undefined || body.update === '' ? false : looseBoolean(body.update);
+    if (update === undefined) {
+      addIssue({ message: 'must be true or false', path: [{ type: 'object', origin: 'value', input: body, key: 'update', value: body.update }] });
+      return NEVER;
+    }
+    const data = dataFields(body);
+    if (typeof data === 'string') {
+      addIssue({ message: data });
+      return NEVER;
+    }
+    return {
+      email: body.email,
+      formKey: body.form_key,
+      emailLists: lists,
+      update,
+      openTrackingConsent: looseBoolean(body.open_tracking_consent),
+      data,
+    };
+  }),
+);
+
+export type SubscribeBodyInput = v.InferInput<typeof SubscribeBodySchema>;
+export type SubscribeBodyOutput = v.InferOutput<typeof SubscribeBodySchema>;
+
+export const SubscribeParamsSchema = v.object({ tracking_key: v.pipe(v.string(), v.maxLength(128, 'is not a tracking key')) });
+export const ConfirmParamsSchema = v.object({ token: v.string() });
+
+export const SubscribeResultSchema = v.object({ success: v.string() });

@@ -1,0 +1,297 @@
+/**
+ * Double opt-in (spec 4.1, §3): pending registrations, confirmation links,
+ * the update path and reminders. Only SHA-256 hashes of confirmation tokens
+ * are stored; a pending registration and its links expire after
+ * OPTIN_EXPIRY_DAYS (DynamoDB TTL removes the items).
+ */
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { newSecret, sha256 } from '../auth/secrets.js';
+import { getClient, resolvePublicKey } from '../clients/clients.js';
+import { config } from '../config.js';
+import { ddb, runPool, tableName, transactWrite } from '../db/client.js';
+import { keys } from '../db/keys.js';
+import { BadRequestError } from '../http/errors.js';
+import { mailer } from '../mail/mailer.js';
+import { enforceSubscribeLimits } from '../ratelimit/limits.js';
+import { applySubscribers, getSubscriber } from '../subscribers/service.js';
+import type { SubscriberLine } from '../subscribers/types.js';
+import { confirmationEmail } from './email.js';
+import { addDays, chooseLists, daysBetween, mergeData, resendDue } from './rules.js';
+import type { SubscribeBodyOutput } from './schemas.js';
+
+/** The 200 messages (spec 4.1). The first is also the answer for an address already subscribed. */
+export const messages = {
+  pending: 'Thank you! A confirmation email will arrive shortly: please follow its link to confirm your subscription.',
+  updated: 'The subscriber was updated.',
+};
+
+interface PendingItem {
+  pk: string;
+  sk: string;
+  type: 'optin';
+  pendingId: string;
+  clientId: string;
+  email: string;
+  formKey: string;
+  listIds: number[];
+  data: Record<string, unknown>;
+  openTrackingConsent?: boolean;
+  createdAt: string;
+  lastSentAt: string;
+  expiresAt: string;
+  ttl: number;
+  remindedAt?: string;
+}
+
+interface TokenItem {
+  clientId: string;
+  email: string;
+  formKey: string;
+  pendingId: string;
+  expiresAt: string;
+  usedAt?: string;
+}
+
+const epochSeconds = (iso: string) => Math.ceil(Date.parse(iso) / 1000);
+const isConditionFailure = (err: unknown) => ['ConditionalCheckFailedException', 'TransactionCanceledException'].includes((err as Error).name);
+
+/**
+ * POST /v1/subscribe/{tracking_key}: resolves the keys, counts the request
+ * against the rate limits, then updates a known subscriber (update: true)
+ * or registers a pending opt-in and mails its confirmation link.
+ */
+export async function subscribe(trackingKey: string, body: SubscribeBodyOutput, sourceIp: string, now = new Date()): Promise<{ success: string }> {
+  const tracking = await resolvePublicKey('tracking', trackingKey);
+  if (!tracking) throw new BadRequestError('path.tracking_key: unknown tracking key');
+  const clientId = tracking.clientId;
+  await enforceSubscribeLimits(clientId, sourceIp, (await getClient(clientId))?.rateLimits, now.getTime());
+  const form = await resolvePublicKey('form', body.formKey);
+  // A form of another client gets the same cause as an unknown one: keys of other clients are not confirmed.
+  if (!form || form.clientId !== clientId) throw new BadRequestError('body.form_key: unknown form key for this tracking key');
+  const lists = chooseLists(form, body.emailLists, body.update);
+  if (typeof lists === 'string') throw new BadRequestError(lists);
+  const known = await Promise.all(lists.map((listId) => getSubscriber(clientId, listId, body.email)));
+
+  if (body.update) {
+    const targets = lists.filter((_, i) => known[i]);
+    if (targets.length === 0) throw new BadRequestError(`Could not update. Unknown subscriber ${body.email}.`);
+    for (const listId of targets) {
+      await applySubscribers(clientId, listId, [{ line: 1, email: body.email, data: body.data, openTrackingConsent: body.openTrackingConsent }]);
+    }
+    return { success: messages.updated };
+  }
+
+  const toConfirm = lists.filter((_, i) => !known[i]?.subscribed);
+  // Already subscribed everywhere: the same answer as a new registration, and nothing changes.
+  if (toConfirm.length > 0) await registerPending(clientId, body, toConfirm, now);
+  return { success: messages.pending };
+}
+
+async function registerPending(clientId: string, body: SubscribeBodyOutput, listIds: number[], now: Date): Promise<void> {
+  const nowIso = now.toISOString();
+  const key = keys.optinPending(clientId, body.email, body.formKey);
+  const existing = (await ddb.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item as PendingItem | undefined;
+  if (existing && existing.expiresAt > nowIso) {
+    const due = resendDue(existing.lastSentAt, now, config.optinResendMinutes);
+    const updated: PendingItem = { ...existing, listIds, data: mergeData(existing.data, body.data), openTrackingConsent: body.openTrackingConsent ?? existing.openTrackingConsent };
+    try {
+      await ddb.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: key,
+          UpdateExpression: `SET listIds = :lists, #data = :data, openTrackingConsent = :consent${due ? ', lastSentAt = :now' : ''}`,
+          // Only one of concurrent resubmissions wins the right to resend.
+          ConditionExpression: due ? 'pendingId = :pid AND lastSentAt = :prev' : 'pendingId = :pid',
+          ExpressionAttributeNames: { '#data': 'data' },
+          ExpressionAttributeValues: {
+            ':lists': listIds,
+            ':data': updated.data,
+            ':consent': updated.openTrackingConsent ?? null,
+            ':pid': existing.pendingId,
+            ...(due ? { ':now': nowIso, ':prev': existing.lastSentAt } : {}),
+          },
+        }),
+      );
+    } catch (err) {
+      if (isConditionFailure(err)) return;
+      throw err;
+    }
+    if (due) await mailLink(updated, false, now);
+    return;
+  }
+  const expiresAt = addDays(now, config.optinExpiryDays);
+  const item: PendingItem = {
+    ...key,
+    ...keys.optinReminderDue(addDays(now, config.optinReminderDays)),
+    type: 'optin',
+    pendingId: randomUUID(),
+    clientId,
+    email: body.email,
+    formKey: body.formKey,
+    listIds,
+    data: body.data,
+    openTrackingConsent: body.openTrackingConsent,
+    createdAt: nowIso,
+    lastSentAt: nowIso,
+    expiresAt,
+    ttl: epochSeconds(expiresAt),
+  };
+  try {
+    await ddb.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: item,
+        // One pending registration per address and form; an expired one (not yet removed by TTL) is replaced.
+        ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
+        ExpressionAttributeValues: { ':now': nowIso },
+      }),
+    );
+  } catch (err) {
+    if (isConditionFailure(err)) return; // a concurrent submission created it and mails the link
+    throw err;
+  }
+  try {
+    await mailLink(item, false, now);
+  } catch (err) {
+    // Lets the reader's retry send the email at once instead of waiting for the resend period.
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'SET lastSentAt = :never',
+        ConditionExpression: 'pendingId = :pid',
+        ExpressionAttributeValues: { ':never': new Date(0).toISOString(), ':pid': item.pendingId },
+      }),
+    ).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Stores the hash of a new single-use token for a pending opt-in and mails its link. */
+async function mailLink(pending: PendingItem, reminder: boolean, now: Date): Promise<void> {
+  const token = newSecret();
+  const tokenItem: TokenItem = {
+    clientId: pending.clientId,
+    email: pending.email,
+    formKey: pending.formKey,
+    pendingId: pending.pendingId,
+    expiresAt: pending.expiresAt,
+  };
+  await ddb.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.optinToken(sha256(token)), type: 'optinToken', ...tokenItem, createdAt: now.toISOString(), ttl: epochSeconds(pending.expiresAt) },
+    }),
+  );
+  const link = `${config.publicBaseUrl}/v1/optin/confirm/${token}`;
+  await mailer().send(confirmationEmail({ to: pending.email, publisher: pending.clientId, link, expiresAt: pending.expiresAt, data: pending.data ?? {}, reminder }));
+}
+
+export type ConfirmOutcome = { outcome: 'confirmed' | 'already' | 'invalid'; publisher?: string; redirectUrl?: string };
+
+/** Only absolute http(s) addresses are followed. */
+function safeRedirect(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * GET /v1/optin/confirm/{token}: subscribes the address to the lists of its
+ * pending opt-in (exact counts and nl_subscribe events through
+ * applySubscribers), then removes the pending item and marks the token used.
+ * A second click (or a concurrent one) changes nothing and says so.
+ */
+export async function confirm(token: string, now = new Date()): Promise<ConfirmOutcome> {
+  if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return { outcome: 'invalid' };
+  const nowIso = now.toISOString();
+  const tokenKey = keys.optinToken(sha256(token));
+  const found = (await ddb.send(new GetCommand({ TableName: tableName(), Key: tokenKey, ConsistentRead: true }))).Item as TokenItem | undefined;
+  if (!found || found.expiresAt <= nowIso) return { outcome: 'invalid' };
+  const form = await resolvePublicKey('form', found.formKey);
+  const outcome = { publisher: found.clientId, redirectUrl: safeRedirect(form?.confirmRedirectUrl) };
+  if (found.usedAt) return { outcome: 'already', ...outcome };
+  const pendingKey = keys.optinPending(found.clientId, found.email, found.formKey);
+  const pending = (await ddb.send(new GetCommand({ TableName: tableName(), Key: pendingKey, ConsistentRead: true }))).Item as PendingItem | undefined;
+  if (!pending || pending.pendingId !== found.pendingId) return { outcome: 'already', ...outcome };
+  for (const listId of pending.listIds) {
+    // opId makes a concurrent second click re-apply nothing.
+    const line: SubscriberLine & { opId: string } = {
+      line: 1,
+      email: pending.email,
+      subscribed: true,
+      data: pending.data,
+      openTrackingConsent: pending.openTrackingConsent ?? undefined,
+      opId: `optin#${pending.pendingId}#${listId}`,
+    };
+    await applySubscribers(pending.clientId, listId, [line]);
+  }
+  try {
+    await transactWrite([
+      { Delete: { TableName: tableName(), Key: pendingKey, ConditionExpression: 'pendingId = :pid', ExpressionAttributeValues: { ':pid': pending.pendingId } } },
+      { Update: { TableName: tableName(), Key: tokenKey, UpdateExpression: 'SET usedAt = :now', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':now': nowIso } } },
+    ]);
+  } catch (err) {
+    if (!isConditionFailure(err)) throw err; // a concurrent click finished first: same result
+  }
+  return { outcome: 'confirmed', ...outcome };
+}
+
+/**
+ * The reminder job: one reminder (with a new link) to each pending opt-in
+ * whose reminder is due (OPTIN_REMINDER_DAYS after the first submission) and
+ * that is neither confirmed nor expired. Marking comes before sending, under
+ * a condition, so no registration is reminded twice even with overlapping runs.
+ */
+export async function sendReminders(now = new Date()): Promise<{ reminded: number }> {
+  const nowIso = now.toISOString();
+  const days = daysBetween(new Date(now.getTime() - config.optinExpiryDays * 86_400_000), now);
+  let reminded = 0;
+  for (const day of days) {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await ddb.send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :day AND gsi1sk <= :now',
+          ExpressionAttributeValues: { ':day': keys.optinReminderDay(day), ':now': nowIso },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      await runPool((page.Items ?? []) as PendingItem[], 4, async (candidate) => {
+        if (await remind(candidate, now)) reminded++;
+      });
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+  }
+  return { reminded };
+}
+
+async function remind(candidate: PendingItem, now: Date): Promise<boolean> {
+  const nowIso = now.toISOString();
+  let pending: PendingItem;
+  try {
+    const out = await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { pk: candidate.pk, sk: candidate.sk },
+        UpdateExpression: 'SET remindedAt = :now, lastSentAt = :now REMOVE gsi1pk, gsi1sk',
+        ConditionExpression: 'attribute_exists(pk) AND pendingId = :pid AND attribute_not_exists(remindedAt) AND expiresAt > :now',
+        ExpressionAttributeValues: { ':now': nowIso, ':pid': candidate.pendingId },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    pending = out.Attributes as PendingItem;
+  } catch (err) {
+    if (isConditionFailure(err)) return false; // confirmed, expired, replaced or reminded meanwhile
+    throw err;
+  }
+  await mailLink(pending, true, now);
+  return true;
+}

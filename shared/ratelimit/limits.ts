@@ -1,0 +1,44 @@
+import ipaddr from 'ipaddr.js';
+import type { Client } from '../clients/clients.js';
+import { TooManyRequestsError } from '../http/errors.js';
+import { consume } from './ratelimit.js';
+
+/** Spec §8 defaults of POST /v1/subscribe. */
+export const DEFAULT_SUBSCRIBE_LIMITS = { perIpPerMinute: 5, perKeyPerMinute: 10 };
+
+/** A client's limits: its overrides where they are valid numbers, else the spec's. */
+export function subscribeLimits(overrides: Client['rateLimits']): { perIpPerMinute: number; perKeyPerMinute: number } {
+  const pick = (value: unknown, fallback: number) => (typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : fallback);
+  return {
+    perIpPerMinute: pick(overrides?.perIpPerMinute, DEFAULT_SUBSCRIBE_LIMITS.perIpPerMinute),
+    perKeyPerMinute: pick(overrides?.perKeyPerMinute, DEFAULT_SUBSCRIBE_LIMITS.perKeyPerMinute),
+  };
+}
+
+/**
+ * The identity an IP is counted under: IPv4 as is, IPv6 by its /64 prefix
+ * (one subscriber line or host usually owns a whole /64).
+ */
+export function ipBucket(sourceIp: string): string {
+  if (!ipaddr.isValid(sourceIp)) return sourceIp || 'unknown';
+  const addr = ipaddr.process(sourceIp);
+  if (addr.kind() === 'ipv4') return addr.toString();
+  return `${(addr as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`;
+}
+
+/**
+ * Counts one subscribe request of a client: per source IP (scoped to the
+ * client, so the limit is the client's own setting), then overall for the
+ * client's tracking key. Throws 429 with Retry-After beyond either.
+ */
+export async function enforceSubscribeLimits(clientId: string, sourceIp: string, overrides: Client['rateLimits'], nowMs = Date.now()): Promise<void> {
+  const limits = subscribeLimits(overrides);
+  const ip = await consume(`ip#${clientId}#${ipBucket(sourceIp)}`, limits.perIpPerMinute, nowMs);
+  if (!ip.allowed) {
+    throw new TooManyRequestsError(`Too many requests from this IP address: at most ${limits.perIpPerMinute} per minute; retry in ${ip.retryAfterSeconds} s`, ip.retryAfterSeconds);
+  }
+  const key = await consume(`key#${clientId}`, limits.perKeyPerMinute, nowMs);
+  if (!key.allowed) {
+    throw new TooManyRequestsError(`Too many requests for this form: at most ${limits.perKeyPerMinute} per minute; retry in ${key.retryAfterSeconds} s`, key.retryAfterSeconds);
+  }
+}

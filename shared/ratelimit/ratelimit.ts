@@ -1,0 +1,40 @@
+/**
+ * Fixed one-minute windows counted atomically in DynamoDB, so the limit
+ * holds across any number of concurrent Lambdas: a conditional ADD succeeds
+ * exactly `limit` times per window. Counter items expire by `ttl`.
+ */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, tableName } from '../db/client.js';
+import { keys } from '../db/keys.js';
+
+export const WINDOW_MS = 60_000;
+
+/** The window a moment falls in, and the seconds until it ends (at least 1: the Retry-After value). */
+export function windowOf(nowMs: number): { window: number; retryAfterSeconds: number } {
+  const window = Math.floor(nowMs / WINDOW_MS);
+  return { window, retryAfterSeconds: Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - nowMs) / 1000)) };
+}
+
+/**
+ * Counts one request against `scope` in the current window. Returns false,
+ * without counting, when the window already holds `limit` requests.
+ */
+export async function consume(scope: string, limit: number, nowMs = Date.now()): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
+  const { window, retryAfterSeconds } = windowOf(nowMs);
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.rateLimit(scope, window),
+        UpdateExpression: 'SET #ttl = if_not_exists(#ttl, :ttl) ADD #n :one',
+        ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit',
+        ExpressionAttributeNames: { '#n': 'count', '#ttl': 'ttl' },
+        ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':ttl': Math.ceil(((window + 1) * WINDOW_MS) / 1000) + 300 },
+      }),
+    );
+    return { allowed: true, retryAfterSeconds };
+  } catch (err) {
+    if ((err as Error).name === 'ConditionalCheckFailedException') return { allowed: false, retryAfterSeconds };
+    throw err;
+  }
+}
