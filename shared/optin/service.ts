@@ -219,8 +219,23 @@ export async function confirm(token: string, now = new Date()): Promise<ConfirmO
   const pendingKey = keys.optinPending(found.clientId, found.email, found.formKey);
   const pending = (await ddb.send(new GetCommand({ TableName: tableName(), Key: pendingKey, ConsistentRead: true }))).Item as PendingItem | undefined;
   if (!pending || pending.pendingId !== found.pendingId) return { outcome: 'already', ...outcome };
+  // A short lease: of concurrent clicks one applies, the others answer "already confirmed".
+  // Should the holder fail, the lease runs out and the link works again (opIds make re-applying harmless).
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: pendingKey,
+        UpdateExpression: 'SET confirmingUntil = :until',
+        ConditionExpression: 'pendingId = :pid AND (attribute_not_exists(confirmingUntil) OR confirmingUntil < :now)',
+        ExpressionAttributeValues: { ':pid': pending.pendingId, ':now': nowIso, ':until': new Date(now.getTime() + 30_000).toISOString() },
+      }),
+    );
+  } catch (err) {
+    if (isConditionFailure(err)) return { outcome: 'already', ...outcome };
+    throw err;
+  }
   for (const listId of pending.listIds) {
-    // opId makes a concurrent second click re-apply nothing.
     const line: SubscriberLine & { opId: string } = {
       line: 1,
       email: pending.email,
