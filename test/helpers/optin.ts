@@ -11,11 +11,14 @@ import { invokeJob, scheduledEvent } from '../../infra/local/jobs.js';
 import { jobList } from '../../shared/jobs.js';
 import { outboxDir } from '../../shared/mail/mailer.js';
 
+/** Messages are parsed once per test file (files are written whole, by rename). */
+const parsed = new Map<string, Promise<Email>>();
+
 /** Every message in the outbox addressed to `email`, oldest first. */
 export async function mailsTo(email: string): Promise<Email[]> {
   const dir = outboxDir();
   const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.eml') && !n.startsWith('.')).sort();
-  const mails = await Promise.all(names.map(async (n) => PostalMime.parse(await readFile(join(dir, n)))));
+  const mails = await Promise.all(names.map((n) => parsed.get(n) ?? parsed.set(n, readFile(join(dir, n)).then((raw) => PostalMime.parse(raw))).get(n)!));
   return mails.filter((m) => (m.to ?? []).some((a) => a.address?.toLowerCase() === email.toLowerCase()));
 }
 
