@@ -1,5 +1,6 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
+import { localMounts } from '../../infra/local/server.js';
 import { createClient, createForm } from '../../shared/clients/clients.js';
 import { createList } from '../../shared/lists/lists.js';
 import { confirm, messages } from '../../shared/optin/service.js';
@@ -8,7 +9,7 @@ import { getSubscriber } from '../../shared/subscribers/service.js';
 import { confirmationLink, DAY_MS, mailsTo, newEmail, runReminderJob } from '../helpers/optin.js';
 import { newClient, request, useService, type TestClient } from '../helpers/service.js';
 
-const service = useService();
+const service = useService({ mounts: localMounts });
 
 /** A fresh client with a second list, a list form over list 1 and a global form over lists 1 and 2. */
 async function setup(options: { confirmRedirectUrl?: string } = {}) {
@@ -249,5 +250,24 @@ describe('the reminder job', () => {
     const at = new Date(Date.now() + 4 * DAY_MS);
     await Promise.all([runReminderJob(at), runReminderJob(at), runReminderJob(at)]);
     expect((await mailsTo(email)).map((m) => m.subject)).toEqual(['Please confirm your subscription', 'Reminder: please confirm your subscription']);
+  });
+});
+
+describe('the dev outbox page (local server only)', () => {
+  it('lists the messages and shows one, with reader data escaped', async () => {
+    const { client, listForm } = await setup();
+    const email = newEmail('outbox');
+    await subscribe(client, { email, form_key: listForm, data_first_name: '<img src=x onerror=alert(1)>' });
+    const index = await request(`${service.url}/dev/outbox/`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-type')).toMatch(/^text\/html/);
+    const row = new RegExp(`<td>${email.replace(/[.]/g, '\\.')}</td><td><a href="([^"]+\\.html)">Please confirm your subscription</a>`).exec(index.text);
+    expect(row, 'a row for the message').not.toBeNull();
+    const message = await request(`${service.url}/dev/outbox/${row![1]}`);
+    expect(message.status).toBe(200);
+    expect(message.text).toContain('/v1/optin/confirm/');
+    expect(message.text).not.toContain('<img src=x');
+    expect((await request(`${service.url}/dev/outbox/${row![1].replace(/\.html$/, '.eml')}`)).text).toMatch(/^From: newsletter@localhost/m);
+    expect((await request(`${service.url}/dev/outbox/..%2F..%2Fetc%2Fpasswd`)).status).toBe(404);
   });
 });
