@@ -9,8 +9,14 @@ const DAY_MS = 86_400_000;
  * the form's lists, except for an update, where absent means all of them.
  * Returns the ids, or the cause of a 400.
  */
-export function chooseLists(form: Pick<FormKey, 'listIds' | 'global'>, emailLists: number[] | undefined, update: boolean): number[] | string {
+export function chooseLists(
+  form: Pick<FormKey, 'listIds' | 'global'>,
+  emailLists: number[] | undefined,
+  update: boolean,
+  emailListsProblem?: string,
+): number[] | string {
   if (!form.global) return [...form.listIds];
+  if (emailListsProblem) return emailListsProblem;
   if (!emailLists) return update ? [...form.listIds] : 'body.email_lists: is required for this form (a global opt-in form); choose among its lists ' + form.listIds.join(', ');
   const outside = emailLists.filter((id) => !form.listIds.includes(id));
   if (outside.length) return `body.email_lists: list(s) ${outside.join(', ')} not offered by this form; choose among ${form.listIds.join(', ')}`;

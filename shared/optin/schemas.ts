@@ -73,11 +73,8 @@ export const SubscribeBodySchema = v.pipe(
   }),
   v.rawTransform(({ dataset, addIssue, NEVER }) => {
     const body = dataset.value;
+    // A bad email_lists is reported only for a global form (a list form ignores the field, spec 4.1).
     const lists = normaliseListIds(body.email_lists ?? body['email_lists[]']);
-    if (typeof lists === 'string') {
-      addIssue({ message: lists, path: [{ type: 'object', origin: 'value', input: body, key: 'email_lists', value: body.email_lists }] });
-      return NEVER;
-    }
     const update = body.update === undefined || body.update === '' ? false : looseBoolean(body.update);
     if (update === undefined) {
       addIssue({ message: 'must be true or false', path: [{ type: 'object', origin: 'value', input: body, key: 'update', value: body.update }] });
@@ -91,7 +88,8 @@ export const SubscribeBodySchema = v.pipe(
     return {
       email: body.email,
       formKey: body.form_key,
-      emailLists: lists,
+      emailLists: typeof lists === 'string' ? undefined : lists,
+      emailListsProblem: typeof lists === 'string' ? `body.email_lists: ${lists}` : undefined,
       update,
       openTrackingConsent: looseBoolean(body.open_tracking_consent),
       data,

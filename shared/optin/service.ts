@@ -69,7 +69,7 @@ export async function subscribe(trackingKey: string, body: SubscribeBodyOutput, 
   const form = await resolvePublicKey('form', body.formKey);
   // A form of another client gets the same cause as an unknown one: keys of other clients are not confirmed.
   if (!form || form.clientId !== clientId) throw new BadRequestError('body.form_key: unknown form key for this tracking key');
-  const lists = chooseLists(form, body.emailLists, body.update);
+  const lists = chooseLists(form, body.emailLists, body.update, body.emailListsProblem);
   if (typeof lists === 'string') throw new BadRequestError(lists);
   const known = await Promise.all(lists.map((listId) => getSubscriber(clientId, listId, body.email)));
 

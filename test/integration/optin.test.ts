@@ -1,7 +1,11 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { localMounts } from '../../infra/local/server.js';
+import { sha256 } from '../../shared/auth/secrets.js';
 import { createClient, createForm } from '../../shared/clients/clients.js';
+import { ddb, tableName } from '../../shared/db/client.js';
+import { keys } from '../../shared/db/keys.js';
 import { createList } from '../../shared/lists/lists.js';
 import { confirm, messages } from '../../shared/optin/service.js';
 import { s3 } from '../../shared/s3.js';
@@ -109,6 +113,15 @@ describe('POST /v1/subscribe/{tracking_key}: the whole double opt-in flow', () =
     const replies = await Promise.all([subscribe(client, body), subscribe(client, body), subscribe(client, body)]);
     expect(replies.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(await mailsTo(email)).toHaveLength(1);
+    const pending = await ddb.send(
+      new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.optinPending(client.username, email, listForm).pk } }),
+    );
+    expect(pending.Items).toHaveLength(1);
+    // Only the hash of the link's token is stored.
+    const token = confirmationLink((await mailsTo(email))[0]).split('/').pop()!;
+    const stored = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.optinToken(sha256(token)) }));
+    expect(stored.Item?.pendingId).toBe(pending.Items![0].pendingId);
+    expect(JSON.stringify([stored.Item, pending.Items])).not.toContain(token);
 
     process.env.OPTIN_RESEND_MINUTES = '0';
     try {
@@ -208,6 +221,7 @@ describe('invalid requests', () => {
       ['global form without email_lists', { email, form_key: globalForm }, `body.email_lists: is required for this form (a global opt-in form); choose among its lists ${lists.join(', ')}`],
       ['email_lists outside the form', { email, form_key: globalForm, email_lists: [lists[1], 99] }, `body.email_lists: list(s) 99 not offered by this form; choose among ${lists.join(', ')}`],
       ['email_lists not ids', { email, form_key: globalForm, email_lists: ['weekly'] }, 'body.email_lists: must be list ids (positive integers), got "weekly"'],
+      ['update not a boolean', { email, form_key: listForm, update: 'sometimes' }, 'body.update: must be true or false'],
     ];
     for (const [name, body, cause] of cases) {
       const reply = name === 'unknown tracking key'

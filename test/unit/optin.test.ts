@@ -16,7 +16,7 @@ describe('subscribe body (JSON and form)', () => {
     const repeated = parse({ email: ' Reader@Example.COM ', form_key: 'f', email_lists: ['1', '3'], update: 'false', open_tracking_consent: 'TRUE', data_first_name: 'Ann' });
     const single = parse({ email: 'a@b.co', form_key: 'f', 'email_lists[]': '2', update: 'True' });
     // Assess
-    expect(repeated.success && repeated.output).toEqual({ email: 'reader@example.com', formKey: 'f', emailLists: [1, 3], update: false, openTrackingConsent: true, data: { data_first_name: 'Ann' } });
+    expect(repeated.success && repeated.output).toEqual({ email: 'reader@example.com', formKey: 'f', emailLists: [1, 3], emailListsProblem: undefined, update: false, openTrackingConsent: true, data: { data_first_name: 'Ann' } });
     expect(single.success && single.output).toMatchObject({ emailLists: [2], update: true, openTrackingConsent: undefined });
   });
 
@@ -32,15 +32,18 @@ describe('subscribe body (JSON and form)', () => {
     };
     expect(issues({ email: 'not-an-email', form_key: 'f' })).toEqual(['email', 'must be a valid email']);
     expect(issues({ email: 'a@b.co\r\nBcc: x@y.z', form_key: 'f' })).toEqual(['email', 'must be a valid email']);
-    expect(issues({ email: 'a@b.co', form_key: 'f', email_lists: ['1', 'x'] })?.[0]).toBe('email_lists');
+    const badLists = parse({ email: 'a@b.co', form_key: 'f', email_lists: ['1', 'x'] });
+    expect(badLists.success && badLists.output.emailListsProblem).toBe('body.email_lists: must be list ids (positive integers), got "x"');
     expect(issues({ email: 'a@b.co', form_key: 'f', update: 'maybe' })).toEqual(['update', 'must be true or false']);
     expect(issues({ email: 'a@b.co', form_key: 'f', data_x: { nested: true } })?.[1]).toMatch(/data_x: must be a string/);
   });
 });
 
 describe('opt-in rules', () => {
-  it('takes a list form its own lists and ignores email_lists', () => {
+  it('takes a list form its own lists and ignores email_lists, even a malformed one', () => {
     expect(chooseLists({ listIds: [1, 2], global: false }, [9], false)).toEqual([1, 2]);
+    expect(chooseLists({ listIds: [1, 2], global: false }, undefined, false, 'body.email_lists: bad')).toEqual([1, 2]);
+    expect(chooseLists({ listIds: [1, 2], global: true }, undefined, false, 'body.email_lists: bad')).toBe('body.email_lists: bad');
   });
 
   it('requires email_lists within the lists of a global form, except for an update', () => {
