@@ -1,7 +1,8 @@
 import PostalMime from 'postal-mime';
 import * as v from 'valibot';
-import { describe, expect, it } from 'vitest';
-import { buildMime } from '../../shared/mail/mailer.js';
+import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { describe, expect, it, vi } from 'vitest';
+import { buildMime, SesMailer } from '../../shared/mail/mailer.js';
 import { confirmationEmail } from '../../shared/optin/email.js';
 import { chooseLists, daysBetween, resendDue } from '../../shared/optin/rules.js';
 import { SubscribeBodySchema } from '../../shared/optin/schemas.js';
@@ -112,5 +113,24 @@ describe('confirmation email', () => {
   it('turns line breaks of header values into spaces', async () => {
     const raw = (await buildMime('a@example.com', { to: 'b@example.com', subject: 'Hi\r\nBcc: evil@example.com', text: 't', html: '<p>t</p>' })).toString();
     expect(raw).not.toMatch(/^Bcc:/im);
+  });
+});
+
+describe('SES mailer', () => {
+  it('sends the MailComposer message as raw content through SES v2', async () => {
+    // Prepare: no network; capture the command the SDK would send
+    const send = vi.spyOn(SESv2Client.prototype, 'send').mockImplementation(async () => ({ MessageId: 'm-1' }));
+    try {
+      // Act
+      await new SesMailer('newsletter@example.com').send({ to: 'reader@example.com', subject: 'S', text: 'T', html: '<p>H</p>' });
+      // Assess
+      expect(send).toHaveBeenCalledTimes(1);
+      const command = send.mock.calls[0][0] as SendEmailCommand;
+      expect(command).toBeInstanceOf(SendEmailCommand);
+      const mail = await PostalMime.parse(command.input.Content!.Raw!.Data!);
+      expect([mail.from?.address, mail.to?.[0].address, mail.subject, mail.text?.trim(), mail.html?.trim()]).toEqual(['newsletter@example.com', 'reader@example.com', 'S', 'T', '<p>H</p>']);
+    } finally {
+      send.mockRestore();
+    }
   });
 });
