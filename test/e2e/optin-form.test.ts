@@ -71,4 +71,25 @@ describe('opt-in from a real HTML form in headless Chromium', () => {
     expect(await getSubscriber(client.username, client.defaultListId, email)).toBeUndefined();
     await page.close();
   });
+
+  it('lets a script on the publisher\'s page (another origin) post JSON through CORS', async () => {
+    const client = await newClient(service);
+    site.trackingKey = client.trackingKey;
+    site.listIds = [client.defaultListId];
+    site.formKey = await createForm(client.username, { listIds: site.listIds, global: false });
+    const email = newEmail('cors');
+    const page = await browser.newPage();
+    // localhost and 127.0.0.1 are different origins: the call needs a preflight and CORS headers.
+    await page.goto(`${service.url.replace('127.0.0.1', 'localhost')}/site/form.html`);
+    const answer = await page.evaluate(
+      async ({ api, body }) => {
+        const res = await fetch(api, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        return { status: res.status, body: await res.json() };
+      },
+      { api: `${service.url}/v1/subscribe/${client.trackingKey}`, body: { email, form_key: site.formKey } },
+    );
+    expect(answer).toEqual({ status: 200, body: { success: messages.pending } });
+    expect(await mailsTo(email)).toHaveLength(1);
+    await page.close();
+  });
 });
