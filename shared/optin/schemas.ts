@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { MAX_DATA_BYTES } from '../subscribers/schemas.js';
 
 /**
  * Booleans of the opt-in form: JSON booleans, or their string form (HTML
@@ -31,21 +32,22 @@ export function normaliseListIds(value: unknown): number[] | undefined | string 
   return ids.length ? ids : undefined;
 }
 
-export const MAX_DATA_FIELDS = 50;
-export const MAX_DATA_VALUE_LENGTH = 1000;
+const DATA_NAME = /^data_[A-Za-z0-9_.-]{1,64}$/;
 
-/** The `data_*` fields of a body, checked: scalar values of bounded size. */
+/**
+ * The `data_*` fields of a body, by the same rules as the list API (names
+ * `data_` + 1 to 64 of `A-Za-z0-9_.-`, scalar values, at most
+ * MAX_DATA_BYTES of JSON in all); a string on failure (the problem).
+ */
 export function dataFields(body: Record<string, unknown>): Record<string, unknown> | string {
   const data: Record<string, unknown> = {};
-  const names = Object.keys(body).filter((name) => name.startsWith('data_') && name.length > 'data_'.length);
-  if (names.length > MAX_DATA_FIELDS) return `at most ${MAX_DATA_FIELDS} data_* fields`;
-  for (const name of names) {
-    const value = body[name];
-    if (name.length > 64) return `${name.slice(0, 64)}…: a field name has at most 64 characters`;
+  for (const [name, value] of Object.entries(body)) {
+    if (!name.startsWith('data_')) continue;
+    if (!DATA_NAME.test(name)) return `${name.slice(0, 80)} is not a valid data field name`;
     if (value !== null && !['string', 'number', 'boolean'].includes(typeof value)) return `${name}: must be a string, number, boolean or null`;
-    if (typeof value === 'string' && value.length > MAX_DATA_VALUE_LENGTH) return `${name}: at most ${MAX_DATA_VALUE_LENGTH} characters`;
     data[name] = value;
   }
+  if (JSON.stringify(data).length > MAX_DATA_BYTES) return `data_* fields are larger than ${MAX_DATA_BYTES} bytes`;
   return data;
 }
 

@@ -59,6 +59,9 @@ describe('POST /v1/subscribe/{tracking_key}: the whole double opt-in flow', () =
     const link = confirmationLink(mail);
     expect(link.startsWith(`${service.url}/v1/optin/confirm/`)).toBe(true);
 
+    const count = async (listId: number) => (await request(`${service.url}/v1/newsletters/lists/${listId}/subscribers/count`, { token: client.token })).body;
+    expect(await count(lists[1])).toMatchObject({ subscribed: 0, unsubscribed: 0 });
+
     const page = await request(link);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
@@ -69,9 +72,13 @@ describe('POST /v1/subscribe/{tracking_key}: the whole double opt-in flow', () =
     expect(await getSubscriber(client.username, lists[0], email)).toBeUndefined();
     expect(await eventEmails(client.username, 'nl_subscribe')).toContain(email);
 
+    expect(await count(lists[1])).toMatchObject({ subscribed: 1, unsubscribed: 0 });
+    expect(await count(lists[0])).toMatchObject({ subscribed: 0, unsubscribed: 0 });
+
     const again = await request(link);
     expect(again.status).toBe(200);
     expect(again.text).toContain('Already confirmed');
+    expect(await count(lists[1])).toMatchObject({ subscribed: 1, unsubscribed: 0 });
 
     await runReminderJob(new Date(Date.now() + 4 * DAY_MS));
     expect(await mailsTo(email)).toHaveLength(1);
@@ -162,6 +169,8 @@ describe('POST /v1/subscribe/{tracking_key}: the whole double opt-in flow', () =
     const pages = await Promise.all([request(link), request(link), request(link)]);
     expect(pages.map((p) => p.status)).toEqual([200, 200, 200]);
     expect((await getSubscriber(client.username, lists[0], email))?.subscribed).toBe(true);
+    const counted = await request(`${service.url}/v1/newsletters/lists/${lists[0]}/subscribers/count`, { token: client.token });
+    expect(counted.body).toMatchObject({ subscribed: 1 });
     const events = (await eventEmails(client.username, 'nl_subscribe')).split('\n').filter((l) => l.includes(email));
     expect(events).toHaveLength(1);
   });
