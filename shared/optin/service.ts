@@ -4,7 +4,7 @@
  * are stored; a pending registration and its links expire after
  * OPTIN_EXPIRY_DAYS (DynamoDB TTL removes the items).
  */
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { newSecret, sha256 } from '../auth/secrets.js';
 import { getClient, resolvePublicKey } from '../clients/clients.js';
@@ -290,6 +290,21 @@ export async function sendReminders(now = new Date()): Promise<{ reminded: numbe
 
 async function remind(candidate: PendingItem, now: Date): Promise<boolean> {
   const nowIso = now.toISOString();
+  // Subscribed meanwhile by another way (list API, import): no reminder, the pending record goes.
+  const states = await Promise.all(candidate.listIds.map((listId) => getSubscriber(candidate.clientId, listId, candidate.email)));
+  if (states.every((state) => state?.subscribed)) {
+    await ddb.send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: { pk: candidate.pk, sk: candidate.sk },
+        ConditionExpression: 'pendingId = :pid',
+        ExpressionAttributeValues: { ':pid': candidate.pendingId },
+      }),
+    ).catch((err: unknown) => {
+      if (!isConditionFailure(err)) throw err;
+    });
+    return false;
+  }
   let pending: PendingItem;
   try {
     const out = await ddb.send(

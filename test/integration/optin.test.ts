@@ -266,6 +266,16 @@ describe('the reminder job', () => {
     expect((await getSubscriber(client.username, lists[0], email))?.subscribed).toBe(true);
   });
 
+  it('sends no reminder to an address subscribed meanwhile through the list API', async () => {
+    const { client, lists, listForm } = await setup();
+    const email = newEmail();
+    await subscribe(client, { email, form_key: listForm });
+    const api = await request(`${service.url}/v1/newsletters/lists/${lists[0]}/subscribers`, { method: 'POST', token: client.token, body: { email, subscribed: true } });
+    expect(api.status).toBe(200);
+    await runReminderJob(new Date(Date.now() + 4 * DAY_MS));
+    expect(await mailsTo(email)).toHaveLength(1);
+  });
+
   it('never reminds twice when runs overlap', async () => {
     const { client, listForm } = await setup();
     const email = newEmail();
