@@ -14,7 +14,7 @@ const service = useService();
 /** Waits, if needed, so that a burst does not straddle two one-minute windows (a wait, not an assertion on time). */
 async function awayFromWindowEdge() {
   const intoMinute = Date.now() % 60_000;
-  if (intoMinute > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 200));
+  if (intoMinute > 40_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 200));
 }
 
 async function burst(limits: { perIpPerMinute?: number; perKeyPerMinute?: number } | undefined, requests: number) {
