@@ -17,7 +17,7 @@ async function admin(...args: string[]): Promise<any> {
 }
 
 describe('admin CLI', () => {
-  it('creates a client whose printed API key gets a token, then lists, forms, blocks, premium and key rotation', async () => {
+  it('creates a client whose printed API key gets a token, then lists, forms, blocks, premium and key rotation', { timeout: 120_000 }, async () => {
     const name = `cli-${randomUUID().slice(0, 8)}`;
     const created = await admin('create-client', name);
     expect(created).toMatchObject({ username: name, default_list_id: 1 });
@@ -41,7 +41,7 @@ describe('admin CLI', () => {
     expect((await request(`${service.url}/v1/token?username=${name}&password=${encodeURIComponent(rotated.api_key)}`)).status).toBe(200);
   });
 
-  it('refuses a form over a list the client does not have', async () => {
+  it('refuses a form over a list the client does not have', { timeout: 60_000 }, async () => {
     const name = `cli-${randomUUID().slice(0, 8)}`;
     await admin('create-client', name);
     await expect(admin('create-form', name, '--lists', '7')).rejects.toThrow(/Unknown list 7/);
