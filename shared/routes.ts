@@ -20,6 +20,20 @@ import {
 } from './subscribers/schemas.js';
 import { InvalidRequestSchema } from './http/schemas.js';
 import { ConfirmParamsSchema, SubscribeBodySchema, SubscribeParamsSchema, SubscribeResultSchema } from './optin/schemas.js';
+import {
+  LegacyRecommendationsSchema,
+  PreferencesBodySchema,
+  PreferencesParamsSchema,
+  PreferencesSchema,
+  RecommendationsParamsSchema,
+  RecommendationsQuerySchema,
+  RedirectParamsSchema,
+  RedirectQuerySchema,
+  SmartSectionSchema,
+  TrackBodySchema,
+  TrackParamsSchema,
+  TrackResultSchema,
+} from './recos/schemas.js';
 
 export const routes = {
   tokenGet: {
@@ -188,6 +202,86 @@ export const routes = {
       302: { description: "Redirect to the form's confirmation URL" },
       404: { description: 'Link not valid or expired (HTML page)', contentType: 'text/html' },
     },
+  },
+  recosGet: {
+    method: 'GET',
+    path: '/v1/clients/{block_key}/users/{user_id}/recommendations',
+    handler: 'functions/recos-get.ts',
+    auth: 'key',
+    access: { table: 'R' },
+    summary: "A reader's recommendations for a block (smart section)",
+    description:
+      'The page being read is `page_url`, else the `referer` header. `format` (else the block setting `envelope`) picks the smart-section envelope `{result: {recommendation}, algo, status}` or the earlier `{count, start, recommendations}`. `callback` returns JSONP (application/javascript). `published_time` is Unix seconds. At most 4 DynamoDB calls (see README).',
+    tags: ['recommendations'],
+    request: { params: RecommendationsParamsSchema, query: RecommendationsQuerySchema },
+    responses: {
+      200: { description: 'Recommendations (JSON; JSONP as application/javascript when `callback` is set)', schema: v.union([SmartSectionSchema, LegacyRecommendationsSchema]) },
+      400: errorResponses[400],
+      404: { description: 'Unknown block key', schema: ErrorSchema },
+    },
+  },
+  trackPost: {
+    method: 'POST',
+    path: '/v1/track/{tracking_key}',
+    handler: 'functions/track-post.ts',
+    auth: 'key',
+    access: { table: 'RW' },
+    summary: 'Record a page view (navigation tracking)',
+    description:
+      'JSON, or a form body (what the browser library sends with sendBeacon: no CORS preflight). `themes` is an array or a comma-separated string; `published_time` Unix seconds (milliseconds accepted) or ISO 8601.',
+    tags: ['recommendations'],
+    request: { params: TrackParamsSchema, body: TrackBodySchema, bodyTypes: ['json', 'form'] },
+    responses: {
+      200: { description: 'Recorded; `guid` is the article id', schema: TrackResultSchema },
+      400: errorResponses[400],
+      404: { description: 'Unknown tracking key', schema: ErrorSchema },
+    },
+  },
+  redirectGet: {
+    method: 'GET',
+    path: '/v1/r/{block_key}/{guid}',
+    handler: 'functions/redirect-get.ts',
+    auth: 'key',
+    access: { table: 'RW' },
+    summary: 'Follow a recommendation (counts the click, 302 to the article)',
+    description: 'Leads only to a known article of the block\'s client; `https=1` upgrades the target to https.',
+    tags: ['recommendations'],
+    request: { params: RedirectParamsSchema, query: RedirectQuerySchema },
+    responses: { 302: { description: 'To the article' }, 400: errorResponses[400], 404: { description: 'Unknown block key or article', schema: ErrorSchema } },
+  },
+  preferencesGet: {
+    method: 'GET',
+    path: '/v1/users/{user_id}/preferences',
+    handler: 'functions/recos-preferences-get.ts',
+    auth: 'token',
+    access: { table: 'R' },
+    summary: "A reader's theme preferences (spec 4.13)",
+    description: 'A reader without preferences has `themes: []` and `updated_at: null`.',
+    tags: ['recommendations'],
+    request: { params: PreferencesParamsSchema },
+    responses: { 200: { description: 'The preferences', schema: PreferencesSchema }, 400: errorResponses[400], 401: errorResponses[401] },
+  },
+  preferencesPut: {
+    method: 'PUT',
+    path: '/v1/users/{user_id}/preferences',
+    handler: 'functions/recos-preferences-put.ts',
+    auth: 'token',
+    access: { table: 'RW' },
+    summary: "Set a reader's theme preferences (spec 4.13)",
+    description: 'Replaces the themes (array or comma-separated string; trimmed, lower-cased, at most 50 of 64 characters); `[]` clears them. The themes match the `service:themes` meta of articles.',
+    tags: ['recommendations'],
+    request: { params: PreferencesParamsSchema, body: PreferencesBodySchema },
+    responses: { 200: { description: 'The preferences now', schema: PreferencesSchema }, 400: errorResponses[400], 401: errorResponses[401] },
+  },
+  libraryGet: {
+    method: 'GET',
+    path: '/lib/v1',
+    handler: 'functions/recos-library-get.ts',
+    auth: 'none',
+    access: {},
+    summary: 'The browser library ({script_url}/v1)',
+    tags: ['recommendations'],
+    responses: { 200: { description: 'The library script', contentType: 'application/javascript' } },
   },
 } as const satisfies Record<string, RouteDef>;
 

@@ -50,6 +50,16 @@ export const keys = {
   optinReminderDay: (day: string) => `OPTINDUE#${day}`,
   /** A fixed-window rate-limit counter (atomic ADD, expires by `ttl`). */
   rateLimit: (scope: string, window: number) => ({ pk: `RL#${scope}#${window}`, sk: 'RL' }),
+  /** An article of a client's recommendation catalogue, by its guid (hash of the canonical URL). */
+  article: (clientId: string, guid: string) => ({ pk: `ART#${clientId}#${guid}`, sk: 'ART' }),
+  /** gsi1 partition of a client's articles, sorted by their decayed-popularity score (`hotSortKey`). */
+  articlesByHotness: (clientId: string) => `ARTHOT#${clientId}`,
+  /** The co-visit counts of an article ("readers of this page also read"), next to the article. */
+  covisits: (clientId: string, guid: string) => ({ pk: `ART#${clientId}#${guid}`, sk: 'COVISIT' }),
+  /** A reader's recent reads and implicit theme tastes (user id = subscriber guid, spec 2.3). */
+  reader: (clientId: string, userId: string) => ({ pk: `RDR#${clientId}#${userId}`, sk: 'READS' }),
+  /** A reader's explicit theme preferences (spec 4.13). */
+  readerPreferences: (clientId: string, userId: string) => ({ pk: `RDR#${clientId}#${userId}`, sk: 'PREFS' }),
 };
 
 /** Parses the list id back out of a GSI2 sort key. */
@@ -60,4 +70,9 @@ export function listIdFromEmailSortKey(gsi2sk: string): number {
 /** Parses the list id back out of a list item's sort key. */
 export function listIdFromSortKey(sk: string): number {
   return Number(sk.slice('LIST#'.length));
+}
+
+/** gsi1 sort key of an article: its log2 popularity score, fixed width so strings sort as numbers (score ≥ 0). */
+export function hotSortKey(score: number): string {
+  return Math.max(0, score).toFixed(6).padStart(20, '0');
 }

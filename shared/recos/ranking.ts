@@ -1,0 +1,150 @@
+/**
+ * The ranking rules of recommendations: pure functions over plain values
+ * (unit-tested in test/unit/recos-ranking.test.ts, evaluated offline by
+ * bench/recos-quality.ts).
+ */
+import { hostAllowed } from './settings.js';
+import type { Article, BlockSettings, Covisits, Weights } from './types.js';
+
+/** Origin of popularity scores (2020-01-01T00:00:00Z, Unix seconds). */
+export const POPULARITY_EPOCH = 1_577_836_800;
+/** Popularity halves every this many hours without new views. */
+export const POPULARITY_HALF_LIFE_HOURS = 48;
+
+const halfLives = (t: number) => (t - POPULARITY_EPOCH) / (POPULARITY_HALF_LIFE_HOURS * 3600);
+
+/**
+ * Adds one view at time `t` to a popularity score (log2 of Σ 2^(halfLives(t_i)));
+ * `undefined` is the score of an article without views. The order of scores is
+ * the order of decayed popularity at any time, so it can be an index sort key.
+ */
+export function addView(score: number | undefined, t: number): number {
+  const x = halfLives(t);
+  if (score === undefined) return x;
+  const [hi, lo] = score > x ? [score, x] : [x, score];
+  return hi + Math.log2(1 + 2 ** (lo - hi));
+}
+
+/** Decayed view count of a score at time `now`: views weighted by 2^(−age / half-life). */
+export function decayedViews(score: number, now: number): number {
+  return 2 ** (score - halfLives(now));
+}
+
+export type Signal = keyof Weights;
+export const SIGNALS: Signal[] = ['covisit', 'content', 'preferences', 'popularity'];
+
+export interface RankInput {
+  candidates: Iterable<Article>;
+  /** The page being read, when known to the catalogue. */
+  current?: Article;
+  /** Guid of the page being read (also when not in the catalogue yet). */
+  currentGuid?: string;
+  /** Co-visit counts of the current page. */
+  covisits: Covisits;
+  /** Guids the reader already read. */
+  read: Set<string>;
+  /** Implicit tastes from reads: theme → decayed count. */
+  tastes: Record<string, number>;
+  /** Explicit theme preferences. */
+  preferences: string[];
+  excluded: Set<string>;
+  settings: Pick<BlockSettings, 'weights' | 'maxAgeDays' | 'maxRows' | 'hosts'>;
+  now: number;
+}
+
+export interface Ranked {
+  article: Article;
+  score: number;
+  /** Each signal's contribution to the score (weight × normalised value). */
+  signals: Record<Signal, number>;
+}
+
+/** May this article be recommended at all? Not the current page, not read, not excluded, fresh, on an allowed host. */
+export function eligible(article: Article, input: Pick<RankInput, 'currentGuid' | 'read' | 'excluded' | 'settings' | 'now'>): boolean {
+  if (article.guid === input.currentGuid) return false;
+  if (input.read.has(article.guid) || input.excluded.has(article.guid)) return false;
+  if (article.published < input.now - input.settings.maxAgeDays * 86_400) return false;
+  return hostAllowed(input.settings, article.url);
+}
+
+/** Content similarity with the current page: Jaccard of themes, plus a bonus for the same category; in [0, 1]. */
+export function contentSimilarity(a: Article, current: Article | undefined): number {
+  if (!current) return 0;
+  const mine = new Set(a.themes);
+  const shared = current.themes.filter((t) => mine.has(t)).length;
+  const union = mine.size + current.themes.length - shared;
+  const jaccard = union === 0 ? 0 : shared / union;
+  const sameCategory = a.category !== '' && a.category.toLowerCase() === current.category.toLowerCase() ? 1 : 0;
+  return (2 * jaccard + sameCategory) / 3;
+}
+
+/**
+ * The reader's taste for an article's themes, in [0, 1]: an explicitly
+ * preferred theme counts 1, an implicit one its share of the strongest
+ * implicit taste times 0.6; the article's best theme decides.
+ */
+export function preferenceMatch(a: Article, tastes: Record<string, number>, preferences: Set<string>): number {
+  const strongest = Math.max(0, ...Object.values(tastes));
+  let best = 0;
+  for (const theme of a.themes) {
+    const value = preferences.has(theme) ? 1 : strongest > 0 ? (0.6 * (tastes[theme] ?? 0)) / strongest : 0;
+    if (value > best) best = value;
+  }
+  return best;
+}
+
+const logNorm = (value: number, max: number) => (max <= 0 || value <= 0 ? 0 : Math.log1p(value) / Math.log1p(max));
+
+/**
+ * Ranks candidates by the block's blend: co-visits with the current page,
+ * content similarity, the reader's theme preferences (explicit and implicit)
+ * and decayed popularity, each normalised to [0, 1] and weighted. Popularity
+ * alone orders what no other signal reaches (the cold-start fallback that
+ * fills short lists). Ties: more popular first, then guid, so the ranking is
+ * stable between pages. At most `maxRows` entries.
+ */
+export function rank(input: RankInput): Ranked[] {
+  const { weights } = input.settings;
+  const preferences = new Set(input.preferences);
+  const seen = new Set<string>();
+  const pool: Article[] = [];
+  for (const a of input.candidates) {
+    if (seen.has(a.guid) || !eligible(a, input)) continue;
+    seen.add(a.guid);
+    pool.push(a);
+  }
+  const popularity = new Map(pool.map((a) => [a.guid, decayedViews(a.hot, input.now)]));
+  const maxPopularity = Math.max(0, ...popularity.values());
+  const maxCovisit = Math.max(0, ...pool.map((a) => input.covisits[a.guid] ?? 0));
+  const ranked = pool.map((article) => {
+    const signals: Record<Signal, number> = {
+      covisit: weights.covisit * logNorm(input.covisits[article.guid] ?? 0, maxCovisit),
+      content: weights.content * contentSimilarity(article, input.current),
+      preferences: weights.preferences * preferenceMatch(article, input.tastes, preferences),
+      popularity: weights.popularity * logNorm(popularity.get(article.guid)!, maxPopularity),
+    };
+    return { article, signals, score: signals.covisit + signals.content + signals.preferences + signals.popularity };
+  });
+  ranked.sort((x, y) => y.score - x.score || y.article.hot - x.article.hot || (x.article.guid < y.article.guid ? -1 : 1));
+  return ranked.slice(0, input.settings.maxRows);
+}
+
+/**
+ * Names what served a page of results: the signals that contributed to at
+ * least one item, joined by "+", e.g. `covisit+content+popularity`;
+ * `popularity` alone is the cold-start fallback; `none` for an empty page.
+ */
+export function algoName(items: Ranked[]): string {
+  const used = SIGNALS.filter((s) => items.some((r) => r.signals[s] > 0));
+  return used.length > 0 ? used.join('+') : 'none';
+}
+
+/** Fisher–Yates shuffle of a copy (`shuffle=true` reorders the page, not the ranking). */
+export function shuffled<T>(items: T[], random: () => number = Math.random): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}

@@ -1,0 +1,51 @@
+import { rank, type Ranked } from './ranking.js';
+import type { RecosStore } from './store.js';
+import type { BlockSettings } from './types.js';
+import { articleGuid } from './urls.js';
+
+/** Candidates per request: the most popular articles, plus the strongest co-visit neighbours not among them. */
+export const CANDIDATES = { popular: 200, neighbours: 50 };
+
+export interface RankingRequest {
+  clientId: string;
+  userId: string;
+  /** Canonical URL of the page being read, when known. */
+  pageUrl?: string;
+  /** Canonical URLs to leave out. */
+  excluded: string[];
+  now: number;
+}
+
+/**
+ * The reader's whole ranking for one block (at most `maxRows` entries); a
+ * page of it is `start`..`start + rows`. Storage round trips: context and
+ * popular articles in parallel, then the missing co-visit neighbours (3 calls,
+ * 2 sequential rounds).
+ */
+export async function rankingFor(store: RecosStore, settings: BlockSettings, q: RankingRequest): Promise<Ranked[]> {
+  const currentGuid = q.pageUrl ? articleGuid(q.pageUrl) : undefined;
+  const [context, popular] = await Promise.all([
+    store.context(q.clientId, { userId: q.userId, guid: currentGuid, preferences: true, covisits: true }),
+    store.hotArticles(q.clientId, CANDIDATES.popular),
+  ]);
+  const covisits = context.covisits ?? {};
+  const known = new Set(popular.map((a) => a.guid));
+  const neighbours = Object.entries(covisits)
+    .filter(([guid]) => !known.has(guid))
+    .sort(([ga, a], [gb, b]) => b - a || (ga < gb ? -1 : 1))
+    .slice(0, CANDIDATES.neighbours)
+    .map(([guid]) => guid);
+  const extra = neighbours.length > 0 ? await store.articles(q.clientId, neighbours) : [];
+  return rank({
+    candidates: [...popular, ...extra],
+    current: context.article,
+    currentGuid,
+    covisits,
+    read: new Set((context.reader?.reads ?? []).map((r) => r.g)),
+    tastes: context.reader?.tastes ?? {},
+    preferences: context.preferences?.themes ?? [],
+    excluded: new Set(q.excluded.map(articleGuid)),
+    settings,
+    now: q.now,
+  });
+}

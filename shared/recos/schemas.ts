@@ -1,0 +1,145 @@
+import * as v from 'valibot';
+import { LIMITS } from './tracking.js';
+import { canonicalUrl } from './urls.js';
+
+/** A reader's id: the tracking user id, the anonymous cookie value or a subscriber's guid (one id space, spec 2.3). */
+export const UserIdSchema = v.pipe(
+  v.string(),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(128, 'must be at most 128 characters'),
+  v.regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters'),
+);
+
+const PublicKeySchema = v.pipe(v.string(), v.minLength(1), v.maxLength(128));
+
+const ArticleUrlSchema = v.pipe(
+  v.string(),
+  v.maxLength(2048, 'must be at most 2048 characters'),
+  v.check((url) => canonicalUrl(url) !== undefined, 'must be an absolute http(s) URL'),
+  v.transform((url) => canonicalUrl(url)!),
+);
+
+const text = (max: number) => v.optional(v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`), v.transform((s) => s.trim())));
+
+/** A theme: trimmed, lower-cased, 1 to 64 characters. */
+const normaliseThemes = (raw: string[]) => [...new Set(raw.flatMap((t) => t.split(',')).map((t) => t.trim().toLowerCase()).filter((t) => t !== ''))];
+
+const ThemesSchema = (max: number) =>
+  v.pipe(
+    v.union([v.array(v.string()), v.string()], 'must be an array of strings or a comma-separated string'),
+    v.transform((value) => normaliseThemes(Array.isArray(value) ? value : [value])),
+    v.check((themes) => themes.every((t) => t.length <= 64), 'each theme must be at most 64 characters'),
+    v.check((themes) => themes.length <= max, `at most ${max} themes`),
+  );
+
+/** Unix seconds from seconds, milliseconds (values above 10^11), a numeric string or an ISO 8601 date. */
+export function toUnixSeconds(value: number | string): number | undefined {
+  const n = typeof value === 'number' ? value : /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : Date.parse(value) / 1000;
+  if (!Number.isFinite(n) || n < 0) return undefined;
+  return Math.floor(n > 1e11 ? n / 1000 : n);
+}
+
+export const TrackParamsSchema = v.object({ tracking_key: PublicKeySchema });
+
+/** The tracking body (JSON, or a form body from the browser library's beacon). */
+export const TrackBodySchema = v.object({
+  user_id: UserIdSchema,
+  url: ArticleUrlSchema,
+  title: text(500),
+  description: text(2000),
+  image: v.optional(
+    v.pipe(
+      v.string(),
+      v.maxLength(2048, 'must be at most 2048 characters'),
+      v.check((s) => s.trim() === '' || canonicalUrl(s) !== undefined, 'must be an absolute http(s) URL'),
+      v.transform((s) => s.trim()),
+    ),
+  ),
+  category: text(200),
+  published_time: v.optional(
+    v.pipe(
+      v.union([v.number(), v.string()], 'must be Unix seconds or an ISO 8601 date'),
+      v.check((t) => (typeof t === 'string' && t.trim() === '') || toUnixSeconds(t) !== undefined, 'must be Unix seconds or an ISO 8601 date'),
+      v.transform((t) => (typeof t === 'string' && t.trim() === '' ? undefined : toUnixSeconds(t))),
+    ),
+  ),
+  themes: v.optional(ThemesSchema(LIMITS.themesPerArticle)),
+});
+export type TrackBodyOutput = v.InferOutput<typeof TrackBodySchema>;
+
+export const TrackResultSchema = v.object({ status: v.literal('OK'), guid: v.string() });
+
+const BoolParam = v.optional(
+  v.pipe(
+    v.picklist(['true', 'false', '1', '0'], 'must be true or false'),
+    v.transform((s) => s === 'true' || s === '1'),
+  ),
+);
+const IntParam = (min: number, max: number) =>
+  v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,6}$/, 'must be a non-negative integer'),
+      v.transform(Number),
+      v.minValue(min, `must be at least ${min}`),
+      v.maxValue(max, `must be at most ${max}`),
+    ),
+  );
+
+/** A JSONP callback: an identifier or a dotted path of identifiers. */
+export const CALLBACK_PATTERN = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
+
+export const RecommendationsParamsSchema = v.object({ block_key: PublicKeySchema, user_id: UserIdSchema });
+
+export const RecommendationsQuerySchema = v.object({
+  rows: IntParam(1, 100),
+  start: IntParam(0, 100_000),
+  'excluded[]': v.optional(v.pipe(v.string(), v.description('URL-encoded URL left out of the result; repeat the parameter for several'))),
+  shuffle: BoolParam,
+  redir_https: BoolParam,
+  noredir: BoolParam,
+  callback: v.optional(
+    v.pipe(v.string(), v.maxLength(128, 'must be at most 128 characters'), v.regex(CALLBACK_PATTERN, 'must be an identifier or a dotted path of identifiers')),
+  ),
+  page_url: v.optional(
+    v.pipe(
+      v.string(),
+      v.description('URL of the page being read; takes precedence over the referer header (browsers send only the origin cross-site)'),
+      v.maxLength(2048, 'must be at most 2048 characters'),
+      v.check((url) => canonicalUrl(url) !== undefined, 'must be an absolute http(s) URL'),
+    ),
+  ),
+  format: v.optional(v.picklist(['smart-section', 'legacy'], 'must be smart-section or legacy')),
+});
+
+export const RecommendationSchema = v.object({
+  guid: v.string(),
+  url: v.string(),
+  url_raw: v.optional(v.string()),
+  title: v.string(),
+  desc: v.string(),
+  image: v.string(),
+  category: v.string(),
+  category_display: v.optional(v.string()),
+  published_time: v.optional(v.pipe(v.number(), v.integer(), v.description('Unix seconds'))),
+});
+export type RecommendationOutput = v.InferOutput<typeof RecommendationSchema>;
+
+export const SmartSectionSchema = v.object({
+  result: v.object({ recommendation: v.array(RecommendationSchema) }),
+  algo: v.string(),
+  status: v.literal('OK'),
+});
+
+export const LegacyRecommendationsSchema = v.object({
+  count: v.number(),
+  start: v.number(),
+  recommendations: v.array(RecommendationSchema),
+});
+
+export const RedirectParamsSchema = v.object({ block_key: PublicKeySchema, guid: v.pipe(v.string(), v.regex(/^[0-9a-f]{20}$/, 'must be an article guid')) });
+export const RedirectQuerySchema = v.object({ https: BoolParam });
+
+export const PreferencesParamsSchema = v.object({ user_id: UserIdSchema });
+export const PreferencesBodySchema = v.object({ themes: ThemesSchema(LIMITS.preferencesPerReader) });
+export const PreferencesSchema = v.object({ user_id: v.string(), themes: v.array(v.string()), updated_at: v.nullable(v.string()) });

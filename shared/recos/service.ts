@@ -1,0 +1,146 @@
+/**
+ * The recommendation endpoints' services over the DynamoDB store: key
+ * resolution, request rules, and the calls into tracking and ranking.
+ */
+import { resolvePublicKey } from '../clients/clients.js';
+import { BadRequestError, NotFoundError } from '../http/errors.js';
+import { envelope } from './envelope.js';
+import { DynamoStore } from './dynamo-store.js';
+import { algoName, shuffled } from './ranking.js';
+import { rankingFor } from './recommend.js';
+import type { TrackBodyOutput } from './schemas.js';
+import { blockSettings, hostAllowed } from './settings.js';
+import type { Article, Envelope, Preferences } from './types.js';
+import { trackPageView } from './tracking.js';
+import { canonicalUrl, toHttps } from './urls.js';
+
+const store = new DynamoStore();
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** At most this many `excluded[]` URLs per request. */
+export const MAX_EXCLUDED = 100;
+
+const bareHost = (host: string) => host.toLowerCase().replace(/^www\./, '');
+
+/**
+ * Records a page view for the client of a tracking key. A browser's `Origin`
+ * (when sent) must be the article's own site (ignoring `www.`): a page can
+ * only report itself.
+ */
+export async function trackView(trackingKey: string, body: TrackBodyOutput, origin: string | undefined): Promise<Article> {
+  const key = await resolvePublicKey('tracking', trackingKey);
+  if (!key) throw new NotFoundError('Unknown tracking key');
+  if (origin && origin !== 'null') {
+    let originHost: string;
+    try {
+      originHost = new URL(origin).hostname;
+    } catch {
+      throw new BadRequestError('header.origin: not a valid origin');
+    }
+    if (bareHost(originHost) !== bareHost(new URL(body.url).hostname)) {
+      throw new BadRequestError(`body.url: a page of ${originHost} can only track URLs of its own site`);
+    }
+  }
+  return trackPageView(
+    store,
+    key.clientId,
+    {
+      userId: body.user_id,
+      url: body.url,
+      title: body.title,
+      desc: body.description,
+      image: body.image,
+      category: body.category,
+      published: body.published_time,
+      themes: body.themes,
+    },
+    nowSeconds(),
+  );
+}
+
+/** The `excluded[]` (or `excluded`) values of a raw query string, as canonical URLs. */
+export function excludedUrls(rawQueryString: string | undefined): string[] {
+  const out: string[] = [];
+  for (const pair of (rawQueryString ?? '').split('&')) {
+    const eq = pair.indexOf('=');
+    if (eq < 0) continue;
+    let name: string;
+    let value: string;
+    try {
+      name = decodeURIComponent(pair.slice(0, eq).replace(/\+/g, ' '));
+      value = decodeURIComponent(pair.slice(eq + 1).replace(/\+/g, ' '));
+    } catch {
+      throw new BadRequestError('query: not validly URL-encoded');
+    }
+    if (name !== 'excluded[]' && name !== 'excluded') continue;
+    if (value === '') continue;
+    const url = canonicalUrl(value);
+    if (!url) throw new BadRequestError(`query.excluded[]: "${value.slice(0, 100)}" is not an absolute http(s) URL`);
+    out.push(url);
+  }
+  if (out.length > MAX_EXCLUDED) throw new BadRequestError(`query.excluded[]: at most ${MAX_EXCLUDED} URLs`);
+  return out;
+}
+
+export interface RecommendationsRequest {
+  blockKey: string;
+  userId: string;
+  rows?: number;
+  start?: number;
+  shuffle?: boolean;
+  redirHttps?: boolean;
+  noredir?: boolean;
+  format?: Envelope;
+  /** `page_url` parameter, else the referer header. */
+  pageUrl?: string;
+  referer?: string;
+  rawQueryString?: string;
+  baseUrl: string;
+}
+
+/**
+ * A page of a reader's recommendations for a block, in the envelope the
+ * request (`format`) or else the block (`envelope` setting) picks.
+ */
+export async function recommendations(q: RecommendationsRequest) {
+  const excluded = excludedUrls(q.rawQueryString);
+  const key = await resolvePublicKey('block', q.blockKey);
+  if (!key) throw new NotFoundError('Unknown block key');
+  const settings = blockSettings(key);
+  const pageUrl = canonicalUrl(q.pageUrl ?? q.referer ?? '');
+  const ranking = await rankingFor(store, settings, { clientId: key.clientId, userId: q.userId, pageUrl, excluded, now: nowSeconds() });
+  const start = q.start ?? 0;
+  const rows = Math.min(q.rows ?? settings.rows, settings.maxRows);
+  let page = ranking.slice(start, start + rows);
+  if (q.shuffle) page = shuffled(page);
+  const links = { baseUrl: q.baseUrl, blockKey: q.blockKey, redirHttps: q.redirHttps ?? false, noredir: q.noredir ?? false };
+  return envelope(q.format ?? settings.envelope, page, start, algoName(page), links, settings);
+}
+
+/**
+ * Where a recommendation click leads: the known article of the block's
+ * client (counted as a click), https when asked. Unknown block, unknown
+ * article or an article outside the block's hosts: 404. No URL is ever
+ * taken from the request, so this cannot redirect anywhere else.
+ */
+export async function clickTarget(blockKey: string, guid: string, https: boolean): Promise<string> {
+  const key = await resolvePublicKey('block', blockKey);
+  if (!key) throw new NotFoundError('Unknown block key');
+  const article = await store.recordClick(key.clientId, guid);
+  if (!article || !hostAllowed(blockSettings(key), article.url) || !/^https?:\/\//i.test(article.url)) {
+    throw new NotFoundError('Unknown article');
+  }
+  return https ? toHttps(article.url) : article.url;
+}
+
+/** Sets a reader's theme preferences (replacing them; an empty list clears them). */
+export async function setPreferences(clientId: string, userId: string, themes: string[]): Promise<Preferences> {
+  const preferences = { userId, themes, updatedAt: new Date().toISOString() };
+  await store.putPreferences(clientId, preferences);
+  return preferences;
+}
+
+/** A reader's theme preferences; none set reads as an empty list. */
+export async function getPreferences(clientId: string, userId: string): Promise<Preferences | { userId: string; themes: string[]; updatedAt: null }> {
+  return (await store.getPreferences(clientId, userId)) ?? { userId, themes: [], updatedAt: null };
+}

@@ -1,0 +1,46 @@
+import type { BlockKey } from '../clients/clients.js';
+import type { BlockSettings, Envelope, Weights } from './types.js';
+
+/** Default blend weights; `npm run bench:recos` is how they were chosen. */
+export const DEFAULT_WEIGHTS: Weights = { covisit: 1, content: 0.35, preferences: 0.6, popularity: 0.3 };
+
+export const BLOCK_DEFAULTS = { rows: 10, maxRows: 50, maxAgeDays: 30, envelope: 'smart-section' as Envelope };
+
+/** Hard ceiling of a block's ranking length, whatever its settings say. */
+export const MAX_ROWS_CEILING = 100;
+
+const num = (value: unknown, fallback: number, min: number, max: number) =>
+  typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max ? value : fallback;
+
+/**
+ * A block's settings from its key item, defaults filling what is absent or
+ * invalid (settings are written by support staff with the admin CLI).
+ */
+export function blockSettings(item: BlockKey): BlockSettings {
+  const weights = (item.weights ?? {}) as Partial<Record<keyof Weights, unknown>>;
+  const maxRows = Math.floor(num(item.maxRows, BLOCK_DEFAULTS.maxRows, 1, MAX_ROWS_CEILING));
+  const hosts = Array.isArray(item.hosts) ? item.hosts.filter((h): h is string => typeof h === 'string').map((h) => h.toLowerCase()) : undefined;
+  const display = item.categoryDisplay && typeof item.categoryDisplay === 'object' ? (item.categoryDisplay as Record<string, unknown>) : {};
+  return {
+    clientId: item.clientId,
+    rows: Math.min(maxRows, Math.floor(num(item.rows, BLOCK_DEFAULTS.rows, 1, MAX_ROWS_CEILING))),
+    maxRows,
+    maxAgeDays: num(item.maxAgeDays, BLOCK_DEFAULTS.maxAgeDays, 0.01, 3650),
+    envelope: item.envelope === 'legacy' ? 'legacy' : 'smart-section',
+    weights: {
+      covisit: num(weights.covisit, DEFAULT_WEIGHTS.covisit, 0, 100),
+      content: num(weights.content, DEFAULT_WEIGHTS.content, 0, 100),
+      preferences: num(weights.preferences, DEFAULT_WEIGHTS.preferences, 0, 100),
+      popularity: num(weights.popularity, DEFAULT_WEIGHTS.popularity, 0, 100),
+    },
+    hosts: hosts && hosts.length > 0 ? hosts : undefined,
+    categoryDisplay: Object.fromEntries(Object.entries(display).filter(([, v]) => typeof v === 'string')) as Record<string, string>,
+  };
+}
+
+/** True when the URL's host is one of the block's hosts or a subdomain of one (always true without `hosts`). */
+export function hostAllowed(settings: Pick<BlockSettings, 'hosts'>, url: string): boolean {
+  if (!settings.hosts) return true;
+  const host = new URL(url).hostname.toLowerCase();
+  return settings.hosts.some((h) => host === h || host.endsWith(`.${h}`));
+}

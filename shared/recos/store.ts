@@ -1,0 +1,112 @@
+import type { Article, Covisits, Preferences, Reader } from './types.js';
+
+/**
+ * What the recommendation services need from storage. The DynamoDB store
+ * (`dynamo-store.ts`) serves the API; the memory store serves the offline
+ * evaluation and the benchmark's data generation, with the same semantics.
+ */
+export interface RecosStore {
+  /** In one round trip, whichever of these exist: the reader, their preferences, an article and its co-visits. */
+  context(
+    clientId: string,
+    q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean },
+  ): Promise<{ reader?: Reader; preferences?: Preferences; article?: Article; covisits?: Covisits }>;
+  /** The `limit` most popular articles (decayed popularity), most popular first. */
+  hotArticles(clientId: string, limit: number): Promise<Article[]>;
+  /** Articles by guid (at most 100 guids); unknown ones are left out. */
+  articles(clientId: string, guids: string[]): Promise<Article[]>;
+  /** Writes an article if its view count is still `previousViews` (undefined: if it does not exist). False when it changed meanwhile. */
+  putArticle(clientId: string, article: Article, previousViews: number | undefined): Promise<boolean>;
+  putReader(clientId: string, reader: Reader): Promise<void>;
+  /** Counts one co-read of `guid` with each of `others`, in both directions. */
+  addCovisits(clientId: string, guid: string, others: string[]): Promise<void>;
+  putPreferences(clientId: string, preferences: Preferences): Promise<void>;
+  /** Counts a click on a known article and returns it; undefined when unknown. */
+  recordClick(clientId: string, guid: string): Promise<Article | undefined>;
+}
+
+/** Co-visit items keep the strongest COVISIT_CAP neighbours once they grow past COVISIT_PRUNE_AT. */
+export const COVISIT_CAP = 100;
+export const COVISIT_PRUNE_AT = 150;
+
+/** Keeps the `cap` largest counts (ties by guid). */
+export function pruneCovisits(counts: Covisits, cap = COVISIT_CAP): Covisits {
+  return Object.fromEntries(
+    Object.entries(counts)
+      .sort(([ga, a], [gb, b]) => b - a || (ga < gb ? -1 : 1))
+      .slice(0, cap),
+  );
+}
+
+/** An in-memory store (offline evaluation, benchmark data generation). */
+export class MemoryStore implements RecosStore {
+  readonly articleMap = new Map<string, Map<string, Article>>();
+  readonly readerMap = new Map<string, Map<string, Reader>>();
+  readonly preferenceMap = new Map<string, Map<string, Preferences>>();
+  readonly covisitMap = new Map<string, Map<string, Covisits>>();
+  private hotCache = new Map<string, { version: number; list: Article[] }>();
+  private version = 0;
+
+  private of<T>(map: Map<string, Map<string, T>>, clientId: string): Map<string, T> {
+    let inner = map.get(clientId);
+    if (!inner) map.set(clientId, (inner = new Map()));
+    return inner;
+  }
+
+  async context(clientId: string, q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean }) {
+    return {
+      reader: q.userId ? this.of(this.readerMap, clientId).get(q.userId) : undefined,
+      preferences: q.userId && q.preferences ? this.of(this.preferenceMap, clientId).get(q.userId) : undefined,
+      article: q.guid ? this.of(this.articleMap, clientId).get(q.guid) : undefined,
+      covisits: q.guid && q.covisits ? this.of(this.covisitMap, clientId).get(q.guid) : undefined,
+    };
+  }
+
+  async hotArticles(clientId: string, limit: number): Promise<Article[]> {
+    const cached = this.hotCache.get(clientId);
+    if (cached && cached.version === this.version && cached.list.length >= limit) return cached.list.slice(0, limit);
+    const list = [...this.of(this.articleMap, clientId).values()].sort((a, b) => b.hot - a.hot).slice(0, Math.max(limit, 500));
+    this.hotCache.set(clientId, { version: this.version, list });
+    return list.slice(0, limit);
+  }
+
+  async articles(clientId: string, guids: string[]): Promise<Article[]> {
+    const map = this.of(this.articleMap, clientId);
+    return guids.map((g) => map.get(g)).filter((a): a is Article => a !== undefined);
+  }
+
+  async putArticle(clientId: string, article: Article, previousViews: number | undefined): Promise<boolean> {
+    const map = this.of(this.articleMap, clientId);
+    if (map.get(article.guid)?.views !== previousViews) return false;
+    map.set(article.guid, article);
+    this.version++;
+    return true;
+  }
+
+  async putReader(clientId: string, reader: Reader): Promise<void> {
+    this.of(this.readerMap, clientId).set(reader.userId, reader);
+  }
+
+  async addCovisits(clientId: string, guid: string, others: string[]): Promise<void> {
+    const map = this.of(this.covisitMap, clientId);
+    const bump = (from: string, to: string) => {
+      const counts = map.get(from) ?? {};
+      counts[to] = (counts[to] ?? 0) + 1;
+      map.set(from, Object.keys(counts).length > COVISIT_PRUNE_AT ? pruneCovisits(counts) : counts);
+    };
+    for (const other of others) {
+      bump(guid, other);
+      bump(other, guid);
+    }
+  }
+
+  async putPreferences(clientId: string, preferences: Preferences): Promise<void> {
+    this.of(this.preferenceMap, clientId).set(preferences.userId, preferences);
+  }
+
+  async recordClick(clientId: string, guid: string): Promise<Article | undefined> {
+    const article = this.of(this.articleMap, clientId).get(guid);
+    if (article) article.clicks++;
+    return article;
+  }
+}

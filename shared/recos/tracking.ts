@@ -1,0 +1,123 @@
+import { addView } from './ranking.js';
+import type { RecosStore } from './store.js';
+import { articleGuid } from './urls.js';
+import type { Article, Reader } from './types.js';
+
+/** Storage bounds per reader and per article (README "Recommendations: storage"). */
+export const LIMITS = {
+  /** Most recent distinct reads kept per reader. */
+  readsPerReader: 100,
+  /** Implicit themes kept per reader (strongest first). */
+  tastesPerReader: 30,
+  /** Themes kept per article. */
+  themesPerArticle: 20,
+  /** Explicit preferences per reader. */
+  preferencesPerReader: 50,
+  /** Two page views of a reader belong to one session when at most this far apart. */
+  sessionGapSeconds: 30 * 60,
+  /** A new read is co-counted with at most this many earlier reads of the same session. */
+  sessionPairs: 4,
+  /** A reader's item expires this long after their last page view. */
+  readerTtlDays: 180,
+  /** An article (and its co-visits) expires this long after its last page view. */
+  articleTtlDays: 365,
+  /** Implicit tastes decay by this factor at each new read. */
+  tasteDecay: 0.9,
+};
+
+/** A page view as the tracking endpoint accepts it, already validated and normalised. */
+export interface PageView {
+  userId: string;
+  /** Canonical URL (`canonicalUrl`). */
+  url: string;
+  title?: string;
+  desc?: string;
+  image?: string;
+  category?: string;
+  /** Unix seconds. */
+  published?: number;
+  themes?: string[];
+}
+
+/** The article after one more view: metadata refreshed from what the page sent, popularity counted. */
+export function mergeArticle(previous: Article | undefined, view: PageView, now: number): Article {
+  const pick = (value: string | undefined, old: string | undefined) => (value !== undefined && value !== '' ? value : (old ?? ''));
+  return {
+    guid: articleGuid(view.url),
+    url: view.url,
+    title: pick(view.title, previous?.title),
+    desc: pick(view.desc, previous?.desc),
+    image: pick(view.image, previous?.image),
+    category: pick(view.category, previous?.category),
+    themes: view.themes && view.themes.length > 0 ? view.themes.slice(0, LIMITS.themesPerArticle) : (previous?.themes ?? []),
+    published: view.published ?? previous?.published ?? now,
+    firstSeen: previous?.firstSeen ?? now,
+    lastSeen: now,
+    views: (previous?.views ?? 0) + 1,
+    clicks: previous?.clicks ?? 0,
+    hot: addView(previous?.hot, now),
+  };
+}
+
+/**
+ * The reader after reading `article`: the read moves to the front (one entry
+ * per article, capped), implicit tastes decay and gain the article's themes
+ * (for a new read only). Also returns the earlier reads of the same session
+ * to co-count with it (empty when the article was read before).
+ */
+export function mergeReader(previous: Reader | undefined, userId: string, article: Article, now: number): { reader: Reader; session: string[] } {
+  const reads = previous?.reads ?? [];
+  const readBefore = reads.some((r) => r.g === article.guid);
+  const session: string[] = [];
+  if (!readBefore) {
+    let last = now;
+    for (const r of reads) {
+      if (last - r.t > LIMITS.sessionGapSeconds || session.length >= LIMITS.sessionPairs) break;
+      session.push(r.g);
+      last = r.t;
+    }
+  }
+  let tastes = previous?.tastes ?? {};
+  if (!readBefore && article.themes.length > 0) {
+    const next: Record<string, number> = {};
+    for (const [theme, weight] of Object.entries(tastes)) next[theme] = weight * LIMITS.tasteDecay;
+    for (const theme of article.themes) next[theme] = (next[theme] ?? 0) + 1;
+    tastes = Object.fromEntries(
+      Object.entries(next)
+        .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+        .slice(0, LIMITS.tastesPerReader)
+        .map(([theme, weight]) => [theme, Math.round(weight * 1000) / 1000]),
+    );
+  }
+  return {
+    reader: {
+      userId,
+      reads: [{ g: article.guid, t: now }, ...reads.filter((r) => r.g !== article.guid)].slice(0, LIMITS.readsPerReader),
+      tastes,
+      lastSeen: now,
+    },
+    session,
+  };
+}
+
+/**
+ * Records a page view: updates the article (optimistic concurrency on its view
+ * count, a few retries), the reader's reads and tastes, and the co-visits of
+ * the article with the reader's earlier reads of the same session.
+ */
+export async function trackPageView(store: RecosStore, clientId: string, view: PageView, now: number): Promise<Article> {
+  const guid = articleGuid(view.url);
+  let { reader, article: previous } = await store.context(clientId, { userId: view.userId, guid });
+  let article = mergeArticle(previous, view, now);
+  for (let attempt = 0; !(await store.putArticle(clientId, article, previous?.views)); attempt++) {
+    if (attempt >= 5) throw new Error(`article ${guid}: too many concurrent updates`);
+    previous = (await store.context(clientId, { guid })).article;
+    article = mergeArticle(previous, view, now);
+  }
+  const merged = mergeReader(reader, view.userId, article, now);
+  await Promise.all([
+    store.putReader(clientId, merged.reader),
+    merged.session.length > 0 ? store.addCovisits(clientId, guid, merged.session) : undefined,
+  ]);
+  return article;
+}

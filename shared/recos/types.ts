@@ -1,0 +1,78 @@
+/**
+ * The recommendation domain's records. Times are Unix seconds throughout
+ * (`published_time` in responses too).
+ */
+
+/** An article of a client's catalogue, built from page views. */
+export interface Article {
+  /** Stable id: a hash of the canonical URL (see `articleGuid`). */
+  guid: string;
+  /** Canonical URL (see `canonicalUrl`). */
+  url: string;
+  title: string;
+  desc: string;
+  image: string;
+  category: string;
+  /** Lower-cased themes from the `service:themes` meta (spec 4.13). */
+  themes: string[];
+  /** Publication time (Unix seconds); the first page view when the page did not say. */
+  published: number;
+  firstSeen: number;
+  lastSeen: number;
+  views: number;
+  clicks: number;
+  /** log2 of Σ 2^((t_view − EPOCH)/HALF_LIFE): decayed popularity whose order never changes with time. */
+  hot: number;
+}
+
+/** One read of a reader: article guid and time. */
+export interface Read {
+  g: string;
+  t: number;
+}
+
+/** A reader's recent reads (most recent first, capped) and implicit theme tastes. */
+export interface Reader {
+  userId: string;
+  reads: Read[];
+  /** Theme → decayed count of reads carrying it (capped). */
+  tastes: Record<string, number>;
+  lastSeen: number;
+}
+
+/** A reader's explicit preferences (spec 4.13), set through the preferences endpoint. */
+export interface Preferences {
+  userId: string;
+  themes: string[];
+  updatedAt: string;
+}
+
+/** "Readers of this page also read": co-read article guid → count, capped. */
+export type Covisits = Record<string, number>;
+
+/** Ranking weights of the blend (block setting `weights`). */
+export interface Weights {
+  covisit: number;
+  content: number;
+  preferences: number;
+  popularity: number;
+}
+
+export type Envelope = 'smart-section' | 'legacy';
+
+/** A block's settings with defaults applied (they live on the block key item, `createBlock`). */
+export interface BlockSettings {
+  clientId: string;
+  /** Suggestions per request when `rows` is absent. */
+  rows: number;
+  /** Length of the ranking: `start + rows` never reaches past it (spec §8: "set per client"). */
+  maxRows: number;
+  /** Articles published longer ago than this are never recommended. */
+  maxAgeDays: number;
+  envelope: Envelope;
+  weights: Weights;
+  /** When set, only articles on these hosts (or their subdomains) are recommended or redirected to. */
+  hosts?: string[];
+  /** Display names of categories (`category_display`); the category itself when absent. */
+  categoryDisplay: Record<string, string>;
+}

@@ -1,0 +1,285 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createBlock } from '../../shared/clients/clients.js';
+import { articleGuid } from '../../shared/recos/urls.js';
+import { newClient, request, useService, type TestClient } from '../helpers/service.js';
+
+const service = useService();
+const site = () => `https://news-${randomUUID().slice(0, 8)}.example`;
+const nowIso = (hoursAgo = 1) => new Date(Date.now() - hoursAgo * 3600_000).toISOString();
+
+async function track(client: TestClient, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+  return request(`${service.url}/v1/track/${client.trackingKey}`, { method: 'POST', body, headers });
+}
+
+async function read(client: TestClient, userId: string, url: string, extra: Record<string, unknown> = {}) {
+  const reply = await track(client, { user_id: userId, url, title: `Title of ${url}`, published_time: nowIso(), ...extra });
+  expect(reply.status, reply.text).toBe(200);
+  return reply.body.guid as string;
+}
+
+function recosUrl(blockKey: string, userId: string, query = '') {
+  return `${service.url}/v1/clients/${blockKey}/users/${encodeURIComponent(userId)}/recommendations${query ? `?${query}` : ''}`;
+}
+
+const guidsOf = (body: { result: { recommendation: Array<{ guid: string }> } }) => body.result.recommendation.map((r) => r.guid);
+
+describe('POST /v1/track/<tracking_key>', () => {
+  it('records a page view from JSON and returns the article guid (hash of the canonical URL)', async () => {
+    const client = await newClient(service);
+    const url = `${site()}/a?utm_source=x#top`;
+    const reply = await track(client, { user_id: 'u1', url, themes: ['Climate', ' politics '], category: 'World', published_time: 1_700_000_000 });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual({ status: 'OK', guid: articleGuid(url.replace('?utm_source=x#top', '')) });
+  });
+
+  it('takes the form body the library sends (no CORS preflight), themes as a comma-separated string', async () => {
+    const client = await newClient(service);
+    const url = `${site()}/form-page`;
+    const form = new URLSearchParams({ user_id: 'u1', url, title: 'Form page', themes: 'a,b', published_time: nowIso() });
+    const reply = await request(`${service.url}/v1/track/${client.trackingKey}`, {
+      method: 'POST',
+      raw: form.toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8' },
+    });
+    expect(reply.status, reply.text).toBe(200);
+    const block = await createBlock(client.username);
+    const recos = await request(recosUrl(block, 'someone-else'));
+    expect(recos.body.result.recommendation).toEqual([
+      expect.objectContaining({ guid: articleGuid(url), title: 'Form page', url: `${service.url}/v1/r/${block}/${articleGuid(url)}` }),
+    ]);
+  });
+
+  it('answers 400 with a cause on bad input and 404 on an unknown key', async () => {
+    const client = await newClient(service);
+    expect((await track(client, { url: `${site()}/x` })).body).toEqual({ status: 400, cause: 'body.user_id: is required' });
+    expect((await track(client, { user_id: 'u', url: 'javascript:alert(1)' })).body.cause).toBe('body.url: must be an absolute http(s) URL');
+    expect((await track(client, { user_id: 'u', url: `${site()}/x`, themes: 5 })).body.cause).toMatch(/^body\.themes: must be an array of strings or a comma-separated string/);
+    expect((await track(client, { user_id: 'u', url: `${site()}/x`, published_time: 'yesterday' })).body.cause).toMatch(/^body\.published_time: must be Unix seconds or an ISO 8601 date/);
+    expect((await track(client, { user_id: '', url: `${site()}/x` })).status).toBe(400);
+    const unknown = await request(`${service.url}/v1/track/no-such-key`, { method: 'POST', body: { user_id: 'u', url: `${site()}/x` } });
+    expect(unknown).toMatchObject({ status: 404, body: { status: 404, cause: 'Unknown tracking key' } });
+  });
+
+  it("refuses a browser page reporting another site's URL", async () => {
+    const client = await newClient(service);
+    const reply = await track(client, { user_id: 'u', url: 'https://victim.example/a' }, { origin: 'https://attacker.example' });
+    expect(reply.status).toBe(400);
+    expect(reply.body.cause).toMatch(/^body\.url: a page of attacker\.example can only track URLs of its own site/);
+    expect((await track(client, { user_id: 'u', url: 'https://www.mine.example/a' }, { origin: 'https://mine.example' })).status).toBe(200);
+  });
+});
+
+describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
+  it('answers 404 for an unknown block key and 400 for invalid parameters', async () => {
+    const client = await newClient(service);
+    const block = await createBlock(client.username);
+    expect(await request(recosUrl('no-such-block', 'u'))).toMatchObject({ status: 404, body: { status: 404, cause: 'Unknown block key' } });
+    for (const [query, cause] of [
+      ['rows=abc', /^query\.rows: must be a non-negative integer/],
+      ['rows=0', /^query\.rows: must be at least 1/],
+      ['start=-1', /^query\.start: must be a non-negative integer/],
+      ['shuffle=maybe', /^query\.shuffle: must be true or false/],
+      ['redir_https=yes', /^query\.redir_https: must be true or false/],
+      ['noredir=2', /^query\.noredir: must be true or false/],
+      ['callback=alert(1)', /^query\.callback: must be an identifier or a dotted path/],
+      ['excluded[]=not-a-url', /^query\.excluded\[\]: "not-a-url" is not an absolute http\(s\) URL/],
+      ['page_url=ftp://x', /^query\.page_url: must be an absolute http\(s\) URL/],
+      ['format=xml', /^query\.format: must be smart-section or legacy/],
+    ] as const) {
+      const reply = await request(recosUrl(block, 'u', query));
+      expect(reply.status, query).toBe(400);
+      expect(reply.body.cause, query).toMatch(cause);
+    }
+  });
+
+  it('never recommends the current page (referer or page_url), read articles, excluded URLs or stale articles', async () => {
+    const client = await newClient(service);
+    const block = await createBlock(client.username, { maxAgeDays: 7 });
+    const s = site();
+    const [a, b, c, d, e] = ['a', 'b', 'c', 'd', 'e'].map((p) => `${s}/${p}`);
+    for (const url of [a, b, c, d]) await read(client, 'crowd', url);
+    await read(client, 'crowd', e, { published_time: nowIso(24 * 30) });
+    await read(client, 'reader', b);
+    const all = await request(recosUrl(block, 'reader'));
+    expect(new Set(guidsOf(all.body))).toEqual(new Set([a, c, d].map(articleGuid)));
+
+    const withReferer = await request(recosUrl(block, 'reader'), { headers: { referer: `${a}#comments` } });
+    expect(new Set(guidsOf(withReferer.body))).toEqual(new Set([c, d].map(articleGuid)));
+    const withPageUrl = await request(recosUrl(block, 'reader', `page_url=${encodeURIComponent(c)}&excluded[]=${encodeURIComponent(d)}`), {
+      headers: { referer: s },
+    });
+    expect(guidsOf(withPageUrl.body)).toEqual([articleGuid(a)]);
+  });
+
+  it('ranks what readers of this page also read first (co-visits from sessions), and names the algorithm', async () => {
+    const client = await newClient(service);
+    const block = await createBlock(client.username);
+    const s = site();
+    const page = `${s}/page`;
+    const alsoRead = `${s}/also-read`;
+    const popular = Array.from({ length: 4 }, (_, i) => `${s}/popular-${i}`);
+    for (let r = 0; r < 6; r++) for (const url of popular) await read(client, `crowd-${r}`, url);
+    for (let r = 0; r < 2; r++) {
+      await read(client, `fan-${r}`, page);
+      await read(client, `fan-${r}`, alsoRead);
+    }
+    const cold = await request(recosUrl(block, 'newcomer'));
+    expect(cold.body.algo).toBe('popularity');
+    expect(guidsOf(cold.body).slice(0, 4).sort()).toEqual(popular.map(articleGuid).sort());
+
+    const onPage = await request(recosUrl(block, 'newcomer', `page_url=${encodeURIComponent(page)}`));
+    expect(guidsOf(onPage.body)[0]).toBe(articleGuid(alsoRead));
+    expect(onPage.body.algo).toMatch(/^covisit\+.*popularity$/);
+    expect(onPage.body.status).toBe('OK');
+  });
+
+  it("uses the reader's theme preferences, set through the preferences endpoint", async () => {
+    const client = await newClient(service);
+    const block = await createBlock(client.username);
+    const s = site();
+    for (let i = 0; i < 3; i++) await read(client, `crowd-${i}`, `${s}/football`, { themes: 'football' });
+    await read(client, 'crowd-0', `${s}/cooking`, { themes: 'cooking,food' });
+    const before = await request(recosUrl(block, 'gourmet'));
+    expect(guidsOf(before.body)[0]).toBe(articleGuid(`${s}/football`));
+
+    const put = await request(`${service.url}/v1/users/gourmet/preferences`, { method: 'PUT', token: client.token, body: { themes: ['Cooking'] } });
+    expect(put.status, put.text).toBe(200);
+    expect(put.body).toMatchObject({ user_id: 'gourmet', themes: ['cooking'] });
+    const after = await request(recosUrl(block, 'gourmet'));
+    expect(guidsOf(after.body)[0]).toBe(articleGuid(`${s}/cooking`));
+    expect(after.body.algo).toContain('preferences');
+  });
+
+  it('gives both envelopes: smart-section by default, the earlier one by format or by block setting', async () => {
+    const client = await newClient(service);
+    const smartBlock = await createBlock(client.username, { categoryDisplay: { world: 'World news' } });
+    const legacyBlock = await createBlock(client.username, { envelope: 'legacy' });
+    const url = `${site()}/one`;
+    await read(client, 'crowd', url, { category: 'world', description: 'Desc', image: `${site()}/i.png`, published_time: Math.floor(Date.now() / 1000) - 3600 });
+    const smart = await request(recosUrl(smartBlock, 'u'));
+    const item = smart.body.result.recommendation[0];
+    expect(Object.keys(item).sort()).toEqual(['category', 'category_display', 'desc', 'guid', 'image', 'published_time', 'title', 'url']);
+    expect(item).toMatchObject({ category: 'world', category_display: 'World news', desc: 'Desc' });
+    expect(Number.isInteger(item.published_time)).toBe(true);
+
+    for (const reply of [await request(recosUrl(smartBlock, 'u', 'format=legacy')), await request(recosUrl(legacyBlock, 'u'))]) {
+      expect(reply.body).toEqual({ count: 1, start: 0, recommendations: [expect.any(Object)] });
+      expect(Object.keys(reply.body.recommendations[0]).sort()).toEqual(['category', 'desc', 'guid', 'image', 'title', 'url']);
+    }
+  });
+
+  it('pages one stable ranking with start and rows; shuffle reorders only the page', async () => {
+    const client = await newClient(service);
+    const block = await createBlock(client.username);
+    const s = site();
+    for (let i = 0; i < 7; i++) for (let v = 0; v <= i; v++) await read(client, `crowd-${v}`, `${s}/p${i}`);
+    const whole = guidsOf((await request(recosUrl(block, 'u', 'rows=7'))).body);
+    expect(whole).toHaveLength(7);
+    const pages = [];
+    for (const start of [0, 3, 6]) {
+      const reply = await request(recosUrl(block, 'u', `rows=3&start=${start}&format=legacy`));
+      expect(reply.body.start).toBe(start);
+      pages.push(...reply.body.recommendations.map((r: { guid: string }) => r.guid));
+    }
+    expect(pages).toEqual(whole);
+    const shuffledPage = guidsOf((await request(recosUrl(block, 'u', 'rows=3&shuffle=true'))).body);
+    expect(new Set(shuffledPage)).toEqual(new Set(whole.slice(0, 3)));
+  });
+
+  it('answers JSONP for a valid callback, with nosniff', async () => {
+    const client = await newClient(service);
+    const block = await createBlock(client.username);
+    await read(client, 'crowd', `${site()}/j`);
+    const reply = await request(recosUrl(block, 'u', 'callback=window.myBlock.show'));
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
+    expect(reply.headers.get('x-content-type-options')).toBe('nosniff');
+    const match = /^\/\*\*\/window\.myBlock\.show\((.*)\);$/s.exec(reply.text);
+    expect(match).not.toBeNull();
+    expect(JSON.parse(match![1])).toMatchObject({ status: 'OK', result: { recommendation: [expect.any(Object)] } });
+  });
+
+  it('noredir adds url_raw; redir_https builds https redirection URLs', async () => {
+    const client = await newClient(service);
+    const block = await createBlock(client.username);
+    const url = `http://${site().slice(8)}/plain-http`;
+    await read(client, 'crowd', url);
+    const raw = (await request(recosUrl(block, 'u', 'noredir=true'))).body.result.recommendation[0];
+    expect(raw).toMatchObject({ url, url_raw: url });
+    const https = (await request(recosUrl(block, 'u', 'redir_https=true'))).body.result.recommendation[0];
+    expect(https.url).toBe(`${service.url.replace('http:', 'https:')}/v1/r/${block}/${articleGuid(url)}?https=1`);
+  });
+
+  it("personalises a subscriber's recommendations by their guid (same id space as tracking)", async () => {
+    const client = await newClient(service);
+    const block = await createBlock(client.username);
+    const s = site();
+    const guid = `subscriber-${randomUUID()}`;
+    await read(client, 'crowd', `${s}/x`);
+    await read(client, guid, `${s}/x`);
+    expect(guidsOf((await request(recosUrl(block, guid))).body)).toEqual([]);
+  });
+});
+
+describe('GET /v1/r/<block_key>/<guid> (click redirect)', () => {
+  it('redirects (302) only to a known article of the block\'s client, https when asked', async () => {
+    const client = await newClient(service);
+    const other = await newClient(service);
+    const block = await createBlock(client.username);
+    const otherBlock = await createBlock(other.username);
+    const url = `http://${site().slice(8)}/article?id=7`;
+    const guid = await read(client, 'crowd', url);
+    const recos = await request(recosUrl(block, 'u'));
+    const follow = await request(recos.body.result.recommendation[0].url);
+    expect(follow.status).toBe(302);
+    expect(follow.headers.get('location')).toBe(url);
+    expect((await request(`${service.url}/v1/r/${block}/${guid}?https=1`)).headers.get('location')).toBe(url.replace('http:', 'https:'));
+    expect((await request(`${service.url}/v1/r/${otherBlock}/${guid}`)).status).toBe(404);
+    expect((await request(`${service.url}/v1/r/${block}/${'0'.repeat(20)}`)).status).toBe(404);
+    expect((await request(`${service.url}/v1/r/no-such-block/${guid}`)).status).toBe(404);
+    const bad = await request(`${service.url}/v1/r/${block}/${encodeURIComponent('https://evil.example')}`);
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('location')).toBeNull();
+  });
+
+  it("keeps to the block's hosts when the block lists them", async () => {
+    const client = await newClient(service);
+    const block = await createBlock(client.username, { hosts: ['mine.example'] });
+    const mine = await read(client, 'crowd', 'https://www.mine.example/ok');
+    const foreign = await read(client, 'crowd', 'https://elsewhere.example/no');
+    expect(guidsOf((await request(recosUrl(block, 'u'))).body)).toEqual([mine]);
+    expect((await request(`${service.url}/v1/r/${block}/${mine}`)).status).toBe(302);
+    expect((await request(`${service.url}/v1/r/${block}/${foreign}`)).status).toBe(404);
+  });
+});
+
+describe('/v1/users/<user_id>/preferences', () => {
+  it('sets and reads themes per client, with a token', async () => {
+    const a = await newClient(service);
+    const b = await newClient(service);
+    const empty = await request(`${service.url}/v1/users/r1/preferences`, { token: a.token });
+    expect(empty.body).toEqual({ user_id: 'r1', themes: [], updated_at: null });
+    const put = await request(`${service.url}/v1/users/r1/preferences`, { method: 'PUT', token: a.token, body: { themes: 'Climate, cities,climate' } });
+    expect(put.body.themes).toEqual(['climate', 'cities']);
+    expect((await request(`${service.url}/v1/users/r1/preferences`, { token: a.token })).body.themes).toEqual(['climate', 'cities']);
+    expect((await request(`${service.url}/v1/users/r1/preferences`, { token: b.token })).body.themes).toEqual([]);
+    expect((await request(`${service.url}/v1/users/r1/preferences`)).status).toBe(401);
+    const bad = await request(`${service.url}/v1/users/r1/preferences`, { method: 'PUT', token: a.token, body: { themes: Array.from({ length: 51 }, (_, i) => `t${i}`) } });
+    expect(bad.body).toEqual({ status: 400, cause: 'body.themes: at most 50 themes' });
+  });
+});
+
+describe('the library and the API description', () => {
+  it('serves the library at /lib/v1 and lists the recommendation routes in /v1/openapi.json', async () => {
+    const lib = await request(`${service.url}/lib/v1`);
+    expect(lib.status).toBe(200);
+    expect(lib.headers.get('content-type')).toContain('application/javascript');
+    expect(lib.text).toContain('getRecommendations');
+    const doc = (await request(`${service.url}/v1/openapi.json`)).body;
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/v1/clients/{block_key}/users/{user_id}/recommendations', '/v1/track/{tracking_key}', '/v1/r/{block_key}/{guid}', '/v1/users/{user_id}/preferences']),
+    );
+    expect(Object.keys(doc.paths['/v1/users/{user_id}/preferences'])).toEqual(['get', 'put']);
+  });
+});
