@@ -1,0 +1,85 @@
+/**
+ * The browser library in real headless Chromium (Debian's /usr/bin/chromium,
+ * driven by playwright-core): a reader browses the demo site served by the
+ * local gateway, each page tracks itself and shows a smart section.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBlock } from '../../shared/clients/clients.js';
+import { articleGuid } from '../../shared/recos/urls.js';
+import { recosMounts, type DemoKeys } from '../../infra/local/recos-mounts.js';
+import { newClient, request, useService } from '../helpers/service.js';
+
+let keys: DemoKeys | undefined;
+const service = useService({ mounts: recosMounts(() => keys) });
+let browser: Browser;
+
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
+const page = (slug: string) => `${service.url}/demo/articles/${slug}.html`;
+const demoArticles = JSON.parse(readFileSync('infra/local/demo-site/articles.json', 'utf8')) as Array<{
+  slug: string;
+  title: string;
+  description: string;
+  section: string;
+  themes: string;
+  hoursAgo: number;
+}>;
+
+beforeAll(async () => {
+  const client = await newClient(service);
+  keys = { trackingKey: client.trackingKey, blockKey: await createBlock(client.username, { name: 'e2e block' }) };
+  // Other readers made the rest of the site known (and popular) before our reader arrives.
+  for (const [i, slug] of ['football-final', 'ai-newsrooms', 'bread-recipe', 'chip-shortage', 'heatwave-cities'].entries()) {
+    const a = demoArticles.find((d) => d.slug === slug)!;
+    const body = { url: page(slug), title: a.title, description: a.description, category: a.section, themes: a.themes, published_time: Math.floor(Date.now() / 1000) - a.hoursAgo * 3600 };
+    for (let r = 0; r <= i; r++) {
+      const reply = await request(`${service.url}/v1/track/${keys.trackingKey}`, { method: 'POST', body: { user_id: `crowd-${r}`, ...body } });
+      expect(reply.status).toBe(200);
+    }
+  }
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('browser library on the demo site', () => {
+  it('tracks pages, shows recommendations without the current and read pages, and clicks through the redirect', async () => {
+    const context = await browser.newContext();
+    const tab = await context.newPage();
+    const visited = ['climate-summit', 'city-bikes', 'heatwave-cities'];
+    const ids: string[] = [];
+    let shown: Array<{ href: string; guid: string }> = [];
+    for (const slug of visited) {
+      await tab.goto(page(slug));
+      await tab.waitForSelector('#recos[data-state="done"]', { timeout: 10_000 });
+      ids.push(await tab.evaluate(() => (window as unknown as { Recos: { getAnonymousUserId(): string } }).Recos.getAnonymousUserId()));
+      shown = await tab.$$eval('#recos a', (links) => links.map((a) => ({ href: (a as HTMLAnchorElement).href, guid: a.getAttribute('data-guid') ?? '' })));
+    }
+    expect(new Set(ids).size).toBe(1);
+    expect(ids[0]).toMatch(/^[0-9a-f]{32}$/);
+    expect((await context.cookies()).find((c) => c.name === 'recos_uid')?.value).toBe(ids[0]);
+
+    // On the third page: 4 items, none of them the current page or the two pages read before.
+    expect(shown).toHaveLength(4);
+    const excluded = new Set(visited.map((slug) => articleGuid(page(slug))));
+    for (const item of shown) {
+      expect(excluded.has(item.guid)).toBe(false);
+      expect(item.href).toBe(`${service.url}/v1/r/${keys!.blockKey}/${item.guid}`);
+    }
+    mkdirSync('test-results', { recursive: true });
+    await tab.screenshot({ path: 'test-results/recos-demo.png', fullPage: true });
+
+    // Clicking goes through the service's redirect (302) to the article itself.
+    const redirects: number[] = [];
+    tab.on('response', (res) => {
+      if (res.url().includes('/v1/r/')) redirects.push(res.status());
+    });
+    await Promise.all([tab.waitForURL((url) => url.pathname.startsWith('/demo/articles/'), { timeout: 10_000 }), tab.click('#recos a >> nth=0')]);
+    expect(redirects).toEqual([302]);
+    expect(articleGuid(tab.url())).toBe(shown[0].guid);
+    await context.close();
+  });
+});
