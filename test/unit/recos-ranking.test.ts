@@ -1,0 +1,214 @@
+import { describe, expect, it } from 'vitest';
+import { buildLibrary, generatedModule } from '../../shared/browser/build.js';
+import { readFileSync } from 'node:fs';
+import { jsonp, redirectUrl } from '../../shared/recos/envelope.js';
+import { addView, algoName, contentSimilarity, decayedViews, POPULARITY_HALF_LIFE_HOURS, preferenceMatch, rank, shuffled, type RankInput } from '../../shared/recos/ranking.js';
+import { blockSettings, DEFAULT_WEIGHTS } from '../../shared/recos/settings.js';
+import { MemoryStore, pruneCovisits } from '../../shared/recos/store.js';
+import { LIMITS, mergeArticle, mergeReader, trackPageView } from '../../shared/recos/tracking.js';
+import { toUnixSeconds } from '../../shared/recos/schemas.js';
+import type { Article } from '../../shared/recos/types.js';
+import { articleGuid, canonicalUrl } from '../../shared/recos/urls.js';
+
+const NOW = 1_790_000_000;
+const HOUR = 3600;
+
+function article(guid: string, o: Partial<Article> & { viewsAt?: number[] } = {}): Article {
+  const viewsAt = o.viewsAt ?? [NOW - HOUR];
+  let hot: number | undefined;
+  for (const t of viewsAt) hot = addView(hot, t);
+  return {
+    guid,
+    url: `https://site.example/${guid}`,
+    title: guid,
+    desc: '',
+    image: '',
+    category: '',
+    themes: [],
+    published: NOW - 2 * HOUR,
+    firstSeen: NOW - 2 * HOUR,
+    lastSeen: NOW,
+    views: viewsAt.length,
+    clicks: 0,
+    hot: hot ?? 0,
+    ...o,
+  };
+}
+
+function input(candidates: Article[], o: Partial<RankInput> = {}): RankInput {
+  return {
+    candidates,
+    covisits: {},
+    read: new Set(),
+    tastes: {},
+    preferences: [],
+    excluded: new Set(),
+    settings: { weights: DEFAULT_WEIGHTS, maxAgeDays: 30, maxRows: 50 },
+    now: NOW,
+    ...o,
+  };
+}
+
+const order = (ranked: { article: Article }[]) => ranked.map((r) => r.article.guid);
+
+describe('decayed popularity', () => {
+  it('halves a view every half-life and keeps the order of decayed counts at any time', () => {
+    const one = addView(undefined, NOW);
+    expect(decayedViews(one, NOW)).toBeCloseTo(1, 9);
+    expect(decayedViews(one, NOW + POPULARITY_HALF_LIFE_HOURS * HOUR)).toBeCloseTo(0.5, 9);
+    // Three old views vs one fresh view: the fresh one wins once the old ones are two half-lives older.
+    let old: number | undefined;
+    for (let i = 0; i < 3; i++) old = addView(old, NOW - 2 * POPULARITY_HALF_LIFE_HOURS * HOUR);
+    expect(decayedViews(old!, NOW)).toBeCloseTo(0.75, 9);
+    expect(one).toBeGreaterThan(old!);
+  });
+});
+
+describe('rank', () => {
+  it('orders by decayed popularity alone for a cold start, named "popularity"', () => {
+    const ranked = rank(input([article('a', { viewsAt: [NOW - HOUR] }), article('b', { viewsAt: [NOW - HOUR, NOW - 2 * HOUR] })]));
+    expect(order(ranked)).toEqual(['b', 'a']);
+    expect(algoName(ranked)).toBe('popularity');
+  });
+
+  it('never returns the current page, read articles, excluded ones, stale ones or other hosts', () => {
+    const candidates = ['cur', 'read', 'excl', 'ok'].map((g) => article(g));
+    candidates.push(article('stale', { published: NOW - 31 * 86_400 }));
+    candidates.push(article('foreign', { url: 'https://other.example/x' }));
+    const ranked = rank(input(candidates, { currentGuid: 'cur', read: new Set(['read']), excluded: new Set(['excl']), settings: { weights: DEFAULT_WEIGHTS, maxAgeDays: 30, maxRows: 50, hosts: ['site.example'] } }));
+    expect(order(ranked)).toEqual(['ok']);
+  });
+
+  it('puts co-visited articles ahead of more popular ones', () => {
+    const popular = article('popular', { viewsAt: Array.from({ length: 50 }, () => NOW - HOUR) });
+    const coRead = article('co-read');
+    const ranked = rank(input([popular, coRead], { currentGuid: 'cur', covisits: { 'co-read': 3 } }));
+    expect(order(ranked)).toEqual(['co-read', 'popular']);
+    expect(algoName(ranked)).toBe('covisit+popularity');
+  });
+
+  it('uses content similarity (themes, category) with the current page', () => {
+    const current = article('cur', { themes: ['climate', 'cities'], category: 'Science' });
+    const similar = article('similar', { themes: ['climate'], category: 'Science' });
+    const popular = article('popular', { themes: ['football'], viewsAt: [NOW - HOUR, NOW - HOUR, NOW - HOUR] });
+    expect(contentSimilarity(similar, current)).toBeCloseTo((2 * 0.5 + 1) / 3, 9);
+    expect(contentSimilarity(popular, current)).toBe(0);
+    expect(order(rank(input([popular, similar], { current, currentGuid: 'cur' })))).toEqual(['similar', 'popular']);
+  });
+
+  it('uses explicit preferences over implicit tastes, and both over popularity', () => {
+    const football = article('football', { themes: ['football'], viewsAt: Array.from({ length: 20 }, () => NOW - HOUR) });
+    const cooking = article('cooking', { themes: ['cooking'] });
+    const climate = article('climate', { themes: ['climate'] });
+    expect(preferenceMatch(cooking, { climate: 4 }, new Set(['cooking']))).toBe(1);
+    expect(preferenceMatch(climate, { climate: 4, cooking: 2 }, new Set())).toBeCloseTo(0.6, 9);
+    expect(order(rank(input([football, cooking, climate])))).toEqual(['football', 'climate', 'cooking']);
+    expect(order(rank(input([football, cooking, climate], { tastes: { climate: 2 } })))).toEqual(['climate', 'football', 'cooking']);
+    const both = rank(input([football, cooking, climate], { tastes: { climate: 2 }, preferences: ['cooking'] }));
+    expect(order(both)).toEqual(['cooking', 'climate', 'football']);
+    expect(algoName(both)).toBe('preferences+popularity');
+  });
+
+  it('follows the block weights: popularity 0 and covisit 0 leave only what is switched on', () => {
+    const a = article('a', { viewsAt: [NOW - HOUR, NOW - HOUR] });
+    const b = article('b');
+    const weights = { covisit: 0, content: 0, preferences: 0, popularity: 0 };
+    const ranked = rank(input([b, a], { covisits: { b: 5 }, settings: { weights, maxAgeDays: 30, maxRows: 50 } }));
+    expect(algoName(ranked)).toBe('none');
+    // Equal scores: the more popular first, then the guid — a stable order.
+    expect(order(ranked)).toEqual(['a', 'b']);
+  });
+
+  it('caps the ranking at maxRows and deduplicates candidates', () => {
+    const many = Array.from({ length: 10 }, (_, i) => article(`a${i}`));
+    expect(rank(input([...many, ...many], { settings: { weights: DEFAULT_WEIGHTS, maxAgeDays: 30, maxRows: 4 } }))).toHaveLength(4);
+  });
+
+  it('shuffles a copy, keeping the items', () => {
+    const items = [1, 2, 3, 4, 5];
+    const out = shuffled(items, () => 0);
+    expect(out).toEqual([2, 3, 4, 5, 1]);
+    expect(items).toEqual([1, 2, 3, 4, 5]);
+  });
+});
+
+describe('tracking rules', () => {
+  const view = (url: string, o = {}) => ({ userId: 'u', url, ...o });
+
+  it('keeps the latest metadata, the first publication time it got, and counts views', () => {
+    const first = mergeArticle(undefined, view('https://s.example/a', { title: 'T1', themes: ['x'], published: 100 }), NOW);
+    const second = mergeArticle(first, view('https://s.example/a', { title: 'T2' }), NOW + 10);
+    expect(second).toMatchObject({ title: 'T2', themes: ['x'], published: 100, views: 2, firstSeen: NOW, lastSeen: NOW + 10 });
+    expect(second.guid).toBe(articleGuid('https://s.example/a'));
+    expect(mergeArticle(undefined, view('https://s.example/b'), NOW).published).toBe(NOW);
+  });
+
+  it('co-counts a new read with the earlier reads of the same session only, at most sessionPairs of them', () => {
+    const a = (g: string) => article(g);
+    let reader = mergeReader(undefined, 'u', a('r1'), NOW).reader;
+    reader = mergeReader(reader, 'u', a('r2'), NOW + 60).reader;
+    const third = mergeReader(reader, 'u', a('r3'), NOW + 120);
+    expect(third.session).toEqual(['r2', 'r1']);
+    const later = mergeReader(third.reader, 'u', a('r4'), NOW + 120 + LIMITS.sessionGapSeconds + 1);
+    expect(later.session).toEqual([]);
+    const again = mergeReader(third.reader, 'u', a('r1'), NOW + 180);
+    expect(again.session).toEqual([]);
+    expect(again.reader.reads.map((r) => r.g)).toEqual(['r1', 'r3', 'r2']);
+    let long = third.reader;
+    for (let i = 0; i < 10; i++) long = mergeReader(long, 'u', a(`s${i}`), NOW + 200 + i).reader;
+    expect(mergeReader(long, 'u', a('z'), NOW + 300).session).toHaveLength(LIMITS.sessionPairs);
+  });
+
+  it('bounds a reader: at most readsPerReader reads and tastesPerReader themes', () => {
+    let reader = undefined as ReturnType<typeof mergeReader>['reader'] | undefined;
+    for (let i = 0; i < LIMITS.readsPerReader + 20; i++) reader = mergeReader(reader, 'u', article(`g${i}`, { themes: [`t${i}`] }), NOW + i).reader;
+    expect(reader!.reads).toHaveLength(LIMITS.readsPerReader);
+    expect(reader!.reads[0].g).toBe(`g${LIMITS.readsPerReader + 19}`);
+    expect(Object.keys(reader!.tastes)).toHaveLength(LIMITS.tastesPerReader);
+    expect(reader!.tastes[`t${LIMITS.readsPerReader + 19}`]).toBe(1);
+  });
+
+  it('records co-visits in both directions through a store, and prunes co-visit items to the strongest', async () => {
+    const store = new MemoryStore();
+    await trackPageView(store, 'c', view('https://s.example/a'), NOW);
+    await trackPageView(store, 'c', view('https://s.example/b'), NOW + 10);
+    const [ga, gb] = ['https://s.example/a', 'https://s.example/b'].map(articleGuid);
+    expect((await store.context('c', { guid: ga, covisits: true })).covisits).toEqual({ [gb]: 1 });
+    expect((await store.context('c', { guid: gb, covisits: true })).covisits).toEqual({ [ga]: 1 });
+    const counts = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`g${String(i).padStart(3, '0')}`, i % 7]));
+    const pruned = pruneCovisits(counts, 10);
+    expect(Object.keys(pruned)).toHaveLength(10);
+    expect(Math.min(...Object.values(pruned))).toBe(6);
+  });
+});
+
+describe('URLs, times, envelopes and the library build', () => {
+  it('canonicalises article URLs and refuses non-http ones', () => {
+    expect(canonicalUrl('HTTPS://News.Example:443/a?utm_source=n&id=3&fbclid=x#c')).toBe('https://news.example/a?id=3');
+    expect(canonicalUrl('javascript:alert(1)')).toBeUndefined();
+    expect(canonicalUrl('https://user:pw@news.example/')).toBeUndefined();
+    expect(canonicalUrl('/relative')).toBeUndefined();
+  });
+
+  it('reads published_time as Unix seconds from seconds, milliseconds, numeric strings and ISO dates', () => {
+    expect(toUnixSeconds(1_700_000_000)).toBe(1_700_000_000);
+    expect(toUnixSeconds(1_700_000_000_123)).toBe(1_700_000_000);
+    expect(toUnixSeconds('1700000000')).toBe(1_700_000_000);
+    expect(toUnixSeconds('2023-11-14T22:13:20Z')).toBe(1_700_000_000);
+    expect(toUnixSeconds('soon')).toBeUndefined();
+  });
+
+  it('builds redirection URLs and JSONP bodies', () => {
+    expect(redirectUrl({ baseUrl: 'http://api.example', blockKey: 'k/1', redirHttps: true }, 'abc')).toBe('https://api.example/v1/r/k%2F1/abc?https=1');
+    expect(jsonp('a.b', { t: 'x\u2028y' })).toBe('/**/a.b({"t":"x\\u2028y"});');
+  });
+
+  it('applies block defaults and ignores invalid settings', () => {
+    const s = blockSettings({ kind: 'block', clientId: 'c', rows: 'many', maxRows: 20, weights: { covisit: -1, popularity: 2 }, envelope: 'legacy', hosts: ['News.example'] });
+    expect(s).toMatchObject({ rows: 10, maxRows: 20, envelope: 'legacy', hosts: ['news.example'], weights: { ...DEFAULT_WEIGHTS, popularity: 2 } });
+  });
+
+  it('serves the library the current source builds (run `npm run build:lib` after editing it)', async () => {
+    expect(readFileSync('shared/browser/library.generated.ts', 'utf8')).toBe(generatedModule(await buildLibrary()));
+  });
+});
