@@ -1,7 +1,7 @@
 import type { BlockKey } from '../clients/clients.js';
 import type { BlockSettings, Envelope, Weights } from './types.js';
 
-/** Default blend weights; `npm run bench:recos` is how they were chosen. */
+/** Default blend weights (hand-set; `npm run bench:recos:quality` evaluates them against baselines and single-signal ablations). */
 export const DEFAULT_WEIGHTS: Weights = { covisit: 1, content: 0.35, preferences: 0.6, popularity: 0.3 };
 
 export const BLOCK_DEFAULTS = { rows: 10, maxRows: 50, maxAgeDays: 30, envelope: 'smart-section' as Envelope };
