@@ -1,0 +1,170 @@
+/**
+ * Latency of the recommendation endpoint through the local gateway
+ * (`npm run bench:recos:latency`), against DynamoDB Local (in memory, started
+ * here) holding a catalogue of 10,000 articles built from 100,000 page views.
+ *
+ * The page views of a generated click log (bench/recos-data.ts) are replayed
+ * through the service's tracking code into the memory store, and its records
+ * are bulk-loaded as the same table items the DynamoDB store writes. Then
+ * sequential HTTP requests measure p50/p99 and count DynamoDB calls per
+ * request (an SDK middleware on the service's client). Baselines in the same
+ * run: a cold reader on no page, tracking a page view, and one raw GetItem.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { applyEnv, localNames, localServiceEnv } from '../infra/local/env.js';
+import { ensureTable, freePort, startDynamoLocal } from '../infra/local/services.js';
+import { generateClickLog, prng } from './recos-data.js';
+
+const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string]));
+const ARTICLES = Number(args.get('articles') ?? 10_000);
+const VIEWS = Number(args.get('views') ?? 100_000);
+const READERS = Number(args.get('readers') ?? 10_000);
+const REQUESTS = Number(args.get('requests') ?? 1000);
+const WARMUP = 50;
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+interface Measured {
+  p50: number;
+  p99: number;
+  calls: { min: number; max: number; mean: number };
+}
+
+async function main() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'recos-bench-'));
+  const dynamo = await startDynamoLocal({ port: await freePort() });
+  try {
+    await ensureTable(dynamo.endpoint, localNames.TABLE_NAME);
+    const gatewayPort = await freePort();
+    const base = `http://127.0.0.1:${gatewayPort}`;
+    applyEnv(localServiceEnv({ dynamoEndpoint: dynamo.endpoint, s3Endpoint: 'http://127.0.0.1:1', publicBaseUrl: base, dataDir }), { override: true });
+
+    // Loaded after the environment is set, as the handlers are.
+    const { ddb, batchWrite, tableName } = await import('../shared/db/client.js');
+    const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { createBlock, createClient } = await import('../shared/clients/clients.js');
+    const { MemoryStore } = await import('../shared/recos/store.js');
+    const { trackPageView } = await import('../shared/recos/tracking.js');
+    const { recosItems } = await import('../shared/recos/dynamo-store.js');
+    const { createGateway, listen } = await import('../infra/local/gateway.js');
+    const { keys } = await import('../shared/db/keys.js');
+
+    let calls = 0;
+    ddb.middlewareStack.add((next) => async (input) => {
+      calls++;
+      return next(input);
+    }, { step: 'initialize', name: 'benchCallCounter' });
+
+    const t0 = Date.now();
+    const log = generateClickLog({ articles: ARTICLES, views: VIEWS, readers: READERS, days: 30, seed: 7 });
+    const clientId = `bench-${Date.now().toString(36)}`;
+    const { client } = await createClient(clientId);
+    const blockKey = await createBlock(clientId);
+    const store = new MemoryStore();
+    const view = (reader: string, i: number, t: number) => {
+      const a = log.articles[i];
+      return trackPageView(store, clientId, { userId: reader, url: a.url, title: a.title, category: a.category, themes: a.themes, published: a.published }, t);
+    };
+    // The benchmark's clock is the log's end; requests rank at the real time, so shift the log to end now.
+    const shift = Math.floor(Date.now() / 1000) - log.end - 60;
+    for (const v of log.views) await view(`reader-${v.reader}`, v.article, v.t + shift);
+    const catalogued = store.articleMap.get(clientId)!.size;
+    let topUp = 0;
+    for (const a of log.articles) {
+      if (store.articleMap.get(clientId)!.size >= ARTICLES) break;
+      const before = store.articleMap.get(clientId)!.size;
+      await view('crawler', a.index, log.end + shift);
+      topUp += store.articleMap.get(clientId)!.size - before;
+    }
+    const now = Math.floor(Date.now() / 1000);
+    const items = [
+      ...[...store.articleMap.get(clientId)!.values()].map((a) => recosItems.article(clientId, a)),
+      ...[...store.readerMap.get(clientId)!.values()].map((r) => recosItems.reader(clientId, r)),
+      ...[...store.covisitMap.get(clientId)!.entries()].map(([g, c]) => recosItems.covisits(clientId, g, c, now)),
+    ];
+    await batchWrite(items.map((Item) => ({ PutRequest: { Item } })));
+    const readers = [...store.readerMap.get(clientId)!.values()].filter((r) => r.userId !== 'crawler');
+    const withCovisits = [...store.covisitMap.get(clientId)!.values()];
+    console.log(
+      `Loaded ${store.articleMap.get(clientId)!.size} articles (${catalogued} from ${log.views.length} page views${topUp ? `, ${topUp} more by one crawler view each` : ''}), ` +
+        `${readers.length} readers, ${withCovisits.length} co-visit items: ${items.length} table items in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    );
+
+    const server = createGateway();
+    await listen(server, gatewayPort);
+    const random = prng(3);
+    const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)];
+
+    async function measure(name: string, send: () => Promise<Response>): Promise<Measured> {
+      for (let i = 0; i < WARMUP; i++) await (await send()).arrayBuffer();
+      const times: number[] = [];
+      const perRequest: number[] = [];
+      for (let i = 0; i < REQUESTS; i++) {
+        const before = calls;
+        const started = performance.now();
+        const res = await send();
+        await res.arrayBuffer();
+        times.push(performance.now() - started);
+        perRequest.push(calls - before);
+        if (!res.ok) throw new Error(`${name}: HTTP ${res.status}`);
+      }
+      times.sort((a, b) => a - b);
+      const result = {
+        p50: percentile(times, 50),
+        p99: percentile(times, 99),
+        calls: { min: Math.min(...perRequest), max: Math.max(...perRequest), mean: perRequest.reduce((s, x) => s + x, 0) / perRequest.length },
+      };
+      const ms = (x: number) => `${x.toFixed(1)} ms`.padStart(9);
+      console.log(
+        `${name.padEnd(52)} p50 ${ms(result.p50)}   p99 ${ms(result.p99)}   DynamoDB calls/request ${result.calls.min}–${result.calls.max} (mean ${result.calls.mean.toFixed(2)})`,
+      );
+      return result;
+    }
+
+    const recosUrl = (userId: string, query: string) => `${base}/v1/clients/${blockKey}/users/${encodeURIComponent(userId)}/recommendations?${query}`;
+    console.log(`${REQUESTS} sequential requests each (after ${WARMUP} warm-up requests), through the local gateway on 127.0.0.1:`);
+    const personalised = await measure('recommendations: known reader, on a co-read page', () => {
+      const reader = pick(readers);
+      const page = reader.reads[0].g;
+      const url = store.articleMap.get(clientId)!.get(page)!.url;
+      return fetch(recosUrl(reader.userId, `rows=10&page_url=${encodeURIComponent(url)}`));
+    });
+    await measure('recommendations: known reader, JSONP, 5 excluded URLs', () => {
+      const reader = pick(readers);
+      const excluded = Array.from({ length: 5 }, () => `excluded[]=${encodeURIComponent(pick(log.articles).url)}`).join('&');
+      return fetch(recosUrl(reader.userId, `rows=10&callback=show&${excluded}`), { headers: { referer: pick(log.articles).url } });
+    });
+    await measure('baseline: new reader, no page (popularity only)', () => fetch(recosUrl(`new-${random()}`, 'rows=10')));
+    await measure('baseline: tracking a page view (POST /v1/track)', () => {
+      const a = pick(log.articles);
+      return fetch(`${base}/v1/track/${client.trackingKey}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ user_id: `reader-${Math.floor(random() * READERS)}`, url: a.url, title: a.title, themes: a.themes, category: a.category }),
+      });
+    });
+    const raw: number[] = [];
+    for (let i = 0; i < REQUESTS; i++) {
+      const started = performance.now();
+      await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.publicKey('block', blockKey) }));
+      raw.push(performance.now() - started);
+    }
+    raw.sort((a, b) => a - b);
+    console.log(`${'baseline: one raw GetItem on DynamoDB Local (no HTTP)'.padEnd(52)} p50 ${raw[Math.floor(raw.length / 2)].toFixed(1).padStart(6)} ms   p99 ${percentile(raw, 99).toFixed(1).padStart(6)} ms`);
+    if (personalised.calls.max > 4) {
+      console.error(`FAIL: a recommendation request made ${personalised.calls.max} DynamoDB calls; the documented bound is 4`);
+      process.exitCode = 1;
+    }
+    await new Promise<void>((done) => server.close(() => done()));
+    ddb.destroy();
+  } finally {
+    await dynamo.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
