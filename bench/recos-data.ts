@@ -104,6 +104,11 @@ export function generateClickLog(o: LogOptions): ClickLog {
     if (random() < 0.5) set.add(themes[Math.floor(random() * themeCount)]);
     return set;
   });
+  const themeBit = new Map(themes.map((t, i) => [t, 1 << i]));
+  const masks = Int32Array.from(articles, (a) => a.themes.reduce((m, t) => m | themeBit.get(t)!, 0));
+  const tasteMasks = Int32Array.from(tastes, (set) => [...set].reduce((m, t) => m | themeBit.get(t)!, 0));
+  const baseWeights = Float64Array.from(articles, (a) => a.appeal * 2 ** ((a.published - start) / (1.5 * DAY)));
+  const weights = new Float64Array(articles.length);
   const activity = Array.from({ length: o.readers }, () => Math.exp(random() * 2));
   const activityTotal = activity.reduce((s, x) => s + x, 0);
 
@@ -135,19 +140,18 @@ export function generateClickLog(o: LogOptions): ClickLog {
         if (siblings.length > 0) chosen = siblings[Math.floor(random() * siblings.length)];
       }
       if (!chosen) {
+        // Weight ∝ appeal × 2^(−age / 1.5 days); the factor common to all articles at time t cancels out.
         const byTaste = random() < tasteFollow;
+        const read = readBy[reader];
         let total = 0;
-        const weights: number[] = [];
         for (let i = lo; i < hi; i++) {
-          const a = articles[i];
-          const liked = a.themes.some((th) => tastes[reader].has(th));
-          const w = readBy[reader].has(i) || (byTaste && !liked) ? 0 : a.appeal * 2 ** (-(t - a.published) / (1.5 * DAY));
-          weights.push(w);
+          const w = read.has(i) || (byTaste && (masks[i] & tasteMasks[reader]) === 0) ? 0 : baseWeights[i];
+          weights[i - lo] = w;
           total += w;
         }
         if (total === 0) break;
         let x = random() * total;
-        for (let i = 0; i < weights.length; i++) if ((x -= weights[i]) <= 0) {
+        for (let i = 0; i < hi - lo; i++) if ((x -= weights[i]) <= 0) {
           chosen = articles[lo + i];
           break;
         }
