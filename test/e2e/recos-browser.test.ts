@@ -50,6 +50,10 @@ describe('browser library on the demo site', () => {
     const context = await browser.newContext();
     const tab = await context.newPage();
     const visited = ['climate-summit', 'city-bikes', 'heatwave-cities'];
+    const asked: URL[] = [];
+    tab.on('request', (req) => {
+      if (req.url().includes('/recommendations?')) asked.push(new URL(req.url()));
+    });
     const ids: string[] = [];
     let shown: Array<{ href: string; guid: string }> = [];
     for (const slug of visited) {
@@ -72,6 +76,25 @@ describe('browser library on the demo site', () => {
     mkdirSync('test-results', { recursive: true });
     await tab.screenshot({ path: 'test-results/recos-demo.png', fullPage: true });
 
+    // The library sends the full page URL itself (browsers send only the origin as referer cross-site) and asks JSONP.
+    expect(asked.map((u) => u.searchParams.get('page_url'))).toEqual(visited.map(page));
+    expect(asked.every((u) => u.searchParams.get('callback') === 'showRecommendations' && u.pathname.endsWith(`/users/${ids[0]}/recommendations`))).toBe(true);
+
+    // excluded_articles leaves an article out.
+    const first = demoArticles.map((a) => page(a.slug)).find((url) => articleGuid(url) === shown[0].guid)!;
+    await tab.evaluate(
+      ([blockKey, url]) => {
+        document.getElementById('recos')!.setAttribute('data-state', 'loading');
+        (window as unknown as { Recos: { getRecommendations(...a: unknown[]): void } }).Recos.getRecommendations(blockKey, '', 'showRecommendations', 4, [url]);
+      },
+      [keys!.blockKey, first],
+    );
+    await tab.waitForSelector('#recos[data-state="done"]', { timeout: 10_000 });
+    const again = await tab.$$eval('#recos a', (links) => links.map((a) => a.getAttribute('data-guid')));
+    expect(again).toHaveLength(3);
+    expect(again).not.toContain(shown[0].guid);
+    expect(asked.at(-1)!.searchParams.getAll('excluded[]')).toEqual([first]);
+
     // Clicking goes through the service's redirect (302) to the article itself.
     const redirects: number[] = [];
     tab.on('response', (res) => {
@@ -79,7 +102,7 @@ describe('browser library on the demo site', () => {
     });
     await Promise.all([tab.waitForURL((url) => url.pathname.startsWith('/demo/articles/'), { timeout: 10_000 }), tab.click('#recos a >> nth=0')]);
     expect(redirects).toEqual([302]);
-    expect(articleGuid(tab.url())).toBe(shown[0].guid);
+    expect(articleGuid(tab.url())).toBe(again[0]);
     await context.close();
   });
 });

@@ -236,6 +236,7 @@ describe('GET /v1/r/<block_key>/<guid> (click redirect)', () => {
     expect(follow.headers.get('location')).toBe(url);
     expect((await request(`${service.url}/v1/r/${block}/${guid}?https=1`)).headers.get('location')).toBe(url.replace('http:', 'https:'));
     expect((await request(`${service.url}/v1/r/${otherBlock}/${guid}`)).status).toBe(404);
+    expect(guidsOf((await request(recosUrl(otherBlock, 'u'))).body)).toEqual([]);
     expect((await request(`${service.url}/v1/r/${block}/${'0'.repeat(20)}`)).status).toBe(404);
     expect((await request(`${service.url}/v1/r/no-such-block/${guid}`)).status).toBe(404);
     const bad = await request(`${service.url}/v1/r/${block}/${encodeURIComponent('https://evil.example')}`);
