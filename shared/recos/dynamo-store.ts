@@ -1,24 +1,29 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, ddb, tableName } from '../db/client.js';
 import { hotSortKey, keys } from '../db/keys.js';
+import { bucketsFromScore, scoreFromBuckets, viewIncrement } from './ranking.js';
 import { COVISIT_CAP, COVISIT_PRUNE_AT, pruneCovisits, type RecosStore } from './store.js';
-import { LIMITS } from './tracking.js';
+import { LIMITS, type PageView } from './tracking.js';
+import { articleGuid } from './urls.js';
 import type { Article, Covisits, Preferences, Reader } from './types.js';
 
 const DAY = 86_400;
 /** Co-visit counts are attributes `n_<guid>` of the co-visit item (so one UpdateItem can ADD to several). */
 const COUNT_PREFIX = 'n_';
+/** Popularity bucket masses are attributes `m_<bucket>` of the article (see `viewIncrement`). */
+const MASS_PREFIX = 'm_';
 
 type Item = Record<string, unknown>;
 
 /** The table items of the recommendation records (also used to bulk-load the benchmark). */
 export const recosItems = {
-  article: (clientId: string, a: Article): Item => ({
+  article: (clientId: string, { hot, ...a }: Article): Item => ({
     ...keys.article(clientId, a.guid),
     gsi1pk: keys.articlesByHotness(clientId),
-    gsi1sk: hotSortKey(a.hot),
+    gsi1sk: hotSortKey(hot),
     type: 'article',
     ...a,
+    ...Object.fromEntries(Object.entries(bucketsFromScore(hot)).map(([b, m]) => [MASS_PREFIX + b, m])),
     ttl: a.lastSeen + LIMITS.articleTtlDays * DAY,
   }),
   reader: (clientId: string, r: Reader): Item => ({ ...keys.reader(clientId, r.userId), type: 'reader', ...r, ttl: r.lastSeen + LIMITS.readerTtlDays * DAY }),
@@ -32,8 +37,14 @@ export const recosItems = {
 };
 
 function toArticle(item: Item): Article {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, type: _t, ttl: _ttl, ...article } = item;
-  return article as unknown as Article;
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, type: _t, ttl: _ttl, ...rest } = item;
+  const masses: Record<number, number> = {};
+  const article: Item = {};
+  for (const [name, value] of Object.entries(rest)) {
+    if (name.startsWith(MASS_PREFIX)) masses[Number(name.slice(MASS_PREFIX.length))] = Number(value);
+    else article[name] = value;
+  }
+  return { ...(article as unknown as Article), hot: scoreFromBuckets(masses) ?? 0 };
 }
 
 function toCovisits(item: Item): Covisits {
@@ -51,7 +62,7 @@ const strip = <T>(item: Item | undefined): T | undefined => {
 /**
  * The recommendation records in the single table. Calls per operation:
  * context 1 (BatchGetItem), hotArticles 1 (Query on gsi1), articles 1
- * (BatchGetItem), putArticle 1, putReader 1, addCovisits 1 + one per other
+ * (BatchGetItem), recordView 2 (UpdateItem ADD, then the index key), putReader 1, addCovisits 1 + one per other
  * article (UpdateItem, plus a rare pruning Put), recordClick 1.
  * UnprocessedKeys retries add calls under throttling.
  */
@@ -93,22 +104,53 @@ export class DynamoStore implements RecosStore {
     return (await batchGet<Item>(guids.map((g) => keys.article(clientId, g)))).map(toArticle);
   }
 
-  async putArticle(clientId: string, article: Article, previousViews: number | undefined): Promise<boolean> {
+  async recordView(clientId: string, view: PageView, now: number): Promise<Article> {
+    const { bucket, amount } = viewIncrement(now);
+    const set: Record<string, unknown> = { url: view.url, lastSeen: now, gsi1pk: keys.articlesByHotness(clientId), type: 'article', guid: articleGuid(view.url), ttl: now + LIMITS.articleTtlDays * DAY };
+    const setIfAbsent: Record<string, unknown> = { firstSeen: now, clicks: 0, title: '', desc: '', image: '', category: '', themes: [], published: now };
+    const given = { title: view.title, desc: view.desc, image: view.image, category: view.category, published: view.published, themes: view.themes?.length ? view.themes.slice(0, LIMITS.themesPerArticle) : undefined };
+    for (const [name, value] of Object.entries(given)) if (value !== undefined && value !== '') set[name] = value;
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':one': 1, ':mass': amount };
+    const parts: string[] = [];
+    Object.keys({ ...setIfAbsent, ...set }).forEach((name, i) => {
+      names[`#a${i}`] = name;
+      if (name in set) {
+        values[`:a${i}`] = set[name];
+        parts.push(`#a${i} = :a${i}`);
+      } else {
+        values[`:a${i}`] = setIfAbsent[name];
+        parts.push(`#a${i} = if_not_exists(#a${i}, :a${i})`);
+      }
+    });
+    names['#views'] = 'views';
+    names['#mass'] = MASS_PREFIX + bucket;
+    const out = await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.article(clientId, articleGuid(view.url)),
+        UpdateExpression: `SET ${parts.join(', ')} ADD #views :one, #mass :mass`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    const article = toArticle(out.Attributes ?? {});
+    // The index order only moves up: a concurrent view that computed a lower score does not overwrite a higher one.
     try {
       await ddb.send(
-        new PutCommand({
+        new UpdateCommand({
           TableName: tableName(),
-          Item: recosItems.article(clientId, article),
-          ...(previousViews === undefined
-            ? { ConditionExpression: 'attribute_not_exists(pk)' }
-            : { ConditionExpression: '#views = :prev', ExpressionAttributeNames: { '#views': 'views' }, ExpressionAttributeValues: { ':prev': previousViews } }),
+          Key: keys.article(clientId, article.guid),
+          UpdateExpression: 'SET gsi1sk = :k',
+          ConditionExpression: 'attribute_not_exists(gsi1sk) OR gsi1sk < :k',
+          ExpressionAttributeValues: { ':k': hotSortKey(article.hot) },
         }),
       );
-      return true;
     } catch (err) {
-      if ((err as Error).name === 'ConditionalCheckFailedException') return false;
-      throw err;
+      if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
     }
+    return article;
   }
 
   async putReader(clientId: string, reader: Reader): Promise<void> {

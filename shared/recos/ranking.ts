@@ -11,7 +11,41 @@ export const POPULARITY_EPOCH = 1_577_836_800;
 /** Popularity halves every this many hours without new views. */
 export const POPULARITY_HALF_LIFE_HOURS = 48;
 
-const halfLives = (t: number) => (t - POPULARITY_EPOCH) / (POPULARITY_HALF_LIFE_HOURS * 3600);
+/** Half-lives since the popularity epoch. */
+export const halfLives = (t: number) => (t - POPULARITY_EPOCH) / (POPULARITY_HALF_LIFE_HOURS * 3600);
+
+/**
+ * Stored popularity is split in buckets of 16 half-lives (32 days): bucket
+ * `b` holds Σ 2^(halfLives(t_i) − 16·b) over the views in it, at most 2^16
+ * per view, which storage can ADD to without reading first and which stays
+ * far below 2^53 (the SDK refuses larger numbers). The score is
+ * log2 Σ_b 2^(16·b) · mass_b.
+ */
+export const POPULARITY_BUCKET = 16;
+
+/** The bucket of a view at time `t` and the amount one view adds to it. */
+export function viewIncrement(t: number): { bucket: number; amount: number } {
+  const x = halfLives(t);
+  const bucket = Math.floor(x / POPULARITY_BUCKET);
+  return { bucket, amount: 2 ** (x - bucket * POPULARITY_BUCKET) };
+}
+
+/** The popularity score from bucket masses; undefined when there are none. */
+export function scoreFromBuckets(masses: Record<number, number>): number | undefined {
+  let score: number | undefined;
+  for (const [bucket, mass] of Object.entries(masses)) {
+    if (!(mass > 0)) continue;
+    const part = Number(bucket) * POPULARITY_BUCKET + Math.log2(mass);
+    score = score === undefined ? part : Math.max(score, part) + Math.log2(1 + 2 ** -Math.abs(score - part));
+  }
+  return score;
+}
+
+/** Bucket masses equivalent to a score (one bucket). */
+export function bucketsFromScore(score: number): Record<number, number> {
+  const bucket = Math.floor(score / POPULARITY_BUCKET);
+  return { [bucket]: 2 ** (score - bucket * POPULARITY_BUCKET) };
+}
 
 /**
  * Adds one view at time `t` to a popularity score (log2 of Σ 2^(halfLives(t_i)));

@@ -1,4 +1,6 @@
+import { mergeArticle, type PageView } from './tracking.js';
 import type { Article, Covisits, Preferences, Reader } from './types.js';
+import { articleGuid } from './urls.js';
 
 /**
  * What the recommendation services need from storage. The DynamoDB store
@@ -15,8 +17,12 @@ export interface RecosStore {
   hotArticles(clientId: string, limit: number): Promise<Article[]>;
   /** Articles by guid (at most 100 guids); unknown ones are left out. */
   articles(clientId: string, guids: string[]): Promise<Article[]>;
-  /** Writes an article if its view count is still `previousViews` (undefined: if it does not exist). False when it changed meanwhile. */
-  putArticle(clientId: string, article: Article, previousViews: number | undefined): Promise<boolean>;
+  /**
+   * Counts one page view of an article (creating it), refreshing its metadata
+   * from what the page sent, and returns the article after it. Concurrent views
+   * of one article all count (no read-modify-write).
+   */
+  recordView(clientId: string, view: PageView, now: number): Promise<Article>;
   putReader(clientId: string, reader: Reader): Promise<void>;
   /** Counts one co-read of `guid` with each of `others`, in both directions. */
   addCovisits(clientId: string, guid: string, others: string[]): Promise<void>;
@@ -75,12 +81,12 @@ export class MemoryStore implements RecosStore {
     return guids.map((g) => map.get(g)).filter((a): a is Article => a !== undefined);
   }
 
-  async putArticle(clientId: string, article: Article, previousViews: number | undefined): Promise<boolean> {
+  async recordView(clientId: string, view: PageView, now: number): Promise<Article> {
     const map = this.of(this.articleMap, clientId);
-    if (map.get(article.guid)?.views !== previousViews) return false;
+    const article = mergeArticle(map.get(articleGuid(view.url)), view, now);
     map.set(article.guid, article);
     this.version++;
-    return true;
+    return article;
   }
 
   async putReader(clientId: string, reader: Reader): Promise<void> {

@@ -101,23 +101,17 @@ export function mergeReader(previous: Reader | undefined, userId: string, articl
 }
 
 /**
- * Records a page view: updates the article (optimistic concurrency on its view
- * count, a few retries), the reader's reads and tastes, and the co-visits of
- * the article with the reader's earlier reads of the same session.
+ * Records a page view: counts it on the article (creating it, refreshing its
+ * metadata) while reading the reader, then stores the reader's reads and
+ * tastes and the co-visits of the article with the reader's earlier reads of
+ * the same session.
  */
 export async function trackPageView(store: RecosStore, clientId: string, view: PageView, now: number): Promise<Article> {
-  const guid = articleGuid(view.url);
-  let { reader, article: previous } = await store.context(clientId, { userId: view.userId, guid });
-  let article = mergeArticle(previous, view, now);
-  for (let attempt = 0; !(await store.putArticle(clientId, article, previous?.views)); attempt++) {
-    if (attempt >= 5) throw new Error(`article ${guid}: too many concurrent updates`);
-    previous = (await store.context(clientId, { guid })).article;
-    article = mergeArticle(previous, view, now);
-  }
+  const [{ reader }, article] = await Promise.all([store.context(clientId, { userId: view.userId }), store.recordView(clientId, view, now)]);
   const merged = mergeReader(reader, view.userId, article, now);
   await Promise.all([
     store.putReader(clientId, merged.reader),
-    merged.session.length > 0 ? store.addCovisits(clientId, guid, merged.session) : undefined,
+    merged.session.length > 0 ? store.addCovisits(clientId, article.guid, merged.session) : undefined,
   ]);
   return article;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createBlock } from '../../shared/clients/clients.js';
+import { DynamoStore } from '../../shared/recos/dynamo-store.js';
 import { articleGuid } from '../../shared/recos/urls.js';
 import { newClient, request, useService, type TestClient } from '../helpers/service.js';
 
@@ -59,6 +60,18 @@ describe('POST /v1/track/<tracking_key>', () => {
     expect((await track(client, { user_id: '', url: `${site()}/x` })).status).toBe(400);
     const unknown = await request(`${service.url}/v1/track/no-such-key`, { method: 'POST', body: { user_id: 'u', url: `${site()}/x` } });
     expect(unknown).toMatchObject({ status: 404, body: { status: 404, cause: 'Unknown tracking key' } });
+  });
+
+  it('counts every one of many concurrent views of one article (no lost update, no conflict error)', async () => {
+    const client = await newClient(service);
+    const url = `${site()}/breaking`;
+    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => track(client, { user_id: `r${i}`, url, title: `v${i}` })));
+    expect(replies.map((r) => r.status)).toEqual(Array(20).fill(200));
+    const [article] = await new DynamoStore().articles(client.username, [articleGuid(url)]);
+    expect(article.views).toBe(20);
+    const [popular] = await new DynamoStore().hotArticles(client.username, 1);
+    expect(popular.guid).toBe(article.guid);
+    expect(popular.hot).toBeCloseTo(article.hot, 6);
   });
 
   it("refuses a browser page reporting another site's URL", async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildLibrary, generatedModule } from '../../shared/browser/build.js';
 import { readFileSync } from 'node:fs';
 import { jsonp, redirectUrl } from '../../shared/recos/envelope.js';
-import { addView, algoName, contentSimilarity, decayedViews, POPULARITY_HALF_LIFE_HOURS, preferenceMatch, rank, shuffled, type RankInput } from '../../shared/recos/ranking.js';
+import { addView, algoName, bucketsFromScore, scoreFromBuckets, viewIncrement, contentSimilarity, decayedViews, POPULARITY_HALF_LIFE_HOURS, preferenceMatch, rank, shuffled, type RankInput } from '../../shared/recos/ranking.js';
 import { blockSettings, DEFAULT_WEIGHTS } from '../../shared/recos/settings.js';
 import { MemoryStore, pruneCovisits } from '../../shared/recos/store.js';
 import { LIMITS, mergeArticle, mergeReader, trackPageView } from '../../shared/recos/tracking.js';
@@ -61,6 +61,23 @@ describe('decayed popularity', () => {
     for (let i = 0; i < 3; i++) old = addView(old, NOW - 2 * POPULARITY_HALF_LIFE_HOURS * HOUR);
     expect(decayedViews(old!, NOW)).toBeCloseTo(0.75, 9);
     expect(one).toBeGreaterThan(old!);
+  });
+
+  it('gives the same score from bucket masses that storage adds to (no read before write) as from adding views one by one', () => {
+    const times = [NOW - 500 * 86_400, NOW - 3 * HOUR, NOW - HOUR, NOW];
+    const masses: Record<number, number> = {};
+    let score: number | undefined;
+    for (const t of times) {
+      const { bucket, amount } = viewIncrement(t);
+      expect(amount).toBeGreaterThanOrEqual(1);
+      expect(amount).toBeLessThanOrEqual(2 ** 16);
+      masses[bucket] = (masses[bucket] ?? 0) + amount;
+      score = addView(score, t);
+    }
+    expect(Object.keys(masses).length).toBeGreaterThan(1);
+    expect(scoreFromBuckets(masses)).toBeCloseTo(score!, 9);
+    expect(scoreFromBuckets(bucketsFromScore(score!))).toBeCloseTo(score!, 9);
+    expect(scoreFromBuckets({})).toBeUndefined();
   });
 });
 
