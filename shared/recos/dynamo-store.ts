@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet, ddb, tableName } from '../db/client.js';
+import { batchGet, batchWrite, ddb, tableName } from '../db/client.js';
 import { hotSortKey, keys } from '../db/keys.js';
 import { bucketsFromScore, scoreFromBuckets, viewIncrement } from './ranking.js';
 import { COVISIT_CAP, COVISIT_PRUNE_AT, pruneCovisits, type RecosStore } from './store.js';
@@ -188,6 +188,11 @@ export class DynamoStore implements RecosStore {
   async getPreferences(clientId: string, userId: string): Promise<Preferences | undefined> {
     const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.readerPreferences(clientId, userId) }));
     return strip<Preferences>(out.Item);
+  }
+
+  /** Deletes the reader and preference items of these user ids (BatchWriteItem, 25 per call). */
+  async forgetReaders(clientId: string, userIds: string[]): Promise<void> {
+    await batchWrite(userIds.flatMap((id) => [keys.reader(clientId, id), keys.readerPreferences(clientId, id)]).map((Key) => ({ DeleteRequest: { Key } })));
   }
 
   async recordClick(clientId: string, guid: string): Promise<Article | undefined> {

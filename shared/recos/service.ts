@@ -144,3 +144,13 @@ export async function setPreferences(clientId: string, userId: string, themes: s
 export async function getPreferences(clientId: string, userId: string): Promise<Preferences | { userId: string; themes: string[]; updatedAt: null }> {
   return (await store.getPreferences(clientId, userId)) ?? { userId, themes: [], updatedAt: null };
 }
+
+/**
+ * Removes what the service keeps about readers (recent reads, tastes,
+ * preferences), e.g. for subscribers deleted by `POST /v1/users/delete`
+ * (their guid is their user id). Counts already folded into articles and
+ * co-visits are anonymous and stay.
+ */
+export async function forgetReaders(clientId: string, userIds: string[]): Promise<void> {
+  await store.forgetReaders(clientId, userIds);
+}

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createBlock } from '../../shared/clients/clients.js';
 import { DynamoStore } from '../../shared/recos/dynamo-store.js';
+import { forgetReaders } from '../../shared/recos/service.js';
 import { articleGuid } from '../../shared/recos/urls.js';
 import { newClient, request, useService, type TestClient } from '../helpers/service.js';
 
@@ -232,6 +233,10 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
     await read(client, 'crowd', `${s}/x`);
     await read(client, guid, `${s}/x`);
     expect(guidsOf((await request(recosUrl(block, guid))).body)).toEqual([]);
+
+    // Forgetting the subscriber (users/delete) removes their history: the article is offered again.
+    await forgetReaders(client.username, [guid]);
+    expect(guidsOf((await request(recosUrl(block, guid))).body)).toEqual([articleGuid(`${s}/x`)]);
   });
 });
 
