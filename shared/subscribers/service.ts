@@ -9,6 +9,7 @@ import { recordEvents } from '../events/record.js';
 import type { EventRecord } from '../events/types.js';
 import { BadRequestError, HttpError } from '../http/errors.js';
 import { getList } from '../lists/lists.js';
+import { forgetReaders } from '../recos/service.js';
 import { parseSubscriberLines } from './parse.js';
 import { addDeltas, applyLine, buildReport, countState, dedupeLines, zeroDeltas, type CounterDeltas, type Outcome } from './rules.js';
 import { counterUpdate, listsOfEmail, pagePartition, readCounters, readPage, readSubscribers, toItem, type SubscriberItem } from './store.js';
@@ -199,14 +200,20 @@ export async function deleteUsers(clientId: string, body: unknown[]): Promise<nu
   for (const [listId, group] of byList) {
     for (let i = 0; i < group.length; i += LINES_PER_TRANSACTION) chunks.push({ listId, emails: group.slice(i, i + LINES_PER_TRANSACTION) });
   }
-  await runPool(chunks, TRANSACTIONS_IN_FLIGHT, ({ listId, emails: group }) => deleteChunk(clientId, listId, group));
+  const guids = new Set<string>();
+  await runPool(chunks, TRANSACTIONS_IN_FLIGHT, async ({ listId, emails: group }) => {
+    for (const guid of await deleteChunk(clientId, listId, group)) guids.add(guid);
+  });
+  // The guid is also the reader id of recommendations (spec 2.3): their reading history goes too.
+  if (guids.size > 0) await forgetReaders(clientId, [...guids]);
   return emails.size;
 }
 
-async function deleteChunk(clientId: string, listId: number, emails: string[]): Promise<void> {
+/** Deletes the subscribers of one list among `emails`; returns the guids deleted. */
+async function deleteChunk(clientId: string, listId: number, emails: string[]): Promise<string[]> {
   for (let attempt = 0; ; attempt++) {
     const current = await readSubscribers(clientId, listId, emails);
-    if (current.size === 0) return;
+    if (current.size === 0) return [];
     const deltas: CounterDeltas = zeroDeltas();
     const deletes = [...current.values()].map((item) => {
       countState(deltas, item, -1);
@@ -223,7 +230,7 @@ async function deleteChunk(clientId: string, listId: number, emails: string[]): 
     const counter = counterUpdate(clientId, listId, deltas);
     try {
       await transactWrite(counter ? [...deletes, counter] : deletes);
-      return;
+      return [...current.values()].map((item) => item.guid);
     } catch (err) {
       if (!isTransactionConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
       await sleep(backoffMs(attempt));

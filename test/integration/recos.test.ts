@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createBlock } from '../../shared/clients/clients.js';
 import { DynamoStore } from '../../shared/recos/dynamo-store.js';
-import { forgetReaders } from '../../shared/recos/service.js';
+import { applySubscribers } from '../../shared/subscribers/service.js';
 import { articleGuid } from '../../shared/recos/urls.js';
 import { newClient, request, useService, type TestClient } from '../helpers/service.js';
 
@@ -234,8 +234,10 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
     await read(client, guid, `${s}/x`);
     expect(guidsOf((await request(recosUrl(block, guid))).body)).toEqual([]);
 
-    // Forgetting the subscriber (users/delete) removes their history: the article is offered again.
-    await forgetReaders(client.username, [guid]);
+    // Deleting the subscriber (POST /v1/users/delete) removes their reading history: the article is offered again.
+    await applySubscribers(client.username, client.defaultListId, [{ line: 1, email: 'reader@example.com', guid }]);
+    const deleted = await request(`${service.url}/v1/users/delete`, { method: 'POST', token: client.token, body: [{ email: 'reader@example.com' }] });
+    expect(deleted.status).toBe(200);
     expect(guidsOf((await request(recosUrl(block, guid))).body)).toEqual([articleGuid(`${s}/x`)]);
   });
 });
