@@ -72,6 +72,14 @@ export const config = {
   get optinResendMinutes(): number {
     return optionalInt('OPTIN_RESEND_MINUTES', 15);
   },
+  /** Event files larger than this are served by a redirect to a presigned S3 URL (Lambda responses stop at 6 MB). */
+  get eventsInlineMaxBytes(): number {
+    return optionalInt('EVENTS_INLINE_MAX_BYTES', 4_000_000);
+  },
+  /** Lifetime of the presigned URL of a large event file. */
+  get eventsUrlTtlSeconds(): number {
+    return optionalInt('EVENTS_URL_TTL_SECONDS', 300);
+  },
   /** Path-style S3 addressing, needed by the local S3 emulator. */
   get s3ForcePathStyle(): boolean {
     return optionalBool('S3_FORCE_PATH_STYLE', false);

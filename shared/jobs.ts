@@ -30,6 +30,21 @@ export const jobs = {
     access: { table: 'RW', mail: true },
     trigger: { schedule: 'rate(1 hour)', localEveryMinutes: 5 },
   },
+  eventsAssemble: {
+    handler: 'functions/events-assemble.ts',
+    summary: 'Assembles the daily event CSV files (yesterday, plus late records of the 3 days before); {"date":"YYYY-MM-DD"} assembles one day',
+    access: { events: 'RW' },
+    trigger: { schedule: 'cron(15 0 * * ? *)', localEveryMinutes: 60 },
+    timeoutSeconds: 900,
+    memoryMb: 1024,
+  },
+  sesEvents: {
+    handler: 'functions/ses-events.ts',
+    summary: 'Records SES delivery events (send, open, click, bounce, complaint); hard bounces unsubscribe',
+    access: { table: 'RW', events: 'RW' },
+    trigger: { sesEvents: true },
+    timeoutSeconds: 60,
+  },
 } as const satisfies Record<string, JobDef>;
 
 export const jobList: Array<JobDef & { id: string }> = Object.entries(jobs as Record<string, JobDef>).map(([id, job]) => ({ id, ...job }));

@@ -34,6 +34,7 @@ import {
   TrackParamsSchema,
   TrackResultSchema,
 } from './recos/schemas.js';
+import { EventFileParamsSchema } from './events/schemas.js';
 
 export const routes = {
   tokenGet: {
@@ -155,6 +156,26 @@ export const routes = {
       200: { description: '`{success: "<n> subscriber(s) processed", report}`', schema: v.object({ success: v.string(), report: ReportSchema.entries.report }) },
       400: { description: 'Invalid lines', schema: InvalidRequestSchema },
       401: errorResponses[401],
+    },
+    lambda: { timeoutSeconds: 29, memoryMb: 1024 },
+  },
+  eventsGet: {
+    method: 'GET',
+    path: '/v1/newsletters/events/{event_name}/{date}',
+    handler: 'functions/events-get.ts',
+    auth: 'token',
+    access: { table: 'R', events: 'RW' },
+    summary: 'The CSV file of one event type and UTC day (premium)',
+    description:
+      'Header of spec §6, then one line per event sorted by date (UTC, YYYY-MM-DD HH:MM:SS). Today (and yesterday until 00:10 UTC) is assembled on the fly and marked `X-Events-Incomplete: true`. A day without events: the header line alone. Files above EVENTS_INLINE_MAX_BYTES: 302 to a presigned S3 URL valid EVENTS_URL_TTL_SECONDS.',
+    tags: ['events'],
+    request: { params: EventFileParamsSchema },
+    responses: {
+      200: { description: 'The CSV file', contentType: 'text/csv; charset=utf-8' },
+      302: { description: 'Large file: Location is a short-lived presigned S3 URL' },
+      400: errorResponses[400],
+      401: errorResponses[401],
+      403: { description: 'Premium events not enabled for the client', schema: ErrorSchema },
     },
     lambda: { timeoutSeconds: 29, memoryMb: 1024 },
   },

@@ -2,38 +2,69 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { randomUUID } from 'node:crypto';
 import { config } from '../config.js';
 import { s3 } from '../s3.js';
+import { eventPaths } from './paths.js';
 import type { EventName, EventRecord } from './types.js';
 
 /** Key prefix of the raw records of one client, event and UTC day. */
 export function rawPrefix(clientId: string, event: EventName, day: string): string {
-  return `raw/${clientId}/${event}/${day}/`;
+  return eventPaths.raw(clientId, event, day);
+}
+
+/**
+ * Groups records by event and UTC day; dates normalised to ISO 8601 UTC with
+ * milliseconds; each group sorted by date (stable), which lets the daily
+ * assembler stream-merge raw objects instead of sorting whole days.
+ */
+export function groupRecords(records: EventRecord[]): Array<{ event: EventName; day: string; lines: string[] }> {
+  const groups = new Map<string, { event: EventName; day: string; items: Array<{ at: number; line: string }> }>();
+  for (const { event, ...fields } of records) {
+    const at = Date.parse(fields.date);
+    if (Number.isNaN(at)) throw new Error(`Event record with an invalid date: ${fields.date}`);
+    const date = new Date(at).toISOString();
+    const day = date.slice(0, 10);
+    const id = `${event}\u0000${day}`;
+    let group = groups.get(id);
+    if (!group) groups.set(id, (group = { event, day, items: [] }));
+    group.items.push({ at, line: JSON.stringify({ ...fields, date }) });
+  }
+  return [...groups.values()].map(({ event, day, items }) => ({
+    event,
+    day,
+    lines: items.sort((a, b) => a.at - b.at).map((i) => i.line),
+  }));
+}
+
+async function writeRaw(clientId: string, records: EventRecord[], name: () => string): Promise<void> {
+  await Promise.all(
+    groupRecords(records).map(({ event, day, lines }) =>
+      s3.send(
+        new PutObjectCommand({
+          Bucket: config.eventsBucket,
+          Key: `${rawPrefix(clientId, event, day)}${name()}.jsonl`,
+          Body: lines.join('\n') + '\n',
+          ContentType: 'application/x-ndjson',
+        }),
+      ),
+    ),
+  );
 }
 
 /**
  * Stores event records durably before the caller answers: one S3 object per
- * event type and UTC day per call (JSON lines), under
+ * event type and UTC day per call (JSON lines sorted by date), under
  * `raw/<client>/<event>/<YYYY-MM-DD>/`. The daily job assembles them.
  */
 export async function recordEvents(clientId: string, records: EventRecord[]): Promise<void> {
-  const groups = new Map<string, EventRecord[]>();
-  for (const record of records) {
-    const key = `${record.event}\u0000${record.date.slice(0, 10)}`;
-    const group = groups.get(key);
-    if (group) group.push(record);
-    else groups.set(key, [record]);
-  }
   const stamp = new Date().toISOString().replace(/[:.]/g, '');
-  await Promise.all(
-    [...groups.entries()].map(([key, group]) => {
-      const [event, day] = key.split('\u0000') as [EventName, string];
-      return s3.send(
-        new PutObjectCommand({
-          Bucket: config.eventsBucket,
-          Key: `${rawPrefix(clientId, event, day)}${stamp}-${randomUUID()}.jsonl`,
-          Body: group.map(({ event: _e, ...fields }) => JSON.stringify(fields)).join('\n') + '\n',
-          ContentType: 'application/x-ndjson',
-        }),
-      );
-    }),
-  );
+  await writeRaw(clientId, records, () => `${stamp}-${randomUUID()}`);
+}
+
+/**
+ * Like recordEvents, for input that may be delivered more than once (SNS):
+ * the object names derive from `deliveryId`, so a redelivery overwrites the
+ * same objects with the same lines instead of adding duplicates.
+ */
+export async function recordEventsOnce(clientId: string, records: EventRecord[], deliveryId: string): Promise<void> {
+  const safe = deliveryId.replace(/[^A-Za-z0-9_.-]/g, '_');
+  await writeRaw(clientId, records, () => `d-${safe}`);
 }

@@ -1,0 +1,161 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { csvFormatter, csvRow } from './csv.js';
+import { mergeSorted, sortedLines, splitLines, timedLines, type TimedLine } from './merge.js';
+import { eventPaths } from './paths.js';
+import type { EventStore, StoredObject } from './store.js';
+import { eventNames, type EventName } from './types.js';
+
+/** Sources merged at once: each holds one S3 stream open (the SDK allows 50 sockets). */
+export const FAN_IN = 32;
+/** Raw objects up to this size are read whole and sorted in memory, so their order need not be trusted. */
+export const WHOLE_OBJECT_BYTES = 256 * 1024;
+/** Lines are handed to the upload in batches of about this many characters. */
+const BATCH_CHARS = 64 * 1024;
+
+export interface AssembleOptions {
+  /** `file`: the day's file (`events/…`); `partial`: the running file of a day still open. */
+  target?: 'file' | 'partial';
+  /** Rebuild even when the raw objects did not change since the last build. */
+  force?: boolean;
+  fanIn?: number;
+}
+
+export interface AssembleResult {
+  clientId: string;
+  event: EventName;
+  day: string;
+  /** The object written or found, undefined when the day has no raw records. */
+  key?: string;
+  rawObjects: number;
+  /** Events written (undefined when an up-to-date file was kept). */
+  events?: number;
+  /** True when the file was already built from exactly these raw objects. */
+  upToDate: boolean;
+}
+
+/** Identifies a set of raw objects: a file built from the same set is the same file. */
+export function sourceDigest(objects: StoredObject[]): string {
+  const hash = createHash('sha256');
+  for (const o of objects) hash.update(`${o.key}\u0000${o.etag}\u0000${o.size}\n`);
+  return hash.digest('hex');
+}
+
+async function* readWhole(store: EventStore, key: string): AsyncGenerator<TimedLine> {
+  const lines: string[] = [];
+  for await (const line of splitLines(await store.read(key))) lines.push(line);
+  yield* sortedLines(lines);
+}
+
+async function* readStream(store: EventStore, key: string): AsyncGenerator<TimedLine> {
+  yield* timedLines(splitLines(await store.read(key)), key);
+}
+
+/** A sorted source over one object, opened only when the merge first pulls from it. */
+function source(store: EventStore, o: StoredObject, trusted: boolean): AsyncIterable<TimedLine> {
+  return !trusted && o.size <= WHOLE_OBJECT_BYTES ? readWhole(store, o.key) : readStream(store, o.key);
+}
+
+/** Batches lines into strings of about BATCH_CHARS for the upload stream. */
+async function* jsonLines(items: AsyncIterable<TimedLine>): AsyncGenerator<string> {
+  let batch = '';
+  for await (const { line } of items) {
+    batch += line + '\n';
+    if (batch.length >= BATCH_CHARS) {
+      yield batch;
+      batch = '';
+    }
+  }
+  if (batch) yield batch;
+}
+
+/**
+ * Builds the CSV file of one client, event and UTC day from its raw objects:
+ * the §6 header, one line per event sorted by date (equal dates keep the
+ * order of the raw object keys, so a rebuild from the same objects is
+ * byte-identical), streamed to S3 by multipart upload. Memory stays flat:
+ * at most `fanIn` object streams are open; more raw objects are first merged
+ * into sorted intermediate runs (a multi-pass external merge sort), which
+ * are deleted afterwards. The file records the digest of its sources, so a
+ * re-run skips an up-to-date file and rebuilds one that late records changed.
+ */
+export async function assembleEvents(
+  store: EventStore,
+  clientId: string,
+  event: EventName,
+  day: string,
+  { target = 'file', force = false, fanIn = FAN_IN }: AssembleOptions = {},
+): Promise<AssembleResult> {
+  const raws = (await store.list(eventPaths.raw(clientId, event, day))).filter((o) => o.key.endsWith('.jsonl'));
+  const key = target === 'file' ? eventPaths.file(clientId, event, day) : eventPaths.partial(clientId, event, day);
+  const base = { clientId, event, day, rawObjects: raws.length };
+  const digest = sourceDigest(raws);
+  const existing = await store.head(key);
+  if (raws.length === 0 && !existing) return { ...base, upToDate: true };
+  if (!force && existing?.metadata['source-digest'] === digest) return { ...base, key, upToDate: true };
+
+  const run = randomUUID();
+  const tmpPrefix = eventPaths.tmp(clientId, event, day, run);
+  const tmpKeys: string[] = [];
+  try {
+    let sources = raws.map((o) => ({ object: o, trusted: false }));
+    for (let pass = 0; sources.length > fanIn; pass++) {
+      const next: typeof sources = [];
+      for (let i = 0; i < sources.length; i += fanIn) {
+        const group = sources.slice(i, i + fanIn);
+        const runKey = `${tmpPrefix}${pass}-${String(i / fanIn).padStart(6, '0')}.jsonl`;
+        tmpKeys.push(runKey);
+        const merged = mergeSorted(group.map((s) => source(store, s.object, s.trusted)));
+        await store.write(runKey, Readable.from(jsonLines(merged)), { contentType: 'application/x-ndjson' });
+        next.push({ object: { key: runKey, size: Infinity, etag: '' }, trusted: true });
+      }
+      sources = next;
+    }
+    let events = 0;
+    const rows = Readable.from(
+      (async function* () {
+        for await (const { line } of mergeSorted(sources.map((s) => source(store, s.object, s.trusted)))) {
+          events++;
+          yield csvRow(event, JSON.parse(line) as Record<string, unknown>);
+        }
+      })(),
+    );
+    const csv = csvFormatter(event);
+    rows.once('error', (err) => csv.destroy(err));
+    rows.pipe(csv);
+    await store.write(key, csv, {
+      contentType: 'text/csv; charset=utf-8',
+      metadata: { 'source-digest': digest, 'raw-objects': String(raws.length) },
+    });
+    return { ...base, key, events, upToDate: false };
+  } finally {
+    if (tmpKeys.length > 0) await store.remove(tmpKeys).catch(() => undefined);
+  }
+}
+
+/** Runs `fn` over items with at most `limit` running at once. */
+export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]);
+      }
+    }),
+  );
+  return out;
+}
+
+/** Assembles the files of one day for every client with raw records (or the given clients), all event types. */
+export async function assembleDay(
+  store: EventStore,
+  day: string,
+  { clients, force = false, concurrency = 2 }: { clients?: string[]; force?: boolean; concurrency?: number } = {},
+): Promise<AssembleResult[]> {
+  const ids = clients ?? (await store.listChildren(eventPaths.clientsPrefix()));
+  const work = ids.flatMap((clientId) => eventNames.map((event) => ({ clientId, event })));
+  const results = await mapLimit(work, concurrency, ({ clientId, event }) => assembleEvents(store, clientId, event, day, { force }));
+  return results.filter((r) => r.rawObjects > 0 || r.key);
+}

@@ -1,0 +1,66 @@
+import { getClient } from '../clients/clients.js';
+import { config } from '../config.js';
+import { BadRequestError, ForbiddenError } from '../http/errors.js';
+import { assembleEvents } from './assemble.js';
+import { csvHeaderLine } from './csv.js';
+import { daysBefore, utcDay } from './days.js';
+import { eventPaths, fileName } from './paths.js';
+import type { EventStore } from './store.js';
+import type { EventName } from './types.js';
+
+/**
+ * Minutes after midnight UTC during which the previous day is still treated
+ * as open: writes that started before midnight may still be landing. The
+ * daily job runs after this (00:15 UTC).
+ */
+export const SETTLE_MINUTES = 10;
+
+export type EventFile = {
+  filename: string;
+  /** False while the day is still open (today, or yesterday during the settle minutes). */
+  complete: boolean;
+} & ({ body: string } | { url: string });
+
+/** True once a day's file can no longer change (barring late records, which the daily job re-checks). */
+export function isDayClosed(day: string, now: Date): boolean {
+  const closesAt = Date.parse(`${daysBefore(day, -1)}T00:00:00.000Z`) + SETTLE_MINUTES * 60_000;
+  return now.getTime() >= closesAt;
+}
+
+async function requirePremium(clientId: string): Promise<void> {
+  const client = await getClient(clientId);
+  if (!client?.premiumEvents) {
+    throw new ForbiddenError('Event files are a premium feature, not enabled for this client; ask support to enable it');
+  }
+}
+
+/**
+ * The CSV file of one event and day for the client (spec 4.9). A closed day
+ * is served from its assembled file (assembled now if the daily job has not
+ * run yet); an open day is assembled on the fly into a running file, reused
+ * while no new raw record arrives. A day without events is the header
+ * alone. Files above EVENTS_INLINE_MAX_BYTES come back as a presigned URL.
+ */
+export async function getEventFile(store: EventStore, clientId: string, event: EventName, day: string, now = new Date()): Promise<EventFile> {
+  await requirePremium(clientId);
+  if (day > utcDay(now)) throw new BadRequestError(`path.date: ${day} is in the future; files exist for past days and today (UTC)`);
+  const complete = isDayClosed(day, now);
+  const filename = fileName(event, day);
+  let key: string | undefined = complete ? eventPaths.file(clientId, event, day) : undefined;
+  let head = key ? await store.head(key) : undefined;
+  if (!head) {
+    const built = await assembleEvents(store, clientId, event, day, { target: complete ? 'file' : 'partial' });
+    key = built.key;
+    if (!key) return { filename, complete, body: csvHeaderLine(event) };
+    head = await store.head(key);
+    if (!head) throw new Error(`Event file ${key} vanished after assembly`);
+  }
+  if (head.size > config.eventsInlineMaxBytes) {
+    const url = await store.presign(key!, { filename, contentType: 'text/csv; charset=utf-8', expiresIn: config.eventsUrlTtlSeconds });
+    return { filename, complete, url };
+  }
+  let body = '';
+  const decoder = new TextDecoder();
+  for await (const chunk of await store.read(key!)) body += decoder.decode(chunk, { stream: true });
+  return { filename, complete, body: body + decoder.decode() };
+}

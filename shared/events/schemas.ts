@@ -1,0 +1,14 @@
+import * as v from 'valibot';
+import { isCalendarDay } from './days.js';
+import { eventNames } from './types.js';
+
+/** Path of GET /v1/newsletters/events/{event_name}/{date} (spec 4.9). */
+export const EventFileParamsSchema = v.object({
+  event_name: v.picklist(eventNames, `event_name must be one of ${eventNames.join(', ')}`),
+  date: v.pipe(
+    v.string(),
+    v.regex(/^\d{4}-\d{2}-\d{2}$/, 'date must be a day written YYYY-MM-DD'),
+    v.check(isCalendarDay, 'date is not a calendar day'),
+  ),
+});
+export type EventFileParamsInput = v.InferInput<typeof EventFileParamsSchema>;

@@ -1,0 +1,185 @@
+/**
+ * SES event notifications → newsletter events. Pure: no AWS. Handles the
+ * event-publishing shape (`eventType`, configuration set → SNS) and the
+ * older identity-notification shape (`notificationType`).
+ */
+import { createHash } from 'node:crypto';
+import type { UnsubscribeCause } from '../subscribers/types.js';
+import type { EventRecord } from './types.js';
+
+/**
+ * Message tags the sender puts on every newsletter message (SES
+ * `EmailTags`), and link tags (`ses:tags="target_id:…;target_position:…"`).
+ */
+export const sesTagNames = {
+  client: 'client_id',
+  campaign: 'campaign_id',
+  newsletter: 'newsletter_id',
+  list: 'email_list_id',
+  targetId: 'target_id',
+  targetPosition: 'target_position',
+} as const;
+
+type Tags = Record<string, string[] | undefined>;
+
+interface SesMail {
+  timestamp: string;
+  messageId?: string;
+  destination?: string[];
+  tags?: Tags;
+}
+
+export interface SesNotification {
+  eventType?: string;
+  notificationType?: string;
+  mail: SesMail;
+  bounce?: {
+    bounceType: 'Permanent' | 'Transient' | 'Undetermined';
+    bounceSubType?: string;
+    bouncedRecipients: Array<{ emailAddress: string; diagnosticCode?: string; status?: string; action?: string }>;
+    timestamp: string;
+    feedbackId?: string;
+  };
+  complaint?: {
+    complainedRecipients: Array<{ emailAddress: string }>;
+    timestamp: string;
+    feedbackId?: string;
+    complaintFeedbackType?: string;
+  };
+  open?: { timestamp: string };
+  click?: { timestamp: string; link: string; linkTags?: Tags };
+  send?: Record<string, never>;
+}
+
+/** An unsubscription caused by a delivery event. */
+export interface DeliveryUnsubscribe {
+  email: string;
+  listId: number;
+  cause: UnsubscribeCause;
+}
+
+export type ParsedNotification =
+  | { kind: 'events'; clientId: string; records: EventRecord[]; unsubscribe: DeliveryUnsubscribe[] }
+  | { kind: 'ignored'; reason: string };
+
+/** A notification and a stable id of its delivery (SNS MessageId, or a hash of a bare notification). */
+export interface Delivery {
+  id: string;
+  notification: unknown;
+}
+
+const CLIENT_ID = /^[a-z0-9][a-z0-9_-]{1,62}$/;
+
+/**
+ * The notifications in a Lambda event: an SNS event (`Records[].Sns.Message`),
+ * or, for local feeding, one bare SES notification or an array of them.
+ */
+export function unwrapDeliveries(event: unknown): Delivery[] {
+  const hash = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 32);
+  const records = (event as { Records?: Array<{ Sns?: { Message?: string; MessageId?: string } }> })?.Records;
+  if (Array.isArray(records)) {
+    return records.flatMap((r) => {
+      if (typeof r?.Sns?.Message !== 'string') return [];
+      let notification: unknown;
+      try {
+        notification = JSON.parse(r.Sns.Message);
+      } catch {
+        notification = undefined;
+      }
+      return [{ id: r.Sns.MessageId ?? hash(r.Sns.Message), notification }];
+    });
+  }
+  return (Array.isArray(event) ? event : [event]).map((notification) => ({ id: hash(notification), notification }));
+}
+
+const tag = (tags: Tags | undefined, name: string) => {
+  const value = tags?.[name]?.[0];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+};
+
+/** `Jane <Jane@Example.com>` → `jane@example.com`. */
+export function addressOf(value: string): string {
+  const angle = /<([^<>]+)>\s*$/.exec(value);
+  return (angle ? angle[1] : value).trim().toLowerCase();
+}
+
+const integer = (value: string | undefined) => (value !== undefined && /^\d{1,10}$/.test(value) ? Number(value) : undefined);
+
+/** Link tags first, then query parameters of the link with the same names. */
+function clickTarget(click: NonNullable<SesNotification['click']>): { target_id?: string; target_position?: number } {
+  let params: URLSearchParams | undefined;
+  try {
+    params = new URL(click.link).searchParams;
+  } catch {
+    params = undefined;
+  }
+  const id = tag(click.linkTags, sesTagNames.targetId) ?? params?.get(sesTagNames.targetId) ?? undefined;
+  const position = integer(tag(click.linkTags, sesTagNames.targetPosition) ?? params?.get(sesTagNames.targetPosition) ?? undefined);
+  return { ...(id ? { target_id: id } : {}), ...(position !== undefined ? { target_position: position } : {}) };
+}
+
+/**
+ * Turns one SES notification into event records (spec §6) for the client
+ * named by its `client_id` tag, and the unsubscriptions it causes: a
+ * Permanent bounce unsubscribes with HARD_BOUNCE, a complaint (other than
+ * feedback type `not-spam`) with READER, both only from the list of the
+ * `email_list_id` tag. Delivery, Reject, DeliveryDelay, Rendering Failure
+ * and Subscription notifications have no event in §6 and are ignored.
+ */
+export function parseSesNotification(input: unknown): ParsedNotification {
+  const n = input as SesNotification;
+  if (!n || typeof n !== 'object' || !n.mail || typeof n.mail !== 'object') return { kind: 'ignored', reason: 'not an SES notification' };
+  const type = n.eventType ?? n.notificationType;
+  const tags = n.mail.tags;
+  const clientId = tag(tags, sesTagNames.client);
+  if (!clientId || !CLIENT_ID.test(clientId)) return { kind: 'ignored', reason: `${type}: no valid ${sesTagNames.client} tag` };
+  const listId = integer(tag(tags, sesTagNames.list));
+  const common = {
+    ...(tag(tags, sesTagNames.campaign) ? { campaign_id: tag(tags, sesTagNames.campaign) } : {}),
+    ...(tag(tags, sesTagNames.newsletter) ? { newsletter_id: tag(tags, sesTagNames.newsletter) } : {}),
+    ...(listId !== undefined ? { email_list_id: listId } : {}),
+  };
+  const destinations = (n.mail.destination ?? []).map(addressOf);
+  const records: EventRecord[] = [];
+  const unsubscribe: DeliveryUnsubscribe[] = [];
+  switch (type) {
+    case 'Send':
+      for (const email of destinations) records.push({ event: 'nl_send', date: n.mail.timestamp, email, ...common });
+      break;
+    case 'Open':
+      if (!n.open) return { kind: 'ignored', reason: 'Open without open object' };
+      for (const email of destinations) records.push({ event: 'nl_display', date: n.open.timestamp, email, ...common });
+      break;
+    case 'Click': {
+      if (!n.click) return { kind: 'ignored', reason: 'Click without click object' };
+      for (const email of destinations) {
+        records.push({ event: 'nl_click', date: n.click.timestamp, email, ...common, target_url: n.click.link, ...clickTarget(n.click) });
+      }
+      break;
+    }
+    case 'Bounce': {
+      if (!n.bounce) return { kind: 'ignored', reason: 'Bounce without bounce object' };
+      const hard = n.bounce.bounceType === 'Permanent';
+      for (const r of n.bounce.bouncedRecipients ?? []) {
+        const email = addressOf(r.emailAddress);
+        const message = r.diagnosticCode ?? [n.bounce.bounceType, n.bounce.bounceSubType].filter(Boolean).join('/');
+        records.push({ event: 'nl_bounce', date: n.bounce.timestamp, email, ...common, type: hard ? 'hard' : 'soft', message });
+        if (hard && listId !== undefined) unsubscribe.push({ email, listId, cause: 'HARD_BOUNCE' });
+      }
+      break;
+    }
+    case 'Complaint': {
+      if (!n.complaint) return { kind: 'ignored', reason: 'Complaint without complaint object' };
+      const feedback = n.complaint.complaintFeedbackType ?? 'unspecified';
+      for (const r of n.complaint.complainedRecipients ?? []) {
+        const email = addressOf(r.emailAddress);
+        records.push({ event: 'nl_complaint', date: n.complaint.timestamp, email, ...common, type: feedback });
+        if (feedback !== 'not-spam' && listId !== undefined) unsubscribe.push({ email, listId, cause: 'READER' });
+      }
+      break;
+    }
+    default:
+      return { kind: 'ignored', reason: `${type ?? 'unknown'} notifications have no newsletter event` };
+  }
+  return { kind: 'events', clientId, records, unsubscribe };
+}
