@@ -1,0 +1,147 @@
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { assembleEvents, sourceDigest } from '../../shared/events/assemble.js';
+import { mergeSorted, splitLines, timedLines, type TimedLine } from '../../shared/events/merge.js';
+import { eventPaths } from '../../shared/events/paths.js';
+import type { EventStore, StoredObject } from '../../shared/events/store.js';
+
+/** An in-memory EventStore that counts open reads, to check the merge's bound. */
+function memoryStore() {
+  const objects = new Map<string, { body: Buffer; metadata: Record<string, string> }>();
+  const stats = { open: 0, maxOpen: 0, writes: [] as string[] };
+  const store: EventStore = {
+    async list(prefix) {
+      return [...objects.entries()]
+        .filter(([k]) => k.startsWith(prefix))
+        .map(([key, o]): StoredObject => ({ key, size: o.body.length, etag: createHash('md5').update(o.body).digest('hex') }))
+        .sort((a, b) => (a.key < b.key ? -1 : 1));
+    },
+    async listChildren(prefix) {
+      return [...new Set([...objects.keys()].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length).split('/')[0]))].sort();
+    },
+    async read(key) {
+      const o = objects.get(key);
+      if (!o) throw new Error(`no object ${key}`);
+      return (async function* () {
+        stats.open++;
+        stats.maxOpen = Math.max(stats.maxOpen, stats.open);
+        try {
+          for (let i = 0; i < o.body.length; i += 7) yield o.body.subarray(i, i + 7);
+        } finally {
+          stats.open--;
+        }
+      })();
+    },
+    async head(key) {
+      const o = objects.get(key);
+      return o && { size: o.body.length, metadata: o.metadata };
+    },
+    async write(key, body: Readable, { metadata = {} }) {
+      const chunks: Buffer[] = [];
+      for await (const c of body) chunks.push(Buffer.from(c));
+      objects.set(key, { body: Buffer.concat(chunks), metadata });
+      stats.writes.push(key);
+    },
+    async remove(keys) {
+      for (const k of keys) objects.delete(k);
+    },
+    async presign(key) {
+      return `memory://${key}`;
+    },
+  };
+  const put = (key: string, lines: object[]) => objects.set(key, { body: Buffer.from(lines.map((l) => JSON.stringify(l)).join('\n') + '\n'), metadata: {} });
+  const text = (key: string) => objects.get(key)?.body.toString('utf8');
+  return { store, put, text, objects, stats };
+}
+
+const day = '2026-03-04';
+const at = (s: number) => new Date(Date.parse(`${day}T00:00:00.000Z`) + s * 1000).toISOString();
+const raw = (name: string) => `${eventPaths.raw('acme', 'nl_send', day)}${name}.jsonl`;
+
+async function* fromArray(items: TimedLine[]) {
+  yield* items;
+}
+
+describe('mergeSorted', () => {
+  it('merges sorted sources into date order, equal dates in source order', async () => {
+    const a = [{ at: 1, line: 'a1' }, { at: 3, line: 'a3' }, { at: 3, line: 'a3b' }];
+    const b = [{ at: 0, line: 'b0' }, { at: 3, line: 'b3' }];
+    const c: TimedLine[] = [];
+    const out: string[] = [];
+    for await (const item of mergeSorted([fromArray(a), fromArray(b), fromArray(c)])) out.push(item.line);
+    expect(out).toEqual(['b0', 'a1', 'a3', 'a3b', 'b3']);
+  });
+
+  it('splits chunked bytes into lines, including a last line without LF and CRLF ends', async () => {
+    const chunks = ['{"date":"2026-01-01T00:00:00Z"}\r', '\n\n{"da', 'te":"2026-01-01T00:00:01Z"}'];
+    const lines: string[] = [];
+    for await (const l of splitLines((async function* () { yield* chunks.map((c) => Buffer.from(c)); })())) lines.push(l);
+    expect(lines).toEqual(['{"date":"2026-01-01T00:00:00Z"}', '{"date":"2026-01-01T00:00:01Z"}']);
+  });
+
+  it('refuses a streamed source that goes back in time', async () => {
+    const lines = (async function* () {
+      yield JSON.stringify({ date: at(5) });
+      yield JSON.stringify({ date: at(4) });
+    })();
+    await expect(async () => {
+      for await (const _ of timedLines(lines, 'k')) void _;
+    }).rejects.toThrow(/k is not sorted/);
+  });
+});
+
+describe('assembleEvents', () => {
+  it('merges many raw objects through intermediate runs with at most fanIn open at once, sorted, and cleans up', async () => {
+    const { store, put, text, objects, stats } = memoryStore();
+    const expected: Array<{ s: number; email: string }> = [];
+    for (let o = 0; o < 23; o++) {
+      const lines = Array.from({ length: 5 }, (_, i) => ({ s: (o * 37 + i * 1009) % 86400, email: `u${o}-${i}@x.io` })).sort((x, y) => x.s - y.s);
+      expected.push(...lines);
+      put(raw(`o${String(o).padStart(3, '0')}`), lines.map((l) => ({ date: at(l.s), email: l.email, campaign_id: 'c' })));
+    }
+    const result = await assembleEvents(store, 'acme', 'nl_send', day, { fanIn: 3 });
+    expect(result).toMatchObject({ events: 115, rawObjects: 23, upToDate: false, key: eventPaths.file('acme', 'nl_send', day) });
+    expect(stats.maxOpen).toBeLessThanOrEqual(3);
+    const rows = text(result.key!)!.split('\r\n');
+    expect(rows[0]).toBe('date,email,campaign_id,newsletter_id,email_list_id');
+    const dates = rows.slice(1, -1).map((r) => r.split(',')[0]);
+    expect(dates).toEqual([...dates].sort());
+    expect(rows.slice(1, -1).map((r) => r.split(',')[1]).sort()).toEqual(expected.map((e) => e.email).sort());
+    expect([...objects.keys()].filter((k) => k.startsWith('tmp/'))).toEqual([]);
+  });
+
+  it('sorts small raw objects that were written unsorted', async () => {
+    const { store, put, text } = memoryStore();
+    put(raw('a'), [{ date: at(30), email: 'late@x.io' }, { date: at(10), email: 'early@x.io' }]);
+    const result = await assembleEvents(store, 'acme', 'nl_send', day);
+    expect(text(result.key!)).toBe(`date,email,campaign_id,newsletter_id,email_list_id\r\n${day} 00:00:10,early@x.io,,,\r\n${day} 00:00:30,late@x.io,,,\r\n`);
+  });
+
+  it('is idempotent: a re-run keeps the file; a late raw object makes the next run rebuild it identically plus the new line', async () => {
+    const { store, put, text, stats } = memoryStore();
+    put(raw('a'), [{ date: at(1), email: 'a@x.io' }, { date: at(5), email: 'tie1@x.io' }]);
+    put(raw('b'), [{ date: at(5), email: 'tie2@x.io' }]);
+    const first = await assembleEvents(store, 'acme', 'nl_send', day);
+    const before = text(first.key!);
+    const again = await assembleEvents(store, 'acme', 'nl_send', day);
+    expect(again.upToDate).toBe(true);
+    expect(stats.writes.filter((k) => k === first.key)).toHaveLength(1);
+    const forced = await assembleEvents(store, 'acme', 'nl_send', day, { force: true });
+    expect(forced.upToDate).toBe(false);
+    expect(text(first.key!)).toBe(before);
+    put(raw('c-late'), [{ date: at(3), email: 'late@x.io' }]);
+    const rebuilt = await assembleEvents(store, 'acme', 'nl_send', day);
+    expect(rebuilt).toMatchObject({ upToDate: false, events: 4 });
+    expect(text(first.key!)!.split('\r\n').map((r) => r.split(',')[1])).toEqual(['email', 'a@x.io', 'late@x.io', 'tie1@x.io', 'tie2@x.io', undefined]);
+  });
+
+  it('writes nothing for a day without raw records', async () => {
+    const { store, objects } = memoryStore();
+    const result = await assembleEvents(store, 'acme', 'nl_click', day);
+    expect(result.key).toBeUndefined();
+    expect(result.rawObjects).toBe(0);
+    expect(objects.size).toBe(0);
+    expect(sourceDigest([])).toMatch(/^[0-9a-f]{64}$/);
+  });
+});

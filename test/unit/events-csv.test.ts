@@ -1,0 +1,81 @@
+import { parseString } from 'fast-csv';
+import { describe, expect, it } from 'vitest';
+import { csvFormatter, csvHeaderLine, csvRow } from '../../shared/events/csv.js';
+import { csvDate, daysBefore, isCalendarDay, utcDay } from '../../shared/events/days.js';
+import { eventColumns, eventNames } from '../../shared/events/types.js';
+import { EventFileParamsSchema } from '../../shared/events/schemas.js';
+import * as v from 'valibot';
+
+async function format(event: (typeof eventNames)[number], rows: string[][]): Promise<string> {
+  const csv = csvFormatter(event);
+  const chunks: string[] = [];
+  csv.on('data', (c: Buffer | string) => chunks.push(String(c)));
+  const done = new Promise((r) => csv.on('end', r));
+  for (const row of rows) csv.write(row);
+  csv.end();
+  await done;
+  return chunks.join('');
+}
+
+function parse(text: string): Promise<string[][]> {
+  return new Promise((done, fail) => {
+    const rows: string[][] = [];
+    parseString(text)
+      .on('data', (r: string[]) => rows.push(r))
+      .on('error', fail)
+      .on('end', () => done(rows));
+  });
+}
+
+describe('event CSV rules', () => {
+  it('writes dates as YYYY-MM-DD HH:MM:SS in UTC, whatever the offset of the input', () => {
+    expect(csvDate('2026-11-21T18:04:05.999Z')).toBe('2026-11-21 18:04:05');
+    expect(csvDate('2026-11-22T01:30:00+02:00')).toBe('2026-11-21 23:30:00');
+    expect(() => csvDate('yesterday')).toThrow(/Not a date/);
+  });
+
+  it('puts the fields of a record in the column order of its event, absent ones empty', () => {
+    const row = csvRow('nl_click', { email: 'a@x.io', date: '2026-01-02T03:04:05.000Z', target_position: 2, campaign_id: 'c1', target_url: 'https://x.io/' });
+    expect(row).toEqual(['2026-01-02 03:04:05', 'a@x.io', 'c1', '', '', '', 'https://x.io/', '2']);
+  });
+
+  it('writes the exact §6 header for every event, even without rows', async () => {
+    for (const event of eventNames) {
+      const text = await format(event, []);
+      expect(text).toBe(`${eventColumns[event].join(',')}\r\n`);
+      expect(text).toBe(csvHeaderLine(event));
+    }
+    expect(csvHeaderLine('nl_bounce')).toBe('date,email,campaign_id,newsletter_id,email_list_id,type,message\r\n');
+  });
+
+  it('quotes fields as RFC 4180 does (comma, quote, CR, LF) and parses back to the same values', async () => {
+    const tricky = ['2026-01-02 03:04:05', 'a@x.io', 'c,1', 'say "hi"', '7', 'hard', 'line1\r\nline2'];
+    const text = await format('nl_bounce', [tricky, ['2026-01-02 03:04:06', 'b@x.io', '', '', '', 'soft', 'plain']]);
+    expect(text).toBe(
+      'date,email,campaign_id,newsletter_id,email_list_id,type,message\r\n' +
+        '2026-01-02 03:04:05,a@x.io,"c,1","say ""hi""",7,hard,"line1\r\nline2"\r\n' +
+        '2026-01-02 03:04:06,b@x.io,,,,soft,plain\r\n',
+    );
+    expect((await parse(text)).slice(1)).toEqual([tricky, ['2026-01-02 03:04:06', 'b@x.io', '', '', '', 'soft', 'plain']]);
+  });
+});
+
+describe('event days', () => {
+  it('accepts calendar days only', () => {
+    expect(isCalendarDay('2024-02-29')).toBe(true);
+    expect(isCalendarDay('2026-02-29')).toBe(false);
+    expect(isCalendarDay('2026-13-01')).toBe(false);
+    expect(isCalendarDay('2026-1-01')).toBe(false);
+    expect(daysBefore('2026-03-01', 1)).toBe('2026-02-28');
+    expect(daysBefore('2026-12-31', -1)).toBe('2027-01-01');
+    expect(utcDay('2026-11-21T23:59:59.999Z')).toBe('2026-11-21');
+  });
+
+  it('validates the path of the download endpoint with a cause naming the field', () => {
+    expect(v.safeParse(EventFileParamsSchema, { event_name: 'nl_click', date: '2026-11-21' }).success).toBe(true);
+    const badEvent = v.safeParse(EventFileParamsSchema, { event_name: 'nl_open', date: '2026-11-21' });
+    expect(badEvent.success).toBe(false);
+    const badDate = v.safeParse(EventFileParamsSchema, { event_name: 'nl_click', date: '2026-02-30' });
+    expect(badDate.success).toBe(false);
+  });
+});
