@@ -1,0 +1,168 @@
+/**
+ * `npm run bench:events`: assembles one day of 1,000,000 events spread over
+ * 1,000 raw objects (and a 100,000-event day, to show memory does not grow
+ * with the day) through the real assembler against the s3rver emulator, and
+ * compares in the same run with two baselines over the same objects:
+ *   read-only  – stream every raw object and count bytes (the I/O floor);
+ *   in-memory  – read everything, parse, sort in memory, build one CSV string
+ *                (the naive approach the streaming merge replaces).
+ * Each measurement runs in its own child process so its peak RSS is its own.
+ * Options: EVENTS=<n> OBJECTS=<n> to change the large day.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const [mode, arg] = process.argv.slice(2);
+const DAY = '2026-01-15';
+
+interface Measure {
+  ms: number;
+  maxRssMb: number;
+  events: number;
+  bytes: number;
+  note?: string;
+}
+
+async function child(kind: string, clientId: string): Promise<Measure> {
+  const { s3EventStore } = await import('../shared/events/store.js');
+  const { assembleEvents } = await import('../shared/events/assemble.js');
+  const { eventPaths } = await import('../shared/events/paths.js');
+  const { csvRow } = await import('../shared/events/csv.js');
+  const { format } = await import('fast-csv');
+  const store = s3EventStore();
+  const started = performance.now();
+  let events = 0;
+  let bytes = 0;
+  if (kind === 'assemble') {
+    const result = await assembleEvents(store, clientId, 'nl_click', DAY, { force: true });
+    events = result.events ?? 0;
+    bytes = (await store.head(result.key!))!.size;
+  } else if (kind === 'read') {
+    for (const o of await store.list(eventPaths.raw(clientId, 'nl_click', DAY))) {
+      for await (const chunk of await store.read(o.key)) {
+        bytes += chunk.length;
+        for (const b of chunk) if (b === 10) events++;
+      }
+    }
+  } else {
+    const records: Array<Record<string, unknown> & { date: string }> = [];
+    for (const o of await store.list(eventPaths.raw(clientId, 'nl_click', DAY))) {
+      let text = '';
+      for await (const chunk of await store.read(o.key)) text += Buffer.from(chunk).toString('utf8');
+      for (const line of text.split('\n')) if (line) records.push(JSON.parse(line));
+    }
+    records.sort((a, b) => Date.parse(a.date) - Date.parse(b.date));
+    const csv = format<string[], string[]>({ headers: true, rowDelimiter: '\r\n' });
+    const parts: string[] = [];
+    csv.on('data', (c) => parts.push(String(c)));
+    const done = new Promise((r) => csv.on('end', r));
+    for (const r of records) csv.write(csvRow('nl_click', r));
+    csv.end();
+    await done;
+    const body = parts.join('');
+    events = records.length;
+    bytes = Buffer.byteLength(body);
+  }
+  return { ms: performance.now() - started, maxRssMb: process.resourceUsage().maxRSS / 1024, events, bytes };
+}
+
+function runChild(kind: string, clientId: string, env: Record<string, string>): Promise<Measure> {
+  return new Promise((done, fail) => {
+    const p = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, `child:${kind}`, clientId], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    p.stdout.on('data', (c) => (out += c));
+    p.on('exit', (code) => (code === 0 ? done(JSON.parse(out.trim().split('\n').pop()!)) : fail(new Error(`${kind} exited ${code}`))));
+  });
+}
+
+async function populate(clientId: string, events: number, objects: number): Promise<void> {
+  const { recordEvents } = await import('../shared/events/record.js');
+  const { mapLimit } = await import('../shared/events/assemble.js');
+  const perObject = Math.ceil(events / objects);
+  const dayStart = Date.parse(`${DAY}T00:00:00.000Z`);
+  let seed = 42;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  await mapLimit(
+    Array.from({ length: objects }, (_, i) => i),
+    8,
+    async (o) => {
+      const n = Math.min(perObject, events - o * perObject);
+      if (n <= 0) return;
+      await recordEvents(
+        clientId,
+        Array.from({ length: n }, (_, i) => ({
+          event: 'nl_click' as const,
+          date: new Date(dayStart + Math.floor(random() * 86_400_000)).toISOString(),
+          email: `reader-${o}-${i}@example.com`,
+          campaign_id: `cmp-${o % 17}`,
+          newsletter_id: `nl-${o % 5}`,
+          email_list_id: 1 + (o % 3),
+          target_id: `article-${i % 100}`,
+          target_url: `https://news.example.com/2026/01/15/article-${i % 100}?utm_source=newsletter,daily`,
+          target_position: i % 12,
+        })),
+      );
+    },
+  );
+}
+
+async function main() {
+  const { localAwsEnv } = await import('../infra/local/services.js');
+  const { ensureBuckets, freePort, startS3Emulator } = await import('../infra/local/services.js');
+  const dir = mkdtempSync(join(tmpdir(), 'bench-events-'));
+  const s3 = await startS3Emulator({ port: await freePort(), directory: join(dir, 's3') });
+  const env = { ...localAwsEnv, AWS_ENDPOINT_URL_S3: s3.endpoint, EVENTS_BUCKET: 'events' };
+  Object.assign(process.env, env);
+  try {
+    await ensureBuckets(s3.endpoint, ['events']);
+    const big = { events: Number(process.env.EVENTS ?? 1_000_000), objects: Number(process.env.OBJECTS ?? 1000) };
+    const days = [
+      { clientId: 'bench-small', events: big.events / 10, objects: big.objects / 10 },
+      { clientId: 'bench-large', ...big },
+    ];
+    for (const d of days) {
+      const t = performance.now();
+      await populate(d.clientId, d.events, d.objects);
+      console.log(`populated ${d.events.toLocaleString('en')} events in ${d.objects} raw objects (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+    }
+    console.log('\n| day | method | time s | events/s | MB/s (raw in) | peak RSS MB | output MB |');
+    console.log('|---|---|---:|---:|---:|---:|---:|');
+    for (const d of days) {
+      const read = await runChild('read', d.clientId, env);
+      for (const [name, m] of [
+        ['read-only baseline', read],
+        ['in-memory sort baseline', await runChild('memory', d.clientId, env)],
+        ['streaming assembler', await runChild('assemble', d.clientId, env)],
+      ] as const) {
+        const rawMb = read.bytes / 1e6;
+        console.log(
+          `| ${d.events.toLocaleString('en')} / ${d.objects} obj | ${name} | ${(m.ms / 1000).toFixed(2)} | ${Math.round((d.events / m.ms) * 1000).toLocaleString('en')} | ${(rawMb / (m.ms / 1000)).toFixed(1)} | ${m.maxRssMb.toFixed(0)} | ${(m.bytes / 1e6).toFixed(1)} |`,
+        );
+        if (name !== 'read-only baseline' && m.events !== d.events) throw new Error(`${name}: ${m.events} events, expected ${d.events}`);
+      }
+    }
+  } finally {
+    await s3.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (mode?.startsWith('child:')) {
+  child(mode.slice('child:'.length), arg).then(
+    (m) => console.log(JSON.stringify(m)),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+} else {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
