@@ -7,6 +7,10 @@
  *   in-memory  – read everything, parse, sort in memory, build one CSV string
  *                (the naive approach the streaming merge replaces).
  * Each measurement runs in its own child process so its peak RSS is its own.
+ * Peak RSS of a garbage-collected process says as much about how lazily V8
+ * collects as about live data, so both methods also run with V8's old space
+ * capped (HEAP_CAP_MB, default 64): the streaming assembler must still
+ * finish, the in-memory sort is expected to run out of memory.
  * Options: EVENTS=<n> OBJECTS=<n> to change the large day.
  */
 import { spawn } from 'node:child_process';
@@ -20,6 +24,9 @@ const DAY = '2026-01-15';
 interface Measure {
   ms: number;
   maxRssMb: number;
+  /** Largest sampled V8 heap in use and Buffer memory outside the heap. */
+  maxHeapMb: number;
+  maxBuffersMb: number;
   events: number;
   bytes: number;
   note?: string;
@@ -32,6 +39,13 @@ async function child(kind: string, clientId: string): Promise<Measure> {
   const { csvRow } = await import('../shared/events/csv.js');
   const { format } = await import('fast-csv');
   const store = s3EventStore();
+  let maxHeap = 0;
+  let maxBuffers = 0;
+  const sampler = setInterval(() => {
+    const m = process.memoryUsage();
+    maxHeap = Math.max(maxHeap, m.heapUsed);
+    maxBuffers = Math.max(maxBuffers, m.arrayBuffers);
+  }, 20);
   const started = performance.now();
   let events = 0;
   let bytes = 0;
@@ -65,18 +79,21 @@ async function child(kind: string, clientId: string): Promise<Measure> {
     events = records.length;
     bytes = Buffer.byteLength(body);
   }
-  return { ms: performance.now() - started, maxRssMb: process.resourceUsage().maxRSS / 1024, events, bytes };
+  clearInterval(sampler);
+  const mb = (n: number) => n / 1024 / 1024;
+  return { ms: performance.now() - started, maxRssMb: process.resourceUsage().maxRSS / 1024, maxHeapMb: mb(maxHeap), maxBuffersMb: mb(maxBuffers), events, bytes };
 }
 
-function runChild(kind: string, clientId: string, env: Record<string, string>): Promise<Measure> {
+function runChild(kind: string, clientId: string, env: Record<string, string>, heapMb?: number): Promise<Measure> {
   return new Promise((done, fail) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, `child:${kind}`, clientId], {
+    const flags = heapMb ? [`--max-old-space-size=${heapMb}`] : [];
+    const p = spawn(process.execPath, [...flags, '--import', 'tsx', import.meta.filename, `child:${kind}`, clientId], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
     p.stdout.on('data', (c) => (out += c));
-    p.on('exit', (code) => (code === 0 ? done(JSON.parse(out.trim().split('\n').pop()!)) : fail(new Error(`${kind} exited ${code}`))));
+    p.on('exit', (code, signal) => (code === 0 ? done(JSON.parse(out.trim().split('\n').pop()!)) : fail(new Error(`${kind} exited ${code ?? signal}`))));
   });
 }
 
@@ -130,18 +147,30 @@ async function main() {
       await populate(d.clientId, d.events, d.objects);
       console.log(`populated ${d.events.toLocaleString('en')} events in ${d.objects} raw objects (${((performance.now() - t) / 1000).toFixed(1)} s)`);
     }
-    console.log('\n| day | method | time s | events/s | MB/s (raw in) | peak RSS MB | output MB |');
-    console.log('|---|---|---:|---:|---:|---:|---:|');
+    console.log('\n| day | method | time s | events/s | MB/s (raw in) | peak RSS MB | peak heap used MB | peak Buffers MB | output MB |');
+    console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
+    const cap = Number(process.env.HEAP_CAP_MB ?? 64);
     for (const d of days) {
       const read = await runChild('read', d.clientId, env);
-      for (const [name, m] of [
-        ['read-only baseline', read],
-        ['in-memory sort baseline', await runChild('memory', d.clientId, env)],
-        ['streaming assembler', await runChild('assemble', d.clientId, env)],
-      ] as const) {
+      const runs: Array<[string, () => Promise<Measure>]> = [
+        ['read-only baseline', async () => read],
+        ['in-memory sort baseline', () => runChild('memory', d.clientId, env)],
+        ['streaming assembler', () => runChild('assemble', d.clientId, env)],
+        [`in-memory sort, heap capped at ${cap} MB`, () => runChild('memory', d.clientId, env, cap)],
+        [`streaming assembler, heap capped at ${cap} MB`, () => runChild('assemble', d.clientId, env, cap)],
+      ];
+      for (const [name, run] of runs) {
+        const label = `| ${d.events.toLocaleString('en')} / ${d.objects} obj | ${name} |`;
+        let m: Measure;
+        try {
+          m = await run();
+        } catch (err) {
+          console.log(`${label} failed: ${(err as Error).message} | | | | | | |`);
+          continue;
+        }
         const rawMb = read.bytes / 1e6;
         console.log(
-          `| ${d.events.toLocaleString('en')} / ${d.objects} obj | ${name} | ${(m.ms / 1000).toFixed(2)} | ${Math.round((d.events / m.ms) * 1000).toLocaleString('en')} | ${(rawMb / (m.ms / 1000)).toFixed(1)} | ${m.maxRssMb.toFixed(0)} | ${(m.bytes / 1e6).toFixed(1)} |`,
+          `${label} ${(m.ms / 1000).toFixed(2)} | ${Math.round((d.events / m.ms) * 1000).toLocaleString('en')} | ${(rawMb / (m.ms / 1000)).toFixed(1)} | ${m.maxRssMb.toFixed(0)} | ${m.maxHeapMb.toFixed(0)} | ${m.maxBuffersMb.toFixed(0)} | ${(m.bytes / 1e6).toFixed(1)} |`,
         );
         if (name !== 'read-only baseline' && m.events !== d.events) throw new Error(`${name}: ${m.events} events, expected ${d.events}`);
       }

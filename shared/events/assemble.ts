@@ -1,7 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { Readable } from 'node:stream';
+import type { CsvFormatterStream } from 'fast-csv';
 import { csvFormatter, csvRow } from './csv.js';
-import { mergeSorted, sortedLines, splitLines, timedLines, type TimedLine } from './merge.js';
+import { mergeSorted, sortedLines, splitLines, timedLines, type Batch } from './merge.js';
 import { eventPaths } from './paths.js';
 import type { EventStore, StoredObject } from './store.js';
 import { eventNames, type EventName } from './types.js';
@@ -41,32 +43,50 @@ export function sourceDigest(objects: StoredObject[]): string {
   return hash.digest('hex');
 }
 
-async function* readWhole(store: EventStore, key: string): AsyncGenerator<TimedLine> {
+async function* readWhole(store: EventStore, key: string): AsyncGenerator<Batch> {
   const lines: string[] = [];
-  for await (const line of splitLines(await store.read(key))) lines.push(line);
-  yield* sortedLines(lines);
+  for await (const batch of splitLines(await store.read(key))) lines.push(...batch);
+  yield sortedLines(lines);
 }
 
-async function* readStream(store: EventStore, key: string): AsyncGenerator<TimedLine> {
+async function* readStream(store: EventStore, key: string): AsyncGenerator<Batch> {
   yield* timedLines(splitLines(await store.read(key)), key);
 }
 
 /** A sorted source over one object, opened only when the merge first pulls from it. */
-function source(store: EventStore, o: StoredObject, trusted: boolean): AsyncIterable<TimedLine> {
+function source(store: EventStore, o: StoredObject, trusted: boolean): AsyncIterable<Batch> {
   return !trusted && o.size <= WHOLE_OBJECT_BYTES ? readWhole(store, o.key) : readStream(store, o.key);
 }
 
 /** Batches lines into strings of about BATCH_CHARS for the upload stream. */
-async function* jsonLines(items: AsyncIterable<TimedLine>): AsyncGenerator<string> {
-  let batch = '';
-  for await (const { line } of items) {
-    batch += line + '\n';
-    if (batch.length >= BATCH_CHARS) {
-      yield batch;
-      batch = '';
+async function* jsonLines(batches: AsyncIterable<Batch>): AsyncGenerator<string> {
+  let text = '';
+  for await (const batch of batches) {
+    for (const { line } of batch) text += line + '\n';
+    if (text.length >= BATCH_CHARS) {
+      yield text;
+      text = '';
     }
   }
-  if (batch) yield batch;
+  if (text) yield text;
+}
+
+/** Writes the merged lines as CSV rows into the formatter, honouring backpressure. */
+async function writeRows(event: EventName, batches: AsyncIterable<Batch>, csv: CsvFormatterStream<string[], string[]>): Promise<number> {
+  let events = 0;
+  try {
+    for await (const batch of batches) {
+      for (const { line } of batch) {
+        events++;
+        if (!csv.write(csvRow(event, JSON.parse(line) as Record<string, unknown>))) await once(csv, 'drain');
+      }
+    }
+    csv.end();
+    return events;
+  } catch (err) {
+    csv.destroy(err as Error);
+    throw err;
+  }
 }
 
 /**
@@ -111,22 +131,16 @@ export async function assembleEvents(
       }
       sources = next;
     }
-    let events = 0;
-    const rows = Readable.from(
-      (async function* () {
-        for await (const { line } of mergeSorted(sources.map((s) => source(store, s.object, s.trusted)))) {
-          events++;
-          yield csvRow(event, JSON.parse(line) as Record<string, unknown>);
-        }
-      })(),
-    );
     const csv = csvFormatter(event);
-    rows.once('error', (err) => csv.destroy(err));
-    rows.pipe(csv);
-    await store.write(key, csv, {
-      contentType: 'text/csv; charset=utf-8',
-      metadata: { 'source-digest': digest, 'raw-objects': String(raws.length) },
-    });
+    const [events] = await Promise.all([
+      writeRows(event, mergeSorted(sources.map((s) => source(store, s.object, s.trusted))), csv),
+      store
+        .write(key, csv, { contentType: 'text/csv; charset=utf-8', metadata: { 'source-digest': digest, 'raw-objects': String(raws.length) } })
+        .catch((err: Error) => {
+          csv.destroy(err);
+          throw err;
+        }),
+    ]);
     return { ...base, key, events, upToDate: false };
   } finally {
     if (tmpKeys.length > 0) await store.remove(tmpKeys).catch(() => undefined);

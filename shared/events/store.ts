@@ -36,8 +36,8 @@ export interface EventStore {
   presign(key: string, o: { filename: string; contentType: string; expiresIn: number }): Promise<string>;
 }
 
-/** Part size of streamed uploads; with `queueSize` 2 at most ~3 parts are in memory. */
-const PART_SIZE = 8 * 1024 * 1024;
+/** Part size of streamed uploads; S3s minimum; with `queueSize` 2 about 3 parts are in memory. */
+const PART_SIZE = 5 * 1024 * 1024;
 
 const isMissing = (err: unknown) =>
   err instanceof NotFound || err instanceof NoSuchKey || (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;

@@ -59,8 +59,9 @@ const day = '2026-03-04';
 const at = (s: number) => new Date(Date.parse(`${day}T00:00:00.000Z`) + s * 1000).toISOString();
 const raw = (name: string) => `${eventPaths.raw('acme', 'nl_send', day)}${name}.jsonl`;
 
+/** A source yielding its items in batches of two (so batch edges are exercised). */
 async function* fromArray(items: TimedLine[]) {
-  yield* items;
+  for (let i = 0; i < items.length; i += 2) yield items.slice(i, i + 2);
 }
 
 describe('mergeSorted', () => {
@@ -69,21 +70,21 @@ describe('mergeSorted', () => {
     const b = [{ at: 0, line: 'b0' }, { at: 3, line: 'b3' }];
     const c: TimedLine[] = [];
     const out: string[] = [];
-    for await (const item of mergeSorted([fromArray(a), fromArray(b), fromArray(c)])) out.push(item.line);
+    for await (const batch of mergeSorted([fromArray(a), fromArray(b), fromArray(c)])) out.push(...batch.map((item) => item.line));
     expect(out).toEqual(['b0', 'a1', 'a3', 'a3b', 'b3']);
   });
 
   it('splits chunked bytes into lines, including a last line without LF and CRLF ends', async () => {
     const chunks = ['{"date":"2026-01-01T00:00:00Z"}\r', '\n\n{"da', 'te":"2026-01-01T00:00:01Z"}'];
     const lines: string[] = [];
-    for await (const l of splitLines((async function* () { yield* chunks.map((c) => Buffer.from(c)); })())) lines.push(l);
+    for await (const batch of splitLines((async function* () { yield* chunks.map((c) => Buffer.from(c)); })())) lines.push(...batch);
     expect(lines).toEqual(['{"date":"2026-01-01T00:00:00Z"}', '{"date":"2026-01-01T00:00:01Z"}']);
   });
 
   it('refuses a streamed source that goes back in time', async () => {
     const lines = (async function* () {
-      yield JSON.stringify({ date: at(5) });
-      yield JSON.stringify({ date: at(4) });
+      yield [JSON.stringify({ date: at(5) })];
+      yield [JSON.stringify({ date: at(4) })];
     })();
     await expect(async () => {
       for await (const _ of timedLines(lines, 'k')) void _;
