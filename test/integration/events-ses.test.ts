@@ -39,13 +39,15 @@ describe('SES delivery-event ingester', () => {
     expect(await ingest(snsEvent([n]))).toMatchObject({ events: 0, ignored: ['unknown client no-such-client-x1'] });
   });
 
-  it('a hard bounce unsubscribes the address from the tagged list with cause HARD_BOUNCE and records nl_bounce and nl_unsubscribe', async () => {
+  it('a hard bounce unsubscribes the address from the tagged list with cause HARD_BOUNCE (counts exact, once per SNS message) and records nl_bounce and nl_unsubscribe', async () => {
     const client = await newClient(service, { premiumEvents: true });
     await applySubscribers(client.username, client.defaultListId, [{ line: 1, email: 'gone@x.io', subscribed: true }]);
     const bounce = snsEvent([notification('bounce-permanent', client, 'gone@x.io')]);
     expect(await ingest(bounce)).toMatchObject({ events: 1, unsubscribed: 1 });
     expect(await getSubscriber(client.username, client.defaultListId, 'gone@x.io')).toMatchObject({ subscribed: false, unsubscribedCause: 'HARD_BOUNCE' });
     expect(await ingest(bounce)).toMatchObject({ unsubscribed: 0 });
+    const count = await request(`${service.url}/v1/newsletters/lists/${client.defaultListId}/subscribers/count`, { token: client.token });
+    expect(count.body).toEqual({ subscribed: 0, unsubscribed: 1, cause: { HARD_BOUNCE: 1, PUBLISHER: 0, READER: 0 } });
     const bounces = await lines(client, 'nl_bounce');
     expect(bounces).toHaveLength(1);
     expect(bounces[0]).toMatch(/,gone@x\.io,cmp-42,nl-7,\d+,hard,smtp; 550 5\.1\.1 user unknown$/);
@@ -64,6 +66,8 @@ describe('SES delivery-event ingester', () => {
     expect(await getSubscriber(client.username, client.defaultListId, 'soft@x.io')).toMatchObject({ subscribed: true });
     expect(await ingest(snsEvent([notification('complaint', client, 'angry@x.io')]))).toMatchObject({ events: 1, unsubscribed: 1 });
     expect(await getSubscriber(client.username, client.defaultListId, 'angry@x.io')).toMatchObject({ subscribed: false, unsubscribedCause: 'READER' });
+    const count = await request(`${service.url}/v1/newsletters/lists/${client.defaultListId}/subscribers/count`, { token: client.token });
+    expect(count.body).toEqual({ subscribed: 1, unsubscribed: 1, cause: { HARD_BOUNCE: 0, PUBLISHER: 0, READER: 1 } });
     expect(await lines(client, 'nl_complaint')).toEqual([expect.stringMatching(/,angry@x\.io,cmp-42,nl-7,\d+,abuse$/)]);
   });
 });
