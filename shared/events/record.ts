@@ -12,20 +12,21 @@ export function rawPrefix(clientId: string, event: EventName, day: string): stri
 
 /**
  * Groups records by event and UTC day; dates normalised to ISO 8601 UTC with
- * milliseconds; each group sorted by date (stable), which lets the daily
- * assembler stream-merge raw objects instead of sorting whole days.
+ * milliseconds and written first on each line; each group sorted by date
+ * (stable), which lets the daily assembler stream-merge raw objects instead
+ * of sorting whole days.
  */
 export function groupRecords(records: EventRecord[]): Array<{ event: EventName; day: string; lines: string[] }> {
   const groups = new Map<string, { event: EventName; day: string; items: Array<{ at: number; line: string }> }>();
-  for (const { event, ...fields } of records) {
-    const at = Date.parse(fields.date);
-    if (Number.isNaN(at)) throw new Error(`Event record with an invalid date: ${fields.date}`);
+  for (const { event, date: given, ...fields } of records) {
+    const at = Date.parse(given);
+    if (Number.isNaN(at)) throw new Error(`Event record with an invalid date: ${given}`);
     const date = new Date(at).toISOString();
     const day = date.slice(0, 10);
     const id = `${event}\u0000${day}`;
     let group = groups.get(id);
     if (!group) groups.set(id, (group = { event, day, items: [] }));
-    group.items.push({ at, line: JSON.stringify({ ...fields, date }) });
+    group.items.push({ at, line: JSON.stringify({ date, ...fields }) });
   }
   return [...groups.values()].map(({ event, day, items }) => ({
     event,

@@ -146,3 +146,12 @@ describe('assembleEvents', () => {
     expect(sourceDigest([])).toMatch(/^[0-9a-f]{64}$/);
   });
 });
+
+describe('timeOf', () => {
+  it('reads the date at the start of a line written by recordEvents, and any other line by parsing it', async () => {
+    const { timeOf } = await import('../../shared/events/merge.js');
+    expect(timeOf('{"date":"2026-01-02T03:04:05.006Z","email":"a@x.io"}')).toBe(Date.parse('2026-01-02T03:04:05.006Z'));
+    expect(timeOf('{"email":"a@x.io","date":"2026-01-02T03:04:05.006Z"}')).toBe(Date.parse('2026-01-02T03:04:05.006Z'));
+    expect(() => timeOf('{"email":"a@x.io"}')).toThrow(/without a valid date/);
+  });
+});
