@@ -111,6 +111,8 @@ export async function assembleEvents(
   const base = { clientId, event, day, rawObjects: raws.length };
   const digest = sourceDigest(raws);
   const existing = await store.head(key);
+  // Once the day's file is built, the running file of the open day is obsolete.
+  const dropPartial = () => (target === 'file' ? store.remove([eventPaths.partial(clientId, event, day)]) : Promise.resolve());
   if (raws.length === 0 && !existing) return { ...base, upToDate: true };
   if (!force && existing?.metadata['source-digest'] === digest) return { ...base, key, upToDate: true };
 
@@ -141,6 +143,7 @@ export async function assembleEvents(
           throw err;
         }),
     ]);
+    await dropPartial();
     return { ...base, key, events, upToDate: false };
   } finally {
     if (tmpKeys.length > 0) await store.remove(tmpKeys).catch(() => undefined);

@@ -137,6 +137,18 @@ describe('assembleEvents', () => {
     expect(text(first.key!)!.split('\r\n').map((r) => r.split(',')[1])).toEqual(['email', 'a@x.io', 'late@x.io', 'tie1@x.io', 'tie2@x.io', undefined]);
   });
 
+  it("builds an open day's running file apart, and drops it once the day's file is built", async () => {
+    const { store, put, objects } = memoryStore();
+    put(raw('a'), [{ date: at(1), email: 'a@x.io' }]);
+    const partial = await assembleEvents(store, 'acme', 'nl_send', day, { target: 'partial' });
+    expect(partial.key).toBe(eventPaths.partial('acme', 'nl_send', day));
+    expect(objects.has(partial.key!)).toBe(true);
+    expect(objects.has(eventPaths.file('acme', 'nl_send', day))).toBe(false);
+    await assembleEvents(store, 'acme', 'nl_send', day);
+    expect(objects.has(partial.key!)).toBe(false);
+    expect(objects.has(eventPaths.file('acme', 'nl_send', day))).toBe(true);
+  });
+
   it('writes nothing for a day without raw records', async () => {
     const { store, objects } = memoryStore();
     const result = await assembleEvents(store, 'acme', 'nl_click', day);
