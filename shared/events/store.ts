@@ -45,7 +45,7 @@ const isMissing = (err: unknown) =>
 /** The events bucket (EVENTS_BUCKET). */
 export function s3EventStore(bucketName?: string): EventStore {
   const bucket = () => bucketName ?? config.eventsBucket;
-  return {
+  const store: EventStore = {
     async list(prefix) {
       const out: StoredObject[] = [];
       let token: string | undefined;
@@ -64,7 +64,16 @@ export function s3EventStore(bucketName?: string): EventStore {
         for (const p of page.CommonPrefixes ?? []) out.push(p.Prefix!.slice(prefix.length).replace(/\/$/, ''));
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
-      return out.sort();
+      if (out.length > 0) return out.sort();
+      // The s3rver emulator reports no common prefix for keys nested deeper than
+      // one level; an empty answer is confirmed by a plain listing (in S3 it is
+      // empty too, so this costs one request when there is nothing).
+      const children = new Set<string>();
+      for (const o of await store.list(prefix)) {
+        const rest = o.key.slice(prefix.length);
+        if (rest.indexOf('/') > 0) children.add(rest.slice(0, rest.indexOf('/')));
+      }
+      return [...children].sort();
     },
     async read(key) {
       const out = await s3.send(new GetObjectCommand({ Bucket: bucket(), Key: key }));
@@ -109,4 +118,5 @@ export function s3EventStore(bucketName?: string): EventStore {
       );
     },
   };
+  return store;
 }

@@ -161,6 +161,14 @@ describe('GET /v1/newsletters/events/{event_name}/{date}', () => {
     expect(after.map((r) => r[1])).toEqual(['late@x.io', 'one@x.io', 'later@x.io']);
   });
 
+  it('finds by itself the clients with raw records of the day when no client is named', async () => {
+    const client = await newClient(service, { premiumEvents: true });
+    const day = '2026-03-16';
+    await recordEvents(client.username, [{ event: 'nl_display', date: `${day}T07:00:00.000Z`, email: 'seen@x.io' }]);
+    const run = await assemble({ date: day });
+    expect(run.files.filter((f) => (f as { clientId?: string }).clientId === client.username)).toMatchObject([{ event: 'nl_display', events: 1, upToDate: false }]);
+  });
+
   it('assembles a closed day on request when the job has not run yet; a day without events is the header alone', async () => {
     const client = await newClient(service, { premiumEvents: true });
     await recordEvents(client.username, [{ event: 'nl_subscribe', date: '2026-03-12T10:00:00.000Z', email: 'x@x.io', email_list_id: 1 }]);
