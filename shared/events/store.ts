@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { config } from '../config.js';
 import { s3 } from '../s3.js';
 
@@ -38,6 +38,23 @@ export interface EventStore {
 
 /** Part size of streamed uploads; S3s minimum; with `queueSize` 2 about 3 parts are in memory. */
 const PART_SIZE = 5 * 1024 * 1024;
+
+/** Joins a stream's many small chunks (one per CSV row) into fewer 256 KB buffers before the upload buffers them. */
+async function* coalesce(body: Readable, size = 256 * 1024): AsyncGenerator<Buffer> {
+  let parts: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of body as AsyncIterable<Buffer | string>) {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    parts.push(buffer);
+    length += buffer.length;
+    if (length >= size) {
+      yield Buffer.concat(parts, length);
+      parts = [];
+      length = 0;
+    }
+  }
+  if (length > 0) yield Buffer.concat(parts, length);
+}
 
 const isMissing = (err: unknown) =>
   err instanceof NotFound || err instanceof NoSuchKey || (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
@@ -91,7 +108,7 @@ export function s3EventStore(bucketName?: string): EventStore {
     async write(key, body, { contentType, metadata }) {
       const upload = new Upload({
         client: s3,
-        params: { Bucket: bucket(), Key: key, Body: body, ContentType: contentType, Metadata: metadata },
+        params: { Bucket: bucket(), Key: key, Body: Readable.from(coalesce(body)), ContentType: contentType, Metadata: metadata },
         partSize: PART_SIZE,
         queueSize: 2,
         leavePartsOnError: false,
