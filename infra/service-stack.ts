@@ -48,6 +48,9 @@ export class ServiceStack extends Stack {
       });
     const importsBucket = bucket('Imports', 90);
     const eventsBucket = bucket('Events');
+    // Merge runs of an assembly that crashed, and running files of open days (rebuilt on demand).
+    eventsBucket.addLifecycleRule({ prefix: 'tmp/', expiration: Duration.days(2) });
+    eventsBucket.addLifecycleRule({ prefix: 'partial/', expiration: Duration.days(7) });
 
     const api = new HttpApi(this, 'Api', {
       corsPreflight: {
