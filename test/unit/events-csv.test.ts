@@ -95,3 +95,14 @@ describe('groupRecords (raw objects)', () => {
     ]);
   });
 });
+
+describe('isDayClosed', () => {
+  it('closes a day SETTLE_MINUTES after the following midnight (UTC)', async () => {
+    const { isDayClosed, SETTLE_MINUTES } = await import('../../shared/events/download.js');
+    expect(SETTLE_MINUTES).toBe(10);
+    expect(isDayClosed('2026-11-21', new Date('2026-11-21T23:59:59Z'))).toBe(false);
+    expect(isDayClosed('2026-11-21', new Date('2026-11-22T00:09:59Z'))).toBe(false);
+    expect(isDayClosed('2026-11-21', new Date('2026-11-22T00:10:00Z'))).toBe(true);
+    expect(isDayClosed('2026-12-31', new Date('2027-01-01T00:10:00Z'))).toBe(true);
+  });
+});
