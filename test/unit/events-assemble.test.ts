@@ -149,6 +149,17 @@ describe('assembleEvents', () => {
     expect(objects.has(eventPaths.file('acme', 'nl_send', day))).toBe(true);
   });
 
+  it('fails, naming the object and writing no file, when a large raw object is not sorted', async () => {
+    const { store, put, objects } = memoryStore();
+    const padding = 'x'.repeat(300);
+    const lines = Array.from({ length: 1200 }, (_, i) => ({ date: at(i), email: `u${i}@x.io`, campaign_id: padding }));
+    [lines[600], lines[601]] = [lines[601], lines[600]];
+    put(raw('big'), lines);
+    put(raw('small'), [{ date: at(5), email: 's@x.io' }]);
+    await expect(assembleEvents(store, 'acme', 'nl_send', day)).rejects.toThrow(`Source ${raw('big')} is not sorted by date`);
+    expect([...objects.keys()].filter((k) => !k.startsWith('raw/'))).toEqual([]);
+  });
+
   it('writes nothing for a day without raw records', async () => {
     const { store, objects } = memoryStore();
     const result = await assembleEvents(store, 'acme', 'nl_click', day);
