@@ -106,16 +106,46 @@ export async function assembleEvents(
   day: string,
   { target = 'file', force = false, fanIn = FAN_IN }: AssembleOptions = {},
 ): Promise<AssembleResult> {
+  const plan = await planAssembly(store, clientId, event, day, { target, force });
+  return plan.result ?? buildFile(store, plan, fanIn);
+}
+
+/** What building one file needs: its raw objects and their digest; `result` when there is nothing to build. */
+interface Plan {
+  clientId: string;
+  event: EventName;
+  day: string;
+  target: 'file' | 'partial';
+  key: string;
+  raws: StoredObject[];
+  digest: string;
+  result?: AssembleResult;
+}
+
+/** Lists the raw objects of a file and decides whether it must be built (a few requests, no reading). */
+async function planAssembly(
+  store: EventStore,
+  clientId: string,
+  event: EventName,
+  day: string,
+  { target = 'file', force = false }: AssembleOptions,
+): Promise<Plan> {
   const raws = (await store.list(eventPaths.raw(clientId, event, day))).filter((o) => o.key.endsWith('.jsonl'));
   const key = target === 'file' ? eventPaths.file(clientId, event, day) : eventPaths.partial(clientId, event, day);
   const base = { clientId, event, day, rawObjects: raws.length };
   const digest = sourceDigest(raws);
+  const plan: Plan = { clientId, event, day, target, key, raws, digest };
   const existing = await store.head(key);
+  if (raws.length === 0 && !existing) return { ...plan, result: { ...base, upToDate: true } };
+  if (!force && existing?.metadata['source-digest'] === digest) return { ...plan, result: { ...base, key, upToDate: true } };
+  return plan;
+}
+
+/** Builds a planned file: merge passes, then the CSV upload. */
+async function buildFile(store: EventStore, { clientId, event, day, target, key, raws, digest }: Plan, fanIn: number): Promise<AssembleResult> {
+  const base = { clientId, event, day, rawObjects: raws.length };
   // Once the day's file is built, the running file of the open day is obsolete.
   const dropPartial = () => (target === 'file' ? store.remove([eventPaths.partial(clientId, event, day)]) : Promise.resolve());
-  if (raws.length === 0 && !existing) return { ...base, upToDate: true };
-  if (!force && existing?.metadata['source-digest'] === digest) return { ...base, key, upToDate: true };
-
   const run = randomUUID();
   const tmpPrefix = eventPaths.tmp(clientId, event, day, run);
   const tmpKeys: string[] = [];
@@ -165,14 +195,24 @@ export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) =>
   return out;
 }
 
-/** Assembles the files of one day for every client with raw records (or the given clients), all event types. */
+/**
+ * Assembles the files of one day for every client with raw records (or the
+ * given clients), all event types. The up-to-date checks run `concurrency`
+ * at a time; the builds run one at a time, so the open object streams
+ * (fanIn + upload parts) stay under the SDK's 50 sockets.
+ */
 export async function assembleDay(
   store: EventStore,
   day: string,
-  { clients, force = false, concurrency = 2 }: { clients?: string[]; force?: boolean; concurrency?: number } = {},
+  { clients, force = false, concurrency = 8 }: { clients?: string[]; force?: boolean; concurrency?: number } = {},
 ): Promise<AssembleResult[]> {
   const ids = clients ?? (await store.listChildren(eventPaths.clientsPrefix()));
   const work = ids.flatMap((clientId) => eventNames.map((event) => ({ clientId, event })));
-  const results = await mapLimit(work, concurrency, ({ clientId, event }) => assembleEvents(store, clientId, event, day, { force }));
+  // Only the verdicts are kept: a busy day's object lists are listed again when built.
+  const checked = await mapLimit(work, concurrency, async ({ clientId, event }) => (await planAssembly(store, clientId, event, day, { force })).result);
+  const results: AssembleResult[] = [];
+  for (let i = 0; i < work.length; i++) {
+    results.push(checked[i] ?? (await assembleEvents(store, work[i].clientId, work[i].event, day, { force: true })));
+  }
   return results.filter((r) => r.rawObjects > 0 || r.key);
 }
