@@ -10,7 +10,7 @@ import type { StaticMount } from './gateway.js';
 
 const siteDir = resolve(import.meta.dirname, 'demo-site');
 
-interface DemoArticle {
+export interface DemoArticle {
   slug: string;
   title: string;
   description: string;

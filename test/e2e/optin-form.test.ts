@@ -3,7 +3,7 @@
  * Chromium to the local gateway, then the confirmation link followed in the
  * same browser. The page is served from a static mount of the gateway.
  */
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createForm } from '../../shared/clients/clients.js';
 import { createList } from '../../shared/lists/lists.js';
@@ -11,6 +11,7 @@ import { escapeHtml } from '../../shared/mail/html.js';
 import { messages } from '../../shared/optin/service.js';
 import { getSubscriber } from '../../shared/subscribers/service.js';
 import { confirmationLink, mailsTo, newEmail } from '../helpers/optin.js';
+import { launchChromium } from '../helpers/browser.js';
 import { newClient, useService } from '../helpers/service.js';
 
 /** The publisher's form page; its keys are set by the test. */
@@ -35,10 +36,7 @@ const confirmationsTo = async (email: string) => (await mailsTo(email)).filter((
 
 let browser: Browser;
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => browser?.close());
 

@@ -4,27 +4,20 @@
  * local gateway, each page tracks itself and shows a smart section.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBlock } from '../../shared/clients/clients.js';
 import { articleGuid } from '../../shared/recos/urls.js';
-import { recosMounts, type DemoKeys } from '../../infra/local/recos-mounts.js';
+import { recosMounts, type DemoArticle, type DemoKeys } from '../../infra/local/recos-mounts.js';
+import { launchChromium } from '../helpers/browser.js';
 import { newClient, request, useService } from '../helpers/service.js';
 
 let keys: DemoKeys | undefined;
 const service = useService({ mounts: recosMounts(() => keys) });
 let browser: Browser;
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
 const page = (slug: string) => `${service.url}/demo/articles/${slug}.html`;
-const demoArticles = JSON.parse(readFileSync('infra/local/demo-site/articles.json', 'utf8')) as Array<{
-  slug: string;
-  title: string;
-  description: string;
-  section: string;
-  themes: string;
-  hoursAgo: number;
-}>;
+const demoArticles = JSON.parse(readFileSync('infra/local/demo-site/articles.json', 'utf8')) as DemoArticle[];
 
 beforeAll(async () => {
   const client = await newClient(service);
@@ -38,7 +31,7 @@ beforeAll(async () => {
       expect(reply.status).toBe(200);
     }
   }
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -1,4 +1,4 @@
-import { parseString } from 'fast-csv';
+import { parseCsv } from '../helpers/csv.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { invokeJob } from '../../infra/local/jobs.js';
 import { daysBefore, utcDay } from '../../shared/events/days.js';
@@ -13,15 +13,6 @@ const job = (id: string) => jobList.find((j) => j.id === id)!;
 const assemble = (event: object) => invokeJob(job('eventsAssemble'), event) as Promise<{ days: string[]; files: Array<{ event: string; events?: number; upToDate: boolean }> }>;
 const ingest = (event: object) => invokeJob(job('sesEvents'), event) as Promise<{ events: number; unsubscribed: number; ignored: string[] }>;
 
-function parseCsv(text: string): Promise<string[][]> {
-  return new Promise((done, fail) => {
-    const rows: string[][] = [];
-    parseString(text)
-      .on('data', (r: string[]) => rows.push(r))
-      .on('error', fail)
-      .on('end', () => done(rows));
-  });
-}
 
 const download = (client: TestClient, event: string, day: string) => request(`${service.url}/v1/newsletters/events/${event}/${day}`, { token: client.token });
 

@@ -1,4 +1,4 @@
-import { parseString } from 'fast-csv';
+import { parseCsv as parse } from '../helpers/csv.js';
 import { describe, expect, it } from 'vitest';
 import { csvFormatter, csvHeaderLine, csvRow } from '../../shared/events/csv.js';
 import { csvDate, daysBefore, isCalendarDay, utcDay } from '../../shared/events/days.js';
@@ -17,15 +17,6 @@ async function format(event: (typeof eventNames)[number], rows: string[][]): Pro
   return chunks.join('');
 }
 
-function parse(text: string): Promise<string[][]> {
-  return new Promise((done, fail) => {
-    const rows: string[][] = [];
-    parseString(text)
-      .on('data', (r: string[]) => rows.push(r))
-      .on('error', fail)
-      .on('end', () => done(rows));
-  });
-}
 
 describe('event CSV rules', () => {
   it('writes dates as YYYY-MM-DD HH:MM:SS in UTC, whatever the offset of the input', () => {
