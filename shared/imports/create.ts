@@ -5,7 +5,7 @@
  * worker, triggered by the stored object, does the rest.
  */
 import { Upload } from '@aws-sdk/lib-storage';
-import { Transform } from 'node:stream';
+import { pipeline, Transform } from 'node:stream';
 import { config } from '../config.js';
 import { getList, nextId } from '../lists/lists.js';
 import { checkUrl, safeFetch, UrlFetchError, type SafeFetchOptions } from '../net/safe-fetch.js';
@@ -79,15 +79,14 @@ export async function importFromUrl(clientId: string, input: ImportRequest): Pro
   const options = fetchOptions();
   const requested = checkUrl(input.url, options);
   const fetched = await safeFetch(input.url, options);
-  const fileId = await nextId(clientId, 'file');
-  const objectKey = sourceKey(clientId, fileId);
   const { stream, state } = meter();
   let bodyError: unknown;
-  fetched.body.once('error', (err) => {
-    bodyError = err;
-    stream.destroy(err);
+  // Wired before any other await: the body flows (and may fail) from now on.
+  pipeline(fetched.body, stream, (err) => {
+    if (err) bodyError = err;
   });
-  fetched.body.pipe(stream);
+  const fileId = await nextId(clientId, 'file');
+  const objectKey = sourceKey(clientId, fileId);
   const upload = new Upload({
     client: s3,
     params: { Bucket: config.importsBucket, Key: objectKey, Body: stream, ContentType: fetched.contentType ?? 'application/octet-stream' },
@@ -101,6 +100,7 @@ export async function importFromUrl(clientId: string, input: ImportRequest): Pro
     if (bodyError) throw new UrlFetchError(`download interrupted: ${(bodyError as Error).message}`);
     throw err;
   }
+  if (bodyError instanceof UrlFetchError) throw bodyError;
   const name = fileName(requested, fileId);
   const now = new Date().toISOString();
   const file = {

@@ -91,7 +91,7 @@ export interface CsvRecord {
  * Streams the records of a CSV file (UTF-8, with or without BOM, CRLF or
  * LF, quoted fields) with the delimiter detected from the header line.
  * Backpressure flows from the consumer to the source. Malformed CSV:
- * ImportFailure naming the last good line.
+ * ImportFailure.
  */
 export async function* readCsv(source: AsyncIterable<Uint8Array>): AsyncGenerator<CsvRecord> {
   const it = source[Symbol.asyncIterator]();
@@ -128,7 +128,7 @@ export async function* readCsv(source: AsyncIterable<Uint8Array>): AsyncGenerato
       yield { line, cells };
     }
   } catch (err) {
-    if ((err as Error).message?.startsWith('Parse Error')) throw new ImportFailure(`malformed CSV after line ${line}: ${(err as Error).message}`);
+    if ((err as Error).message?.startsWith('Parse Error')) throw new ImportFailure(`malformed CSV (${line} line(s) read before the fault): ${(err as Error).message}`);
     throw err;
   } finally {
     input.destroy();

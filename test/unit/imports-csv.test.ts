@@ -93,7 +93,7 @@ describe('readCsv', () => {
     expect(out).toEqual([
       { line: 1, cells: ['Email', 'Subscribed'] },
       { line: 2, cells: ['a@b.co', 'true'] },
-      { line: 3, cells: [''] },
+      { line: 3, cells: [] },
       { line: 4, cells: ['x;y@b.co', 'false'] },
     ]);
   });
