@@ -2,6 +2,7 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invokeJob } from '../../infra/local/jobs.js';
 import { config } from '../../shared/config.js';
+import { claimFile, emptyProgress, saveProgress } from '../../shared/imports/files.js';
 import { InjectedCrash, runImport } from '../../shared/imports/worker.js';
 import { jobList } from '../../shared/jobs.js';
 import { s3 } from '../../shared/s3.js';
@@ -136,6 +137,28 @@ describe('resumable imports: the same final state, counts, report and events as 
     const worker = jobList.find((j) => j.id === 'importsWorker')!;
     const results = (await invokeJob(worker, s3Event(markers.Contents![0].Key!))) as Array<{ outcome: string }>;
     expect(results.map((r) => r.outcome)).toEqual(['done']);
+    expect(await outcome(client, fileId)).toEqual(uninterrupted);
+  });
+});
+
+describe('the lease on a file (duplicate S3 events, dead workers)', () => {
+  it('a second invocation leaves a file to the live worker that keeps renewing its lease', async () => {
+    const { client, fileId } = await prepare();
+    const live = { clientId: client.username, id: fileId };
+    expect(await claimFile(client.username, fileId, 'live-worker', Date.now() + 1000)).toBeDefined();
+    const renew = setInterval(() => void saveProgress(live, 'live-worker', emptyProgress(), { leaseUntil: Date.now() + 1000 }), 200);
+    try {
+      expect(await runImport(client.username, fileId, { chunkLines: CHUNK })).toBe('busy');
+    } finally {
+      clearInterval(renew);
+    }
+    expect((await request(`${service.url}/v1/files/${fileId}`, { token: client.token })).body.progress.lines_read).toBe(0);
+  });
+
+  it('takes over a file whose worker died (its lease ran out without renewal) and completes it', async () => {
+    const { client, fileId } = await prepare();
+    expect(await claimFile(client.username, fileId, 'dead-worker', Date.now() + 1000)).toBeDefined();
+    expect(await runImport(client.username, fileId, { chunkLines: CHUNK })).toBe('done');
     expect(await outcome(client, fileId)).toEqual(uninterrupted);
   });
 });
