@@ -84,4 +84,28 @@ export const config = {
   get s3ForcePathStyle(): boolean {
     return optionalBool('S3_FORCE_PATH_STYLE', false);
   },
+  /** Lets imports fetch loopback URLs (local development and tests only). */
+  get importAllowLoopback(): boolean {
+    return optionalBool('IMPORT_ALLOW_LOOPBACK', false);
+  },
+  /** Largest imported file, in bytes (default 100 MiB). */
+  get importMaxBytes(): number {
+    return optionalInt('IMPORT_MAX_BYTES', 100 * 1024 * 1024);
+  },
+  /** Time allowed to download an imported file, from the request to the last byte (default 20 s). */
+  get importFetchTimeoutMs(): number {
+    return optionalInt('IMPORT_FETCH_TIMEOUT_MS', 20_000);
+  },
+  /** Time allowed to connect and get the response headers of one request (default 5 s). */
+  get importConnectTimeoutMs(): number {
+    return optionalInt('IMPORT_CONNECT_TIMEOUT_MS', 5_000);
+  },
+  /** Redirects followed when fetching an imported file (default 3). */
+  get importMaxRedirects(): number {
+    return optionalInt('IMPORT_MAX_REDIRECTS', 3);
+  },
+  /** How long an import worker's claim on a file lasts without a checkpoint (default 60 s). */
+  get importLeaseSeconds(): number {
+    return optionalInt('IMPORT_LEASE_SECONDS', 60);
+  },
 };

@@ -5,6 +5,7 @@
  * scheduled ones. Plain data only.
  */
 import type { Access } from './http/route.js';
+import { UPLOADS_PREFIX } from './imports/objects.js';
 
 export type JobTrigger =
   /** EventBridge schedule expression, e.g. `cron(10 0 * * ? *)` (UTC). */
@@ -44,6 +45,14 @@ export const jobs = {
     access: { table: 'RW', events: 'RW' },
     trigger: { sesEvents: true },
     timeoutSeconds: 60,
+  },
+  importsWorker: {
+    handler: 'functions/imports-worker.ts',
+    summary: 'Applies an uploaded CSV file to its list (resumes from its checkpoint; continues after a pause marker)',
+    access: { table: 'RW', imports: 'RW', events: 'RW' },
+    trigger: { importsUpload: UPLOADS_PREFIX },
+    timeoutSeconds: 900,
+    memoryMb: 1024,
   },
 } as const satisfies Record<string, JobDef>;
 

@@ -35,6 +35,7 @@ import {
   TrackResultSchema,
 } from './recos/schemas.js';
 import { EventFileParamsSchema } from './events/schemas.js';
+import { FileIdParamsSchema, ImportBodySchema, ImportedFileSchema } from './imports/schemas.js';
 
 export const routes = {
   tokenGet: {
@@ -178,6 +179,51 @@ export const routes = {
       403: { description: 'Premium events not enabled for the client', schema: ErrorSchema },
     },
     lambda: { timeoutSeconds: 29, memoryMb: 1024 },
+  },
+  filesCreate: {
+    method: 'POST',
+    path: '/v1/files',
+    handler: 'functions/files-create.ts',
+    auth: 'token',
+    access: { table: 'RW', imports: 'RW' },
+    summary: 'Import a CSV file by URL into a list',
+    description:
+      'Downloads the file (http/https only; private, loopback, link-local, CGNAT, multicast and metadata addresses refused, also after redirects; size and time limits IMPORT_MAX_BYTES, IMPORT_FETCH_TIMEOUT_MS), stores it and answers 201 with the imported file in status `uploaded`; a worker then applies it (`processing` → `done` | `failed`, see GET /v1/files/{file_id}).',
+    tags: ['imports'],
+    request: { body: ImportBodySchema },
+    responses: {
+      201: { description: 'The file is stored; processing continues asynchronously', schema: ImportedFileSchema },
+      400: { description: 'Invalid body, or a URL that is refused or could not be fetched (`cause` starts with `url:`)', schema: ErrorSchema },
+      401: errorResponses[401],
+      404: { description: 'Unknown list', schema: ErrorSchema },
+    },
+    lambda: { timeoutSeconds: 29, memoryMb: 512 },
+  },
+  filesList: {
+    method: 'GET',
+    path: '/v1/files',
+    handler: 'functions/files-list.ts',
+    auth: 'token',
+    access: { table: 'R' },
+    summary: "The client's imported files with status and progress",
+    tags: ['imports'],
+    responses: { 200: { description: 'Imported files by id', schema: v.array(ImportedFileSchema) }, 401: errorResponses[401] },
+  },
+  filesGet: {
+    method: 'GET',
+    path: '/v1/files/{file_id}',
+    handler: 'functions/files-get.ts',
+    auth: 'token',
+    access: { table: 'R' },
+    summary: 'One imported file with status, progress and its first errors',
+    tags: ['imports'],
+    request: { params: FileIdParamsSchema },
+    responses: {
+      200: { description: 'The imported file', schema: ImportedFileSchema },
+      400: errorResponses[400],
+      401: errorResponses[401],
+      404: { description: 'Unknown file', schema: ErrorSchema },
+    },
   },
   openapiGet: {
     method: 'GET',

@@ -55,3 +55,24 @@ export function startScheduledJobs(log: (line: string) => void = console.log): (
   });
   return () => timers.forEach(clearInterval);
 }
+
+/**
+ * S3 notifications, locally: each object the emulator reports created
+ * under a job's `importsUpload` prefix invokes that job with the record, as
+ * the stack's bucket notification does in AWS. Runs in the background.
+ */
+export function startUploadJobs(emulator: { onEvent(listener: (event: unknown) => void): void }, log: (line: string) => void = console.log): void {
+  emulator.onEvent((event) => {
+    const records = (event as { Records?: Array<{ eventName: string; s3: { object: { key: string } } }> }).Records ?? [];
+    for (const record of records) {
+      if (!record.eventName.startsWith('ObjectCreated')) continue;
+      for (const job of jobList) {
+        if (!('importsUpload' in job.trigger) || !record.s3.object.key.startsWith(job.trigger.importsUpload)) continue;
+        invokeJob(job, { Records: [record] }).then(
+          (result) => log(`job ${job.id}: ${JSON.stringify(result ?? 'done')}`),
+          (err: Error) => log(`job ${job.id} failed: ${err.message}`),
+        );
+      }
+    }
+  });
+}

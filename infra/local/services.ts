@@ -88,12 +88,12 @@ export async function startDynamoLocal({ port, dataDir }: { port: number; dataDi
   };
 }
 
-/** Starts the s3rver emulator with its files under `directory`. */
-export async function startS3Emulator({ port, directory }: { port: number; directory: string }): Promise<Running> {
+/** Starts the s3rver emulator with its files under `directory`; `onEvent` gets its S3 event notifications. */
+export async function startS3Emulator({ port, directory }: { port: number; directory: string }): Promise<Running & { onEvent(listener: (event: unknown) => void): void }> {
   mkdirSync(directory, { recursive: true });
   const server = new S3rver({ port, address: '127.0.0.1', silent: true, directory, allowMismatchedSignatures: true });
   await server.run();
-  return { endpoint: `http://127.0.0.1:${port}`, stop: () => server.close() };
+  return { endpoint: `http://127.0.0.1:${port}`, stop: () => server.close(), onEvent: (listener) => void server.on('event', listener) };
 }
 
 /** Creates the single table (keys, GSIs, TTL) from its one definition, when missing. */

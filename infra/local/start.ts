@@ -43,7 +43,8 @@ async function main() {
   const { seedDemo } = await import('./seed.js');
   const { startLocalServer } = await import('./server.js');
   const demo = await seedDemo(dataDir, baseUrl);
-  const { startScheduledJobs } = await import('./jobs.js');
+  const { startScheduledJobs, startUploadJobs } = await import('./jobs.js');
+  startUploadJobs(s3);
   const server = await startLocalServer(port);
   running.push({ endpoint: baseUrl, stop: () => new Promise((done) => server.close(() => done())) });
   const stopJobs = startScheduledJobs();

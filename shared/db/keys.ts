@@ -60,6 +60,10 @@ export const keys = {
   reader: (clientId: string, userId: string) => ({ pk: `RDR#${clientId}#${userId}`, sk: 'READS' }),
   /** A reader's explicit theme preferences (spec 4.13). */
   readerPreferences: (clientId: string, userId: string) => ({ pk: `RDR#${clientId}#${userId}`, sk: 'PREFS' }),
+  /** An imported file of a client (status, progress, checkpoint); files sort by id. */
+  file: (clientId: string, fileId: number) => ({ pk: `CLIENT#${clientId}`, sk: `FILE#${pad(fileId)}` }),
+  /** Prefix for querying all imported files of a client. */
+  filePrefix: () => 'FILE#',
 };
 
 /** Parses the list id back out of a GSI2 sort key. */

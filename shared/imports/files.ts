@@ -1,0 +1,239 @@
+/**
+ * Imported files (spec 2.7): the item that holds a file's status, progress
+ * and checkpoint, the worker's lease on it, and the API view of it.
+ */
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, tableName } from '../db/client.js';
+import { keys } from '../db/keys.js';
+import { NotFoundError } from '../http/errors.js';
+import type { ReportError } from '../subscribers/types.js';
+
+/** uploaded → processing → done | failed (README). */
+export type ImportStatus = 'uploaded' | 'processing' | 'done' | 'failed';
+
+/** Errors kept for the API (the count is exact; the list is the first ones). */
+export const MAX_REPORTED_ERRORS = 100;
+/** Addresses of rejected lines kept so update_list does not unsubscribe them; past this the sweep is skipped. */
+export const MAX_KEPT_EMAILS = 1000;
+
+/** Cumulative progress, saved with each checkpoint. */
+export interface Progress {
+  /** Last record (line) consumed; the next invocation starts after it. */
+  line: number;
+  linesRead: number;
+  created: number;
+  subscribed: number;
+  unsubscribed: number;
+  dataChanged: number;
+  errors: number;
+  firstErrors: ReportError[];
+  /** Valid addresses of rejected lines: in the file, so not unsubscribed by update_list. */
+  keptEmails: string[];
+  keptOverflow: boolean;
+  phase: 'lines' | 'sweep';
+  /** Where the update_list sweep continues in the list partition. */
+  sweepCursor?: Record<string, unknown>;
+  unsubscribedAbsent: number;
+}
+
+export const emptyProgress = (): Progress => ({
+  line: 1,
+  linesRead: 0,
+  created: 0,
+  subscribed: 0,
+  unsubscribed: 0,
+  dataChanged: 0,
+  errors: 0,
+  firstErrors: [],
+  keptEmails: [],
+  keptOverflow: false,
+  phase: 'lines',
+  unsubscribedAbsent: 0,
+});
+
+export interface FileItem {
+  clientId: string;
+  id: number;
+  name: string;
+  url: string;
+  mediatype: string;
+  subtype: string;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt?: string;
+  size: number;
+  status: ImportStatus;
+  listId: number;
+  updateList: boolean;
+  /** The stored file in IMPORTS_BUCKET. */
+  objectKey: string;
+  progress: Progress;
+  failureCause?: string;
+  updateListSkipped?: string;
+  leaseOwner?: string;
+  leaseUntil?: number;
+  invocations?: number;
+}
+
+/** The API view: spec 2.7's fields, then progress (README). */
+export function toImportedFile(f: FileItem) {
+  const p = f.progress;
+  return {
+    id: f.id,
+    name: f.name,
+    url: f.url,
+    mediatype: f.mediatype,
+    subtype: f.subtype,
+    created_at: f.createdAt,
+    size: f.size,
+    status: f.status,
+    email_list_id: f.listId,
+    update_list: f.updateList,
+    updated_at: f.updatedAt,
+    finished_at: f.finishedAt ?? null,
+    failure_cause: f.failureCause ?? null,
+    progress: {
+      lines_read: p.linesRead,
+      created: p.created,
+      subscribed: p.subscribed,
+      unsubscribed: p.unsubscribed,
+      data_changed: p.dataChanged,
+      errors: p.errors,
+      unsubscribed_absent: p.unsubscribedAbsent,
+      update_list_skipped: f.updateListSkipped ?? null,
+    },
+    errors: p.firstErrors,
+  };
+}
+
+export type ImportedFile = ReturnType<typeof toImportedFile>;
+
+export async function putFile(file: FileItem): Promise<void> {
+  await ddb.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.file(file.clientId, file.id), type: 'file', ...file },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+}
+
+/** The file item, or undefined. */
+export async function readFile(clientId: string, fileId: number): Promise<FileItem | undefined> {
+  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.file(clientId, fileId), ConsistentRead: true }));
+  return out.Item as FileItem | undefined;
+}
+
+/** An imported file of the client, or a 404 (also for another client's file). */
+export async function getImportedFile(clientId: string, fileId: number): Promise<ImportedFile> {
+  const file = await readFile(clientId, fileId);
+  if (!file) throw new NotFoundError(`Unknown file ${fileId}`);
+  return toImportedFile(file);
+}
+
+/** All imported files of the client, by id. */
+export async function listImportedFiles(clientId: string): Promise<ImportedFile[]> {
+  const files: ImportedFile[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await ddb.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.client(clientId).pk, ':prefix': keys.filePrefix() },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of out.Items ?? []) files.push(toImportedFile(item as FileItem));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return files;
+}
+
+/** Another worker holds the file, or took it over: stop without writing. */
+export class LeaseLostError extends Error {}
+
+const isConditionFailure = (err: unknown) => err instanceof Error && err.name === 'ConditionalCheckFailedException';
+
+/**
+ * Claims the file for one worker until `leaseUntil` (epoch ms): only an
+ * uploaded or processing file whose lease is free or expired. Returns the
+ * item as claimed, or undefined when the condition fails.
+ */
+export async function claimFile(clientId: string, fileId: number, owner: string, leaseUntil: number): Promise<FileItem | undefined> {
+  const now = Date.now();
+  try {
+    const out = await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.file(clientId, fileId),
+        UpdateExpression: 'SET #s = :processing, leaseOwner = :me, leaseUntil = :until, updatedAt = :iso ADD invocations :one',
+        ConditionExpression: 'attribute_exists(pk) AND #s IN (:uploaded, :processing) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':processing': 'processing',
+          ':uploaded': 'uploaded',
+          ':me': owner,
+          ':until': leaseUntil,
+          ':now': now,
+          ':iso': new Date(now).toISOString(),
+          ':one': 1,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return out.Attributes as FileItem;
+  } catch (err) {
+    if (isConditionFailure(err)) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * Saves progress under the lease (extending it), and optionally ends the
+ * run: `status` done/failed releases the lease; `release` alone pauses.
+ */
+export async function saveProgress(
+  file: Pick<FileItem, 'clientId' | 'id'>,
+  owner: string,
+  progress: Progress,
+  end: { leaseUntil?: number; status?: 'done' | 'failed'; failureCause?: string; updateListSkipped?: string; release?: boolean } = {},
+): Promise<void> {
+  const now = new Date().toISOString();
+  const sets = ['progress = :p', 'updatedAt = :now'];
+  const values: Record<string, unknown> = { ':p': progress, ':now': now, ':me': owner };
+  const names: Record<string, string> = {};
+  if (end.status) {
+    sets.push('#s = :s', 'finishedAt = :now');
+    names['#s'] = 'status';
+    values[':s'] = end.status;
+  }
+  if (end.failureCause !== undefined) {
+    sets.push('failureCause = :fc');
+    values[':fc'] = end.failureCause;
+  }
+  if (end.updateListSkipped !== undefined) {
+    sets.push('updateListSkipped = :us');
+    values[':us'] = end.updateListSkipped;
+  }
+  const release = end.status !== undefined || end.release;
+  if (!release && end.leaseUntil !== undefined) {
+    sets.push('leaseUntil = :until');
+    values[':until'] = end.leaseUntil;
+  }
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.file(file.clientId, file.id),
+        UpdateExpression: `SET ${sets.join(', ')}${release ? ' REMOVE leaseOwner, leaseUntil' : ''}`,
+        ConditionExpression: 'leaseOwner = :me',
+        ExpressionAttributeNames: Object.keys(names).length > 0 ? names : undefined,
+        ExpressionAttributeValues: values,
+      }),
+    );
+  } catch (err) {
+    if (isConditionFailure(err)) throw new LeaseLostError(`lost the lease on file ${file.id}`);
+    throw err;
+  }
+}

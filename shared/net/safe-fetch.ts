@@ -1,0 +1,184 @@
+/**
+ * Fetches a user-given URL without letting it reach this machine, the
+ * private network or the cloud metadata service: http(s) only, every
+ * address checked at connect time (a custom `lookup` on the request, and the
+ * connected socket's peer address), again on every redirect hop, with a
+ * redirect cap, a connect/headers timeout, a total timeout and a size cap.
+ */
+import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { Transform, type Readable } from 'node:stream';
+import { BadRequestError } from '../http/errors.js';
+import { parseIp, refusal } from './address.js';
+
+/** A URL that may not or could not be fetched; a 400 whose cause starts with `url:`. */
+export class UrlFetchError extends BadRequestError {
+  constructor(cause: string) {
+    super(`url: ${cause}`);
+  }
+}
+
+export interface SafeFetchOptions {
+  /** Lets loopback addresses through (local development and tests only). */
+  allowLoopback: boolean;
+  maxBytes: number;
+  /** From the first request to the last byte of the body. */
+  timeoutMs: number;
+  /** To connect and receive the response headers, per hop. */
+  connectTimeoutMs: number;
+  maxRedirects: number;
+}
+
+export interface FetchedFile {
+  /** The URL that answered, after redirects. */
+  url: URL;
+  contentType?: string;
+  contentLength?: number;
+  /** The body; fails with a UrlFetchError past maxBytes or the total timeout. */
+  body: Readable;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+function refusedMessage(host: string, address: string, why: string): string {
+  const shown = host.replace(/^\[|\]$/g, '') === address ? address : `${host} (${address})`;
+  return `refused: ${shown} is a ${why} address; only public addresses may be fetched`;
+}
+
+/** Checks that the URL is http(s) and, when its host is an IP literal, that the address may be reached. */
+export function checkUrl(raw: string | URL, { allowLoopback }: Pick<SafeFetchOptions, 'allowLoopback'>): URL {
+  let url: URL;
+  try {
+    url = typeof raw === 'string' ? new URL(raw) : raw;
+  } catch {
+    throw new UrlFetchError('not a valid URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UrlFetchError(`only http and https URLs can be imported, not ${url.protocol.replace(/:$/, '')}`);
+  if (url.username || url.password) throw new UrlFetchError('URLs with credentials are not accepted');
+  const literal = parseIp(url.hostname);
+  if (literal) {
+    const why = refusal(literal.toString(), { allowLoopback });
+    if (why) throw new UrlFetchError(refusedMessage(url.hostname, literal.toString(), why));
+  }
+  return url;
+}
+
+/** A `lookup` that resolves every address of the name and fails when any of them may not be reached. */
+export function guardedLookup(allowLoopback: boolean): LookupFunction {
+  return ((hostname: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
+    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err);
+      for (const { address } of addresses) {
+        const why = refusal(address, { allowLoopback });
+        if (why) return callback(new UrlFetchError(refusedMessage(hostname, address, why)));
+      }
+      if (addresses.length === 0) return callback(new UrlFetchError(`host ${hostname} has no address`));
+      if (options.all) callback(null, addresses);
+      else callback(null, addresses[0].address, addresses[0].family);
+    });
+  }) as LookupFunction;
+}
+
+function describeNetworkError(err: NodeJS.ErrnoException, url: URL): UrlFetchError {
+  if (err instanceof UrlFetchError) return err;
+  switch (err.code) {
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new UrlFetchError(`host ${url.hostname} not found`);
+    case 'ECONNREFUSED':
+      return new UrlFetchError(`connection refused by ${url.host}`);
+    case 'ECONNRESET':
+      return new UrlFetchError(`connection reset by ${url.host}`);
+    default:
+      return new UrlFetchError(`could not fetch ${url.host}: ${err.code ?? err.message}`);
+  }
+}
+
+function requestOnce(url: URL, o: SafeFetchOptions, deadline: number): Promise<http.IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const lib = url.protocol === 'https:' ? https : http;
+    const req = lib.request(url, {
+      method: 'GET',
+      agent: false,
+      lookup: guardedLookup(o.allowLoopback),
+      headers: { 'user-agent': 'newsletter-service-import/1', accept: 'text/csv, text/plain;q=0.9, */*;q=0.5', 'accept-encoding': 'identity' },
+    });
+    const wait = Math.max(0, Math.min(o.connectTimeoutMs, deadline - Date.now()));
+    const timer = setTimeout(() => req.destroy(new UrlFetchError(`no answer from ${url.host} within ${wait} ms`)), wait);
+    req.on('socket', (socket) => {
+      socket.once('connect', () => {
+        // The address actually connected to, whatever resolved it.
+        const peer = socket.remoteAddress ?? '';
+        const why = refusal(peer, { allowLoopback: o.allowLoopback });
+        if (why) req.destroy(new UrlFetchError(refusedMessage(url.hostname, peer, why)));
+      });
+    });
+    req.once('response', (res) => {
+      clearTimeout(timer);
+      resolve(res);
+    });
+    req.once('error', (err) => {
+      clearTimeout(timer);
+      reject(describeNetworkError(err as NodeJS.ErrnoException, url));
+    });
+    req.end();
+  });
+}
+
+/** Counts bytes and fails past the limit. */
+function sizeLimit(maxBytes: number): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      seen += chunk.length;
+      if (seen > maxBytes) return done(new UrlFetchError(`file larger than ${maxBytes} bytes (IMPORT_MAX_BYTES)`));
+      done(null, chunk);
+    },
+  });
+}
+
+/**
+ * GETs the URL under the safety rules; resolves once a 2xx answer's headers
+ * arrived, with its body as a stream. Every refusal or failure is a
+ * UrlFetchError (400) with a cause.
+ */
+export async function safeFetch(raw: string, o: SafeFetchOptions): Promise<FetchedFile> {
+  const deadline = Date.now() + o.timeoutMs;
+  let url = checkUrl(raw, o);
+  for (let hop = 0; ; hop++) {
+    const res = await requestOnce(url, o, deadline);
+    const status = res.statusCode ?? 0;
+    if (REDIRECTS.has(status) && res.headers.location) {
+      res.resume();
+      if (hop >= o.maxRedirects) throw new UrlFetchError(`more than ${o.maxRedirects} redirects`);
+      let next: URL;
+      try {
+        next = new URL(res.headers.location, url);
+      } catch {
+        throw new UrlFetchError(`redirect to an invalid URL from ${url.host}`);
+      }
+      url = checkUrl(next, o);
+      continue;
+    }
+    if (status < 200 || status > 299) {
+      res.resume();
+      throw new UrlFetchError(`${url.host} answered ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''}`);
+    }
+    const contentLength = res.headers['content-length'] !== undefined ? Number(res.headers['content-length']) : undefined;
+    if (contentLength !== undefined && contentLength > o.maxBytes) {
+      res.destroy();
+      throw new UrlFetchError(`file is ${contentLength} bytes, more than ${o.maxBytes} bytes (IMPORT_MAX_BYTES)`);
+    }
+    const body = sizeLimit(o.maxBytes);
+    const timer = setTimeout(() => body.destroy(new UrlFetchError(`download not complete within ${o.timeoutMs} ms`)), Math.max(0, deadline - Date.now()));
+    res.once('error', (err) => body.destroy(describeNetworkError(err as NodeJS.ErrnoException, url)));
+    res.pipe(body);
+    body.once('close', () => {
+      clearTimeout(timer);
+      res.destroy();
+    });
+    return { url, contentType: res.headers['content-type'], contentLength, body };
+  }
+}

@@ -1,0 +1,116 @@
+/** Helpers of the import tests: a loopback file server that counts requests, the worker invoked as S3 would, list snapshots. */
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { invokeJob } from '../../infra/local/jobs.js';
+import { config } from '../../shared/config.js';
+import { ddb, tableName } from '../../shared/db/client.js';
+import { keys } from '../../shared/db/keys.js';
+import { sourceKey } from '../../shared/imports/objects.js';
+import { jobList } from '../../shared/jobs.js';
+import { s3 } from '../../shared/s3.js';
+
+export type Route = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+export interface FileServer {
+  /** Base URL on 127.0.0.1. */
+  url: string;
+  port: number;
+  /** Port of the same routes on [::1]. */
+  port6: number;
+  /** Requests received, by path (both addresses). */
+  hits: Map<string, number>;
+  total(): number;
+  routes: Map<string, Route>;
+  close(): Promise<void>;
+}
+
+/** An HTTP server on 127.0.0.1 and ::1 that serves `routes` and counts every request it gets. */
+export async function startFileServer(): Promise<FileServer> {
+  const hits = new Map<string, number>();
+  const routes = new Map<string, Route>();
+  const handler: http.RequestListener = (req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    hits.set(path, (hits.get(path) ?? 0) + 1);
+    const route = routes.get(path);
+    if (route) return route(req, res);
+    res.writeHead(404).end('not found');
+  };
+  const v4 = http.createServer(handler);
+  const v6 = http.createServer(handler);
+  await new Promise<void>((done) => v4.listen(0, '127.0.0.1', done));
+  await new Promise<void>((done) => v6.listen(0, '::1', done));
+  const port = (v4.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    port6: (v6.address() as AddressInfo).port,
+    hits,
+    routes,
+    total: () => [...hits.values()].reduce((a, b) => a + b, 0),
+    close: async () => {
+      v4.closeAllConnections();
+      v6.closeAllConnections();
+      await Promise.all([new Promise((d) => v4.close(d)), new Promise((d) => v6.close(d))]);
+    },
+  };
+}
+
+/** A route answering with a CSV body. */
+export const csvRoute =
+  (body: string | Buffer, contentType = 'text/csv; charset=utf-8'): Route =>
+  (_req, res) => {
+    res.writeHead(200, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  };
+
+/** An S3 ObjectCreated event for a key, as the bucket notification sends it. */
+export function s3Event(key: string) {
+  return { Records: [{ eventVersion: '2.1', eventSource: 'aws:s3', eventName: 'ObjectCreated:Put', s3: { bucket: { name: config.importsBucket }, object: { key } } }] };
+}
+
+const worker = jobList.find((j) => j.id === 'importsWorker')!;
+
+/** Runs the import worker's real handler for the stored file, as S3 would invoke it. */
+export async function runWorker(clientId: string, fileId: number) {
+  return invokeJob(worker, s3Event(sourceKey(clientId, fileId))) as Promise<Array<{ key: string; outcome: string }>>;
+}
+
+/** The subscribers of a list as stored, without the volatile fields (times, versions). */
+export async function snapshot(clientId: string, listId: number) {
+  const items: Array<Record<string, unknown>> = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await ddb.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.subscribersPartition(clientId, listId) },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      const { email, subscribed, unsubscribedCause, guid, data, openTrackingConsent, lastOpId, lastOutcome } = item;
+      items.push({ email, subscribed, unsubscribedCause, guid, data, openTrackingConsent, lastOpId, lastOutcome });
+    }
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+/** Lines of raw event records of a client and event (all days). */
+export async function eventLines(clientId: string, event: string): Promise<string[]> {
+  const lines: string[] = [];
+  let token: string | undefined;
+  do {
+    const out = await s3.send(new ListObjectsV2Command({ Bucket: config.eventsBucket, Prefix: `raw/${clientId}/${event}/`, ContinuationToken: token }));
+    for (const object of out.Contents ?? []) {
+      const body = await s3.send(new GetObjectCommand({ Bucket: config.eventsBucket, Key: object.Key! }));
+      lines.push(...(await body.Body!.transformToString()).split('\n').filter(Boolean));
+    }
+    token = out.NextContinuationToken;
+  } while (token);
+  return lines;
+}
