@@ -11,6 +11,7 @@ export default defineConfig({
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     testTimeout: 30_000,
     hookTimeout: 120_000,
+    reporters: ['default', './test/helpers/summary-reporter.ts'],
     pool: 'forks',
     maxWorkers: 2,
   },
