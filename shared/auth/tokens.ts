@@ -3,7 +3,8 @@ import { config } from '../config.js';
 import { ddb, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import { UnauthorizedError } from '../http/errors.js';
-import { getClient } from '../clients/clients.js';
+import * as v from 'valibot';
+import { getClient, UsernameSchema } from '../clients/clients.js';
 import { decoyApiKeyHash, newSecret, sha256, verifyApiKey } from './secrets.js';
 
 export const BAD_CREDENTIALS = 'Invalid username or password';
@@ -14,7 +15,8 @@ export const BAD_CREDENTIALS = 'Invalid username or password';
  * unknown name costs the same scrypt work as a wrong key.
  */
 export async function issueToken(username: string, password: string, now = Date.now()): Promise<{ token: string; expiresAt: string }> {
-  const client = await getClient(username);
+  // A name that cannot be a client name (too long for a key, say) is just another wrong name.
+  const client = v.is(UsernameSchema, username) ? await getClient(username) : undefined;
   const ok = await verifyApiKey(password, client?.apiKeyHash ?? (await decoyApiKeyHash()));
   if (!client || !ok) throw new UnauthorizedError(BAD_CREDENTIALS);
   const token = newSecret();

@@ -26,6 +26,8 @@ export interface HandlerInput<R extends RouteDef> {
 }
 
 type Request = middy.Request<APIGatewayProxyEventV2, HttpResult, Error, Context>;
+/** The Lambda context of one invocation, carrying the client the token authenticated. */
+type AuthContext = Context & { clientId?: string };
 
 /** Names the failing field and the problem: `body.email: Invalid email`. */
 export function describeIssues(where: string, issues: readonly v.BaseIssue<unknown>[]): string {
@@ -94,17 +96,25 @@ function errorResponder(route?: RouteDef): middy.MiddlewareObj<APIGatewayProxyEv
 
 /**
  * The one middy stack of every HTTP function: error responder, header
- * normaliser, body parser(s), then valibot validation and token auth, then
- * the handler function. Handler files only call this.
+ * normaliser, token auth, body parser(s), then valibot validation and the
+ * handler function. Handler files only call this.
  */
 export function httpHandler<R extends RouteDef>(route: R, fn: (input: HandlerInput<R>) => Promise<HttpResult>) {
   let stack = middy<APIGatewayProxyEventV2, HttpResult>()
     .use(errorResponder(route))
-    .use(httpHeaderNormalizer() as middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult>);
+    .use(httpHeaderNormalizer() as middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult>)
+    // Authentication before the body is looked at: an unauthenticated request is a 401 whatever its body.
+    .use({
+      before: async (request: Request) => {
+        if (route.auth === 'token') {
+          (request.context as AuthContext).clientId = await authenticateToken(request.event.headers?.['x-service-client-token']);
+        }
+      },
+    });
   for (const parser of bodyParsers(route)) stack = stack.use(parser);
-  return stack.handler(async (event) => {
+  return stack.handler(async (event, context) => {
     const headers = event.headers as Record<string, string | undefined>;
-    const clientId = route.auth === 'token' ? await authenticateToken(headers['x-service-client-token']) : undefined;
+    const clientId = (context as AuthContext).clientId;
     const input = {
       params: await validate(route.request?.params, event.pathParameters ?? {}, 'path'),
       query: await validate(route.request?.query, event.queryStringParameters ?? {}, 'query'),

@@ -8,6 +8,10 @@ import type { ReportError, SubscriberLine } from './types.js';
 
 const DATA_NAME = /^data_[A-Za-z0-9_.-]{1,64}$/;
 
+/** Longest echo of a given email in a report error: reports stay small whatever the input. */
+export const MAX_ECHO = 254;
+const echo = (value: string) => (value.length > MAX_ECHO ? `${value.slice(0, MAX_ECHO)}…` : value);
+
 /**
  * Parses one raw subscriber. `lenientSubscribed` (CSV import) treats an
  * invalid `subscribed` as absent instead of an error. Unknown fields that do
@@ -18,7 +22,8 @@ export function parseSubscriberLine(
   line: number,
   { lenientSubscribed = false }: { lenientSubscribed?: boolean } = {},
 ): SubscriberLine | ReportError {
-  const rawEmail = raw && typeof raw === 'object' && typeof (raw as { email?: unknown }).email === 'string' ? (raw as { email: string }).email : null;
+  const given = raw && typeof raw === 'object' ? (raw as { email?: unknown }).email : undefined;
+  const rawEmail = typeof given === 'string' ? echo(given) : null;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { line, email: null, cause: 'a subscriber must be a JSON object' };
   const parsed = v.safeParse(lenientSubscribed ? LenientSubscriberInputSchema : SubscriberInputSchema, raw);
   if (!parsed.success) {

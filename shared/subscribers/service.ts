@@ -139,16 +139,33 @@ export async function countSubscribers(clientId: string, listId: number) {
 
 const encodeCursor = (key: Record<string, string>) => Buffer.from(JSON.stringify(key)).toString('base64url');
 
-function decodeCursor(cursor: string, expected: { attribute: string; value: string }): Record<string, string> {
+/**
+ * Reads a cursor back into a start key, accepting only a key of this very
+ * listing: the list's partition, the sort key of a subscriber matching the
+ * search prefix, and for a status listing the matching index key.
+ */
+function decodeCursor(cursor: string, clientId: string, listId: number, status: 'subscribed' | 'unsubscribed' | undefined, search = ''): Record<string, string> {
+  let key: Record<string, unknown> | undefined;
   try {
-    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
-    const ok =
-      key && typeof key === 'object' && Object.values(key).every((value) => typeof value === 'string') && key[expected.attribute] === expected.value;
-    if (ok) return key as Record<string, string>;
+    key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
   } catch {
-    // falls through to the error below
+    key = undefined;
   }
-  throw new BadRequestError('query.cursor: not a cursor of this listing (use the X-Next-Cursor of the previous page with the same status and search)');
+  const expectedNames = status ? ['gsi1pk', 'gsi1sk', 'pk', 'sk'] : ['pk', 'sk'];
+  const sk = typeof key?.sk === 'string' ? key.sk : '';
+  const email = sk.slice(keys.subscriberPrefix().length);
+  const ok =
+    key !== null &&
+    typeof key === 'object' &&
+    !Array.isArray(key) &&
+    Object.keys(key).sort().join() === expectedNames.join() &&
+    Object.values(key).every((value) => typeof value === 'string') &&
+    key.pk === keys.subscribersPartition(clientId, listId) &&
+    sk.startsWith(keys.subscriberPrefix()) &&
+    email.startsWith(search) &&
+    (!status || (key.gsi1pk === pagePartition({ clientId, listId, status }).value && key.gsi1sk === email));
+  if (!ok) throw new BadRequestError('query.cursor: not a cursor of this listing (use the X-Next-Cursor of the previous page with the same status and search)');
+  return key as Record<string, string>;
 }
 
 /**
@@ -162,7 +179,7 @@ export async function listSubscribers(
   q: { status?: 'subscribed' | 'unsubscribed'; offset: number; count: number; search?: string; cursor?: string },
 ) {
   await getList(clientId, listId);
-  const startKey = q.cursor ? decodeCursor(q.cursor, pagePartition({ clientId, listId, status: q.status })) : undefined;
+  const startKey = q.cursor ? decodeCursor(q.cursor, clientId, listId, q.status, q.search) : undefined;
   const page = await readPage({ clientId, listId, status: q.status, search: q.search, offset: q.offset, count: q.count, startKey });
   return {
     subscribers: page.items.map((s) => ({ email: s.email, guid: s.guid, subscribed: s.subscribed, subscribed_at: s.subscribedAt ?? null })),

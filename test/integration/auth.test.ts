@@ -25,6 +25,12 @@ describe('GET /v1/token', () => {
     expect(unknown.body).toEqual(wrongKey.body);
   });
 
+  it('answers 401, not 500, for a name too long to be a client name', async () => {
+    const reply = await request(`${service.url}/v1/token?username=${'a'.repeat(3000)}&password=x`);
+    expect(reply.status).toBe(401);
+    expect(reply.body).toEqual({ status: 401, cause: 'Invalid username or password' });
+  });
+
   it('names the missing query parameter', async () => {
     const reply = await request(`${service.url}/v1/token?username=someone`);
     expect(reply.status).toBe(400);
@@ -42,6 +48,11 @@ describe('GET /v1/token', () => {
 });
 
 describe('X-Service-Client-Token', () => {
+  it('is checked before the body: no token and a bad body is a 401', async () => {
+    const reply = await request(`${service.url}/v1/newsletters/lists/1/subscribers`, { method: 'POST', raw: '{not json', headers: { 'content-type': 'text/plain' } });
+    expect(reply.status).toBe(401);
+  });
+
   it('answers 401 JSON for a missing, unknown or expired token', async () => {
     const client = await newClient(service);
     const { token: expired } = await issueToken(client.username, client.apiKey, Date.now() - 3601_000);

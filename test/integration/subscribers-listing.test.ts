@@ -68,6 +68,24 @@ describe('GET /v1/newsletters/lists/{list_id}/subscribers', () => {
     expect(stolen.status).toBe(400);
   });
 
+  it('refuses a cursor of another search, a partial key or a forged key, with a 400', async () => {
+    const enc = (key: object) => Buffer.from(JSON.stringify(key)).toString('base64url');
+    const bySearch = (await page('search=user&count=3')).headers.get('x-next-cursor')!;
+    const statusCursor = (await page('status=subscribed&count=3')).headers.get('x-next-cursor')!;
+    const decoded = JSON.parse(Buffer.from(statusCursor, 'base64url').toString()) as Record<string, string>;
+    for (const [query, cursor] of [
+      ['search=zed', bySearch],
+      ['', enc({ pk: decoded.pk })],
+      ['', enc({ pk: decoded.pk, sk: decoded.sk, extra: 'x' })],
+      ['status=subscribed', enc({ ...decoded, sk: 'SUB#someone-else@example.com' })],
+      ['status=subscribed', enc({ ...decoded, pk: 'SUBS#other#1' })],
+    ]) {
+      const reply = await page(`${query}&cursor=${cursor}`);
+      expect(reply.status, `${query} ${cursor}`).toBe(400);
+      expect(reply.body.cause).toMatch(/^query.cursor: not a cursor of this listing/);
+    }
+  });
+
   it.each([
     ['status=pending', 'query.status: status must be subscribed or unsubscribed'],
     ['count=0', 'query.count: count must be an integer from 1 to 1000'],

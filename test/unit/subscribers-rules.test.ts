@@ -144,6 +144,11 @@ describe('parseSubscriberLine', () => {
     expect(parseSubscriberLine(raw, 3)).toMatchObject({ line: 3, cause });
   });
 
+  it('echoes at most 254 characters of an invalid email, so reports stay small', () => {
+    const parsed = parseSubscriberLine({ email: 'x'.repeat(250_000) }, 1);
+    expect(parsed).toEqual({ line: 1, email: `${'x'.repeat(254)}…`, cause: 'email is missing or invalid' });
+  });
+
   it('treats an invalid subscribed as absent for CSV lines', () => {
     expect(parseSubscriberLine({ email: 'a@x.co', subscribed: 'yes' }, 1, { lenientSubscribed: true })).toMatchObject({ subscribed: undefined });
   });
