@@ -84,7 +84,10 @@ const noOutcome = (): Outcome => ({ created: false, subscribed: false, unsubscri
  */
 export function applyLine(prior: SubscriberState | undefined, line: SubscriberLine, now: string, listId: number): Change {
   if (line.opId !== undefined && prior?.lastOpId === line.opId) {
-    return { outcome: prior.lastOutcome ?? noOutcome(), deltas: zeroDeltas(), events: [] };
+    // Applied already: the same outcome, and the same events (dated when they happened), so a
+    // retry whose first attempt could not store its events stores them now.
+    const outcome = prior.lastOutcome ?? noOutcome();
+    return { outcome, deltas: zeroDeltas(), events: transitionEvents(outcome, prior, listId) };
   }
   const isNew = prior === undefined;
   let subscribed = prior?.subscribed ?? true;
@@ -132,12 +135,21 @@ export function applyLine(prior: SubscriberState | undefined, line: SubscriberLi
   countState(deltas, prior, -1);
   countState(deltas, next, 1);
 
+  return { next, outcome, deltas, events: transitionEvents(outcome, next, listId) };
+}
+
+/**
+ * The events of a state change: nl_subscribe when the address became
+ * subscribed, nl_unsubscribe (with its cause) when a subscribed address
+ * became unsubscribed; dated at the change (`updatedAt` of the new state).
+ */
+function transitionEvents(outcome: Outcome, state: SubscriberState, listId: number): EventRecord[] {
   const events: EventRecord[] = [];
-  if (becameSubscribed) events.push({ event: 'nl_subscribe', date: now, email: line.email, email_list_id: listId });
-  if (becameUnsubscribed && !isNew) {
-    events.push({ event: 'nl_unsubscribe', date: now, email: line.email, cause: cause ?? 'READER', email_list_id: listId });
+  if (outcome.subscribed) events.push({ event: 'nl_subscribe', date: state.updatedAt, email: state.email, email_list_id: listId });
+  if (outcome.unsubscribed && !outcome.created) {
+    events.push({ event: 'nl_unsubscribe', date: state.updatedAt, email: state.email, cause: state.unsubscribedCause ?? 'READER', email_list_id: listId });
   }
-  return { next, outcome, deltas, events };
+  return events;
 }
 
 /** Adds one set of deltas into another. */

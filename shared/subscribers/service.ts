@@ -5,7 +5,7 @@
  */
 import { backoffMs, isTransactionConflict, runPool, sleep, tableName, transactWrite } from '../db/client.js';
 import { keys } from '../db/keys.js';
-import { recordEvents } from '../events/record.js';
+import { recordEvents, recordEventsOnce } from '../events/record.js';
 import type { EventRecord } from '../events/types.js';
 import { BadRequestError, HttpError } from '../http/errors.js';
 import { getList } from '../lists/lists.js';
@@ -16,6 +16,7 @@ import { counterUpdate, listsOfEmail, pagePartition, readCounters, readPage, rea
 import type { Report, SubscriberLine } from './types.js';
 import { EmailSchema } from './schemas.js';
 import * as v from 'valibot';
+import { createHash } from 'node:crypto';
 
 export { parseSubscriberLine, parseSubscriberLines } from './parse.js';
 
@@ -104,13 +105,45 @@ export async function applySubscribers(clientId: string, listId: number, lines: 
       failure ??= err;
     }
   });
-  if (events.length > 0) await recordEvents(clientId, events);
+  if (events.length > 0) await storeEvents(clientId, unique, events, applied);
   if (failure) {
     console.error(JSON.stringify({ level: 'error', message: 'subscriber write failed', applied, total: unique.length, error: String(failure) }));
     if (applied === 0) throw failure;
     throw new PartialWriteError(applied, unique.length);
   }
   return buildReport([], unique.length, duplicateEmails, duplicateGuids, outcomes);
+}
+
+/**
+ * Stores the events of applied lines. Lines that all carry an opId (imports,
+ * opt-in confirmations) are stored under a name derived from their opIds:
+ * a retry rebuilds the same events and rewrites the same objects, so nothing
+ * is lost or doubled. Other writes retry the store; when it still fails, the
+ * events go to the log in full and the caller gets a 503 that says so.
+ */
+async function storeEvents(clientId: string, lines: SubscriberLine[], events: EventRecord[], applied: number): Promise<void> {
+  if (lines.every((l) => l.opId !== undefined)) {
+    const id = createHash('sha256').update(lines.map((l) => l.opId).join('\n')).digest('hex').slice(0, 40);
+    await recordEventsOnce(clientId, events, `ops-${id}`);
+    return;
+  }
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await recordEvents(clientId, events);
+      return;
+    } catch (err) {
+      if (attempt < 3) {
+        await sleep(backoffMs(attempt + 2));
+        continue;
+      }
+      console.error(JSON.stringify({ level: 'error', message: 'events not stored', clientId, error: String(err), events }));
+      throw new HttpError(
+        503,
+        `${applied} subscribers were applied, but their ${events.length} events could not be stored (they were logged for recovery); the subscriber state is complete`,
+        { 'retry-after': '1' },
+      );
+    }
+  }
 }
 
 /**

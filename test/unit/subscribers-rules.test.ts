@@ -66,12 +66,18 @@ describe('applyLine', () => {
     expect(applyLine(existing(), line({ email: 'a@x.co', guid: 'g1', data: { data_name: 'Ann' } }), NOW, 7).next).toBeUndefined();
   });
 
-  it('does not apply a line twice under the same opId and reports its first outcome again', () => {
+  it('does not apply a line twice under the same opId and reports its first outcome and events again', () => {
     const first = applyLine(undefined, line({ email: 'a@x.co', opId: 'import#1#5' }), NOW, 7);
-    const again = applyLine(first.next, line({ email: 'a@x.co', opId: 'import#1#5' }), NOW, 7);
+    const again = applyLine(first.next, line({ email: 'a@x.co', opId: 'import#1#5' }), '2026-11-22T11:00:00.000Z', 7);
     expect(again.next).toBeUndefined();
+    expect(again.deltas).toMatchObject({ subscribed: 0 });
     expect(again.outcome).toEqual(first.outcome);
-    expect(again.events).toEqual([]);
+    expect(again.events).toEqual(first.events);
+    expect(again.events).toEqual([{ event: 'nl_subscribe', date: NOW, email: 'a@x.co', email_list_id: 7 }]);
+
+    const unsubscribed = applyLine(existing(), line({ email: 'a@x.co', subscribed: false, unsubscribedCause: 'PUBLISHER', opId: 'import#2#1' }), NOW, 7);
+    const replayed = applyLine(unsubscribed.next, line({ email: 'a@x.co', subscribed: false, unsubscribedCause: 'PUBLISHER', opId: 'import#2#1' }), '2026-11-23T00:00:00.000Z', 7);
+    expect(replayed.events).toEqual([{ event: 'nl_unsubscribe', date: NOW, email: 'a@x.co', cause: 'PUBLISHER', email_list_id: 7 }]);
   });
 });
 
