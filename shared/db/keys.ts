@@ -42,7 +42,8 @@ export const keys = {
   counterShard: (clientId: string, listId: number, shard: number) => ({ pk: keys.countersPartition(clientId, listId), sk: `SHARD#${pad(shard, 2)}` }),
   countersPartition: (clientId: string, listId: number) => `COUNTS#${clientId}#${listId}`,
   /** A pending double opt-in of one email on one form of a client. */
-  optinPending: (clientId: string, email: string, formKey: string) => ({ pk: `OPTIN#${clientId}#${email}`, sk: `FORM#${formKey}` }),
+  optinPending: (clientId: string, email: string, formKey: string) => ({ pk: keys.optinPendingPartition(clientId, email), sk: `FORM#${formKey}` }),
+  optinPendingPartition: (clientId: string, email: string) => `OPTIN#${clientId}#${email}`,
   /** A confirmation link, keyed by the SHA-256 of its token (the token itself is never stored). */
   optinToken: (tokenHash: string) => ({ pk: `OPTINTOKEN#${tokenHash}`, sk: 'OPTINTOKEN' }),
   /** GSI1 keys of a pending opt-in whose reminder is due at `dueAt` (ISO): one partition per due day; removed once reminded. */

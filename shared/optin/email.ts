@@ -12,19 +12,13 @@ export interface ConfirmationEmailInput {
   publisher: string;
   link: string;
   expiresAt: string;
-  data: Record<string, unknown>;
   reminder: boolean;
 }
 
-/** A first name from the reader's data fields, when the form sent one. */
-function firstName(data: Record<string, unknown>): string | undefined {
-  const value = data.data_first_name ?? data.data_firstname ?? data.data_prenom;
-  return typeof value === 'string' && value.trim() ? value.trim().slice(0, 100) : undefined;
-}
-
 export function confirmationEmail(input: ConfirmationEmailInput): MailMessage {
-  const name = firstName(input.data);
-  const greeting = name ? `Hello ${name},` : 'Hello,';
+  // Nothing the form sent is shown: until the address confirms, anyone may have typed it,
+  // and the mail must not carry a stranger's words to that inbox.
+  const greeting = 'Hello,';
   const lead = input.reminder
     ? `You asked to subscribe to the newsletter of ${input.publisher} a few days ago, but the subscription is not confirmed yet.`
     : `Thank you for subscribing to the newsletter of ${input.publisher}.`;

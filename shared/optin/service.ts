@@ -185,7 +185,7 @@ async function mailLink(pending: PendingItem, reminder: boolean, now: Date): Pro
     }),
   );
   const link = `${config.publicBaseUrl}/v1/optin/confirm/${token}`;
-  await mailer().send(confirmationEmail({ to: pending.email, publisher: pending.clientId, link, expiresAt: pending.expiresAt, data: pending.data ?? {}, reminder }));
+  await mailer().send(confirmationEmail({ to: pending.email, publisher: pending.clientId, link, expiresAt: pending.expiresAt, reminder }));
 }
 
 export type ConfirmOutcome = { outcome: 'confirmed' | 'already' | 'invalid'; publisher?: string; redirectUrl?: string };

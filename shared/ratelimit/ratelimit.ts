@@ -21,6 +21,8 @@ export function windowOf(nowMs: number): { window: number; retryAfterSeconds: nu
  */
 export async function consume(scope: string, limit: number, nowMs = Date.now()): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
   const { window, retryAfterSeconds } = windowOf(nowMs);
+  // A limit of 0 closes the door: the condition below would let the window's first request in.
+  if (limit <= 0) return { allowed: false, retryAfterSeconds };
   try {
     await ddb.send(
       new UpdateCommand({

@@ -9,6 +9,7 @@ import { recordEvents, recordEventsOnce } from '../events/record.js';
 import type { EventRecord } from '../events/types.js';
 import { BadRequestError, HttpError } from '../http/errors.js';
 import { getList } from '../lists/lists.js';
+import { forgetPendingOptins } from '../optin/forget.js';
 import { forgetReaders } from '../recos/service.js';
 import { parseSubscriberLines } from './parse.js';
 import { addDeltas, applyLine, buildReport, countState, dedupeLines, zeroDeltas, type CounterDeltas, type Outcome } from './rules.js';
@@ -254,8 +255,10 @@ export async function deleteUsers(clientId: string, body: unknown[]): Promise<nu
   await runPool(chunks, TRANSACTIONS_IN_FLIGHT, async ({ listId, emails: group }) => {
     for (const guid of await deleteChunk(clientId, listId, group)) guids.add(guid);
   });
-  // The guid is also the reader id of recommendations (spec 2.3): their reading history goes too.
+  // The guid is also the reader id of recommendations (spec 2.3): their reading history goes too,
+  // and so do pending opt-ins (no reminder, and an old confirmation link subscribes nobody).
   if (guids.size > 0) await forgetReaders(clientId, [...guids]);
+  await forgetPendingOptins(clientId, [...emails]);
   return emails.size;
 }
 

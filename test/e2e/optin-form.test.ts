@@ -64,7 +64,7 @@ describe('opt-in from a real HTML form in headless Chromium', () => {
     expect(await response.json()).toEqual({ success: messages.pending });
     const [mail, ...more] = await confirmationsTo(email);
     expect(more).toHaveLength(0);
-    expect(mail.text).toContain('Hello Zoé & Co,');
+    expect(mail.text).toMatch(/^Hello,$/m);
     await page.goto(confirmationLink(mail));
     expect(await page.textContent('h1')).toBe('Subscription confirmed');
     expect((await getSubscriber(client.username, weekly.id, email))?.subscribed).toBe(true);

@@ -62,6 +62,12 @@ describe('POST /v1/subscribe rate limits', () => {
     expect(roomy.replies.filter((r) => r.status === 200)).toHaveLength(7);
   });
 
+  it("refuses every request when a client's limit is 0", async () => {
+    const { replies, mailed } = await burst({ perIpPerMinute: 0, perKeyPerMinute: 10 }, 3);
+    expect(replies.map((r) => r.status)).toEqual([429, 429, 429]);
+    expect(mailed).toBe(0);
+  });
+
   it('counts requests that fail later checks (unknown form key) too', async () => {
     const client = await newClient(service);
     await awayFromWindowEdge();
