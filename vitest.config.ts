@@ -9,7 +9,7 @@ export default defineConfig({
     globalSetup: ['test/helpers/global-setup.ts'],
     setupFiles: ['test/helpers/setup-env.ts'],
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-    testTimeout: 30_000,
+    testTimeout: 60_000,
     hookTimeout: 120_000,
     reporters: ['default', './test/helpers/summary-reporter.ts'],
     pool: 'forks',

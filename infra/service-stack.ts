@@ -1,5 +1,5 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
-import { HttpApi, HttpMethod, CorsHttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
+import { CfnOutput, CfnParameter, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CorsHttpMethod, HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -70,7 +70,7 @@ export class ServiceStack extends Stack {
         IMPORTS_BUCKET: importsBucket.bucketName,
         EVENTS_BUCKET: eventsBucket.bucketName,
         PUBLIC_BASE_URL: api.apiEndpoint,
-        ...(props.mailFrom ? { MAIL_FROM: props.mailFrom } : {}),
+        MAIL_FROM: props.mailFrom ?? this.mailFromParameter(),
       },
     };
 
@@ -85,17 +85,19 @@ export class ServiceStack extends Stack {
       api.addRoutes({ path: route.path, methods: [route.method as HttpMethod], integration: new HttpLambdaIntegration(`${route.id}Integration`, fn) });
     }
     const fallback = new ServiceFunction(this, 'fallback', { entry: fallbackHandler, access: {}, resources });
-    api.addRoutes({ path: '/{proxy+}', methods: [HttpMethod.ANY], integration: new HttpLambdaIntegration('fallbackIntegration', fallback) });
+    // API Gateway's `$default` route: whatever no row matches (also `/`) gets the service's JSON 404/405.
+    new HttpRoute(this, 'DefaultRoute', { httpApi: api, routeKey: HttpRouteKey.DEFAULT, integration: new HttpLambdaIntegration('fallbackIntegration', fallback) });
 
     let sesTopic: sns.Topic | undefined;
+    const jobFunctions: Record<string, ServiceFunction> = {};
     for (const job of jobList) {
-      const fn = new ServiceFunction(this, job.id, {
+      const fn = (jobFunctions[job.id] = new ServiceFunction(this, job.id, {
         entry: job.handler,
         access: job.access,
         resources,
         timeoutSeconds: job.timeoutSeconds ?? 900,
         memoryMb: job.memoryMb,
-      });
+      }));
       const trigger = job.trigger;
       if ('schedule' in trigger) {
         new events.Rule(this, `${job.id}Schedule`, { schedule: events.Schedule.expression(trigger.schedule), targets: [new targets.LambdaFunction(fn)] });
@@ -108,7 +110,20 @@ export class ServiceStack extends Stack {
     }
 
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
+    for (const job of jobList) {
+      new CfnOutput(this, `${job.id}FunctionName`, { value: jobFunctions[job.id].functionName, description: `Run by hand: aws lambda invoke --function-name <this> --payload '{}' out.json` });
+    }
     new CfnOutput(this, 'TableName', { value: table.tableName });
     if (sesTopic) new CfnOutput(this, 'SesEventsTopicArn', { value: sesTopic.topicArn, description: 'Point the SES configuration set event destination here' });
+  }
+
+  /** The sender of opt-in emails, asked at deploy time when the app does not set MAIL_FROM: a deploy without one fails early. */
+  private mailFromParameter(): string {
+    return new CfnParameter(this, 'MailFrom', {
+      type: 'String',
+      description: 'Sender address of opt-in emails (a verified SES identity)',
+      allowedPattern: '^[^@\\s]+@[^@\\s]+$',
+      constraintDescription: 'an email address',
+    }).valueAsString;
   }
 }

@@ -48,7 +48,8 @@ export class ServiceFunction extends NodejsFunction {
       tracing: lambda.Tracing.ACTIVE,
       logGroup: new logs.LogGroup(scope, `${id}Logs`, { retention: logs.RetentionDays.ONE_MONTH }),
       environment: { ...resources.environment, ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
-      bundling: { minify: true, sourceMap: true, target: 'node22', format: OutputFormat.CJS },
+      // The SDK is bundled: functions run the versions the tests ran, not the runtime's.
+      bundling: { minify: true, sourceMap: true, target: 'node22', format: OutputFormat.CJS, bundleAwsSDK: true },
     });
     if (access.table === 'R') resources.table.grantReadData(this);
     if (access.table === 'RW') resources.table.grantReadWriteData(this);

@@ -140,7 +140,8 @@ export function createGateway({ mounts = [] }: { mounts?: StaticMount[] } = {}):
       if (mount) {
         const file = await mount.serve(path.slice(mount.prefix.length));
         if (file) {
-          res.writeHead(file.status, { 'content-type': file.contentType, 'cache-control': 'no-cache', ...corsHeaders() });
+          // No CORS on static pages: the dev outbox holds confirmation links no other site may read.
+          res.writeHead(file.status, { 'content-type': file.contentType, 'cache-control': 'no-cache' });
           return res.end(file.body);
         }
       }

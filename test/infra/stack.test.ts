@@ -56,7 +56,7 @@ describe('ServiceStack', () => {
     for (const route of routeList) {
       template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: `${route.method} ${route.path}` });
     }
-    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'ANY /{proxy+}' });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$default' });
   });
 
   it('grants each function exactly what its row declares', () => {
@@ -77,6 +77,11 @@ describe('ServiceStack', () => {
       ),
       Replicas: [Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } })],
     });
+  });
+
+  it('asks for the opt-in sender at deploy time and names each job function in the outputs', () => {
+    template.hasParameter('MailFrom', { Type: 'String' });
+    for (const job of jobList) template.hasOutput(`${job.id}FunctionName`, {});
   });
 
   it('keeps both buckets encrypted and private', () => {

@@ -309,6 +309,7 @@ describe('the dev outbox page (local server only)', () => {
     await subscribe(client, { email, form_key: listForm, data_first_name: '<img src=x onerror=alert(1)>' });
     const index = await request(`${service.url}/dev/outbox/`);
     expect(index.status).toBe(200);
+    expect(index.headers.get('access-control-allow-origin'), 'no other site may read the outbox').toBeNull();
     expect(index.headers.get('content-type')).toMatch(/^text\/html/);
     const row = new RegExp(`<td>${email.replace(/[.]/g, '\\.')}</td><td><a href="([^"]+\\.html)">Please confirm your subscription</a>`).exec(index.text);
     expect(row, 'a row for the message').not.toBeNull();
