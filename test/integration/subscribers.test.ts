@@ -131,7 +131,7 @@ describe('POST …/subscribers: bad input', () => {
     expect(reply.body.report.errors).toEqual([
       { line: 1, email: 'with space@x.co', cause: 'email is missing or invalid' },
       { line: 2, email: 'ünï@x.co', cause: 'email is missing or invalid' },
-      { line: 3, email: `${'a'.repeat(300)}@x.co`, cause: 'email is missing or invalid' },
+      { line: 3, email: `${'a'.repeat(254)}…`, cause: 'email is missing or invalid' },
       { line: 4, email: 'ok@x.co', cause: 'subscribed must be true or false' },
       { line: 5, email: 'ok2@x.co', cause: 'guid must be a string' },
       { line: 6, email: 'ok3@x.co', cause: 'unsubscribed_cause must be READER or PUBLISHER' },
