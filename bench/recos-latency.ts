@@ -62,7 +62,7 @@ async function main() {
     const t0 = Date.now();
     const log = generateClickLog({ articles: ARTICLES, views: VIEWS, readers: READERS, days: 30, seed: 7 });
     const clientId = `bench-${Date.now().toString(36)}`;
-    const { client } = await createClient(clientId);
+    const { client } = await createClient(clientId, { siteHosts: ['gazette.example'] });
     const blockKey = await createBlock(clientId);
     const store = new MemoryStore();
     const view = (reader: string, i: number, t: number) => {
@@ -155,8 +155,8 @@ async function main() {
     }
     raw.sort((a, b) => a - b);
     console.log(`${'baseline: one raw GetItem on DynamoDB Local (no HTTP)'.padEnd(52)} p50 ${raw[Math.floor(raw.length / 2)].toFixed(1).padStart(6)} ms   p99 ${percentile(raw, 99).toFixed(1).padStart(6)} ms`);
-    if (personalised.calls.max > 4) {
-      console.error(`FAIL: a recommendation request made ${personalised.calls.max} DynamoDB calls; the documented bound is 4`);
+    if (personalised.calls.max > 5) {
+      console.error(`FAIL: a recommendation request made ${personalised.calls.max} DynamoDB calls; the documented bound is 5`);
       process.exitCode = 1;
     }
     await new Promise<void>((done) => server.close(() => done()));

@@ -39,6 +39,7 @@ const settingsWith = (weights: Weights): BlockSettings => ({
   maxAgeDays: BLOCK_DEFAULTS.maxAgeDays,
   envelope: 'smart-section',
   weights,
+  siteHosts: ['gazette.example'],
   categoryDisplay: {},
 });
 

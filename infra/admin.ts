@@ -10,7 +10,12 @@ import { parseArgs } from 'node:util';
 import { applyEnv } from './local/env.js';
 
 const usage = `Usage: npm run admin -- <command> [options]
-  create-client <username> [--premium]      creates a client; prints its API key once
+  create-client <username> [--premium] [--hosts a.example,*.b.example]
+                                             creates a client; prints its API key once
+  set-hosts <username> --hosts a.example,*.b.example
+                                             replaces the client's site hosts (recommendations:
+                                             only pages on them are tracked and recommended;
+                                             \`*.b.example\` = any subdomain of b.example; none = off)
   rotate-key <username>                      replaces the API key; prints the new one once
   create-list <username> <name>              creates a list; prints it
   create-form <username> --lists 1,2 [--global] [--redirect URL]
@@ -37,6 +42,7 @@ async function main(argv: string[]) {
     allowPositionals: true,
     options: {
       premium: { type: 'boolean' },
+      hosts: { type: 'string' },
       global: { type: 'boolean' },
       lists: { type: 'string' },
       redirect: { type: 'string' },
@@ -57,8 +63,8 @@ async function main(argv: string[]) {
   const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
   switch (command) {
     case 'create-client': {
-      const { client, apiKey } = await clients.createClient(username, { premiumEvents: values.premium ?? false });
-      return print({ username: client.id, api_key: apiKey, tracking_key: client.trackingKey, default_list_id: client.defaultListId });
+      const { client, apiKey } = await clients.createClient(username, { premiumEvents: values.premium ?? false, siteHosts: values.hosts });
+      return print({ username: client.id, api_key: apiKey, tracking_key: client.trackingKey, default_list_id: client.defaultListId, site_hosts: client.siteHosts ?? [] });
     }
     case 'rotate-key':
       return print({ username, api_key: await clients.rotateApiKey(username) });
@@ -72,6 +78,9 @@ async function main(argv: string[]) {
     }
     case 'create-block':
       return print({ username, block_key: await clients.createBlock(username, values.settings ? JSON.parse(values.settings) : {}) });
+    case 'set-hosts':
+      if (values.hosts === undefined) throw new Error('set-hosts needs --hosts (an empty value turns tracking off)');
+      return print({ username, site_hosts: await clients.setSiteHosts(username, values.hosts) });
     case 'enable-premium':
       await clients.setClientSetting(username, 'premiumEvents', true);
       return print({ username, premium_events: true });

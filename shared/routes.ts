@@ -301,6 +301,7 @@ export const routes = {
     responses: {
       200: { description: 'Recorded; `guid` is the article id', schema: TrackResultSchema },
       400: errorResponses[400],
+      403: { description: "The URL's host is not one of the client's site hosts (or the client has none yet)", schema: ErrorSchema },
       404: { description: 'Unknown tracking key', schema: ErrorSchema },
     },
   },
@@ -311,7 +312,7 @@ export const routes = {
     auth: 'key',
     access: { table: 'RW' },
     summary: 'Follow a recommendation (counts the click, 302 to the article)',
-    description: 'Leads only to a known article of the block\'s client; `https=1` upgrades the target to https.',
+    description: 'Leads only to a known article of the block\'s client on its site hosts (counted as a click); `https=1` upgrades the target to https.',
     tags: ['recommendations'],
     request: { params: RedirectParamsSchema, query: RedirectQuerySchema },
     responses: { 302: { description: 'To the article' }, 400: errorResponses[400], 404: { description: 'Unknown block key or article', schema: ErrorSchema } },

@@ -5,6 +5,7 @@ import { keys, type KeyKind } from '../db/keys.js';
 import { hashApiKey, newPublicKey, newSecret } from '../auth/secrets.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../http/errors.js';
 import { createList, getList } from '../lists/lists.js';
+import { parseSiteHosts } from './site-hosts.js';
 
 export const UsernameSchema = v.pipe(
   v.string(),
@@ -20,6 +21,8 @@ export interface Client {
   createdAt: string;
   /** Per-client overrides of the opt-in rate limits (spec §8 defaults apply when absent). */
   rateLimits?: { perIpPerMinute?: number; perKeyPerMinute?: number };
+  /** Hosts the client's articles live on (shared/clients/site-hosts.ts); absent or empty: no tracking, no recommendations. */
+  siteHosts?: string[];
 }
 
 /** A form (spec 4.1): a list form subscribes to its lists; a global form lets the reader pick among them. */
@@ -64,10 +67,11 @@ export async function requireClient(clientId: string): Promise<Client> {
  */
 export async function createClient(
   username: string,
-  { premiumEvents = false }: { premiumEvents?: boolean } = {},
+  { premiumEvents = false, siteHosts }: { premiumEvents?: boolean; siteHosts?: string | string[] } = {},
 ): Promise<{ client: Client; apiKey: string }> {
   const parsed = v.safeParse(UsernameSchema, username);
   if (!parsed.success) throw new BadRequestError(`username: ${parsed.issues[0].message}`);
+  const hosts = siteHosts === undefined ? [] : parseSiteHosts(siteHosts);
   const apiKey = newSecret();
   const trackingKey = newPublicKey();
   const client: Client = {
@@ -77,6 +81,7 @@ export async function createClient(
     premiumEvents,
     defaultListId: 0,
     createdAt: new Date().toISOString(),
+    ...(hosts.length > 0 ? { siteHosts: hosts } : {}),
   };
   try {
     await ddb.send(
@@ -131,7 +136,7 @@ export async function rotateApiKey(clientId: string): Promise<string> {
 }
 
 /** Turns on a client setting such as premium events (spec §5.6). */
-export async function setClientSetting(clientId: string, name: 'premiumEvents' | 'rateLimits', value: unknown): Promise<void> {
+export async function setClientSetting(clientId: string, name: 'premiumEvents' | 'rateLimits' | 'siteHosts', value: unknown): Promise<void> {
   await requireClient(clientId);
   await ddb.send(
     new UpdateCommand({
@@ -142,6 +147,13 @@ export async function setClientSetting(clientId: string, name: 'premiumEvents' |
       ExpressionAttributeValues: { ':v': value },
     }),
   );
+}
+
+/** Replaces a client's site hosts (validated; an empty list turns tracking and recommendations off). Returns the stored list. */
+export async function setSiteHosts(clientId: string, siteHosts: string | string[]): Promise<string[]> {
+  const hosts = parseSiteHosts(siteHosts);
+  await setClientSetting(clientId, 'siteHosts', hosts);
+  return hosts;
 }
 
 async function putPublicKey(kind: KeyKind, item: { clientId: string } & Record<string, unknown>): Promise<string> {

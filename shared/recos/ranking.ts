@@ -82,7 +82,7 @@ export interface RankInput {
   /** Explicit theme preferences. */
   preferences: string[];
   excluded: Set<string>;
-  settings: Pick<BlockSettings, 'weights' | 'maxAgeDays' | 'maxRows' | 'hosts'>;
+  settings: Pick<BlockSettings, 'weights' | 'maxAgeDays' | 'maxRows' | 'hosts' | 'siteHosts'>;
   now: number;
 }
 

@@ -20,13 +20,15 @@ export interface RankingRequest {
  * The reader's whole ranking for one block (at most `maxRows` entries); a
  * page of it is `start`..`start + rows`. Storage round trips: context and
  * popular articles in parallel, then the missing co-visit neighbours (3 calls,
- * 2 sequential rounds).
+ * 2 sequential rounds). The settings may still be loading (the client's site
+ * hosts are read in parallel with the context).
  */
-export async function rankingFor(store: RecosStore, settings: BlockSettings, q: RankingRequest): Promise<Ranked[]> {
+export async function rankingFor(store: RecosStore, blockSettings: BlockSettings | Promise<BlockSettings>, q: RankingRequest): Promise<Ranked[]> {
   const currentGuid = q.pageUrl ? articleGuid(q.pageUrl) : undefined;
-  const [context, popular] = await Promise.all([
+  const [context, popular, settings] = await Promise.all([
     store.context(q.clientId, { userId: q.userId, guid: currentGuid, preferences: true, covisits: true }),
     store.hotArticles(q.clientId, CANDIDATES.popular),
+    blockSettings,
   ]);
   const covisits = context.covisits ?? {};
   const known = new Set(popular.map((a) => a.guid));

@@ -2,8 +2,9 @@
  * The recommendation endpoints' services over the DynamoDB store: key
  * resolution, request rules, and the calls into tracking and ranking.
  */
-import { resolvePublicKey } from '../clients/clients.js';
-import { BadRequestError, NotFoundError } from '../http/errors.js';
+import { getClient, resolvePublicKey } from '../clients/clients.js';
+import { siteHostAllowed, storedSiteHosts } from '../clients/site-hosts.js';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../http/errors.js';
 import { envelope } from './envelope.js';
 import { DynamoStore } from './dynamo-store.js';
 import { algoName, shuffled } from './ranking.js';
@@ -23,9 +24,11 @@ export const MAX_EXCLUDED = 100;
 const bareHost = (host: string) => host.toLowerCase().replace(/^www\./, '');
 
 /**
- * Records a page view for the client of a tracking key. A browser's `Origin`
- * (when sent) must be the article's own site (ignoring `www.`): a page can
- * only report itself.
+ * Records a page view for the client of a tracking key. The URL's host must
+ * be one of the client's site hosts (403 otherwise, and always for a client
+ * without site hosts): the public tracking key cannot feed other sites'
+ * pages into the catalogue. A browser's `Origin` (when sent) must also be the
+ * article's own site (ignoring `www.`): a page can only report itself.
  */
 export async function trackView(trackingKey: string, body: TrackBodyOutput, origin: string | undefined): Promise<Article> {
   const key = await resolvePublicKey('tracking', trackingKey);
@@ -40,6 +43,14 @@ export async function trackView(trackingKey: string, body: TrackBodyOutput, orig
     if (bareHost(originHost) !== bareHost(new URL(body.url).hostname)) {
       throw new BadRequestError(`body.url: a page of ${originHost} can only track URLs of its own site`);
     }
+  }
+  const siteHosts = storedSiteHosts((await getClient(key.clientId))?.siteHosts);
+  const urlHost = new URL(body.url).hostname;
+  if (siteHosts.length === 0) {
+    throw new ForbiddenError('body.url: the client has no site hosts yet, so tracking is off (support sets them: admin set-hosts)');
+  }
+  if (!siteHostAllowed(siteHosts, urlHost)) {
+    throw new ForbiddenError(`body.url: host ${urlHost} is not one of the client's site hosts`);
   }
   return trackPageView(
     store,
@@ -106,9 +117,10 @@ export async function recommendations(q: RecommendationsRequest) {
   const excluded = excludedUrls(q.rawQueryString);
   const key = await resolvePublicKey('block', q.blockKey);
   if (!key) throw new NotFoundError('Unknown block key');
-  const settings = blockSettings(key);
+  const loading = getClient(key.clientId).then((client) => blockSettings(key, client));
   const pageUrl = canonicalUrl(q.pageUrl ?? q.referer ?? '');
-  const ranking = await rankingFor(store, settings, { clientId: key.clientId, userId: q.userId, pageUrl, excluded, now: nowSeconds() });
+  const ranking = await rankingFor(store, loading, { clientId: key.clientId, userId: q.userId, pageUrl, excluded, now: nowSeconds() });
+  const settings = await loading;
   const start = q.start ?? 0;
   const rows = Math.min(q.rows ?? settings.rows, settings.maxRows);
   let page = ranking.slice(start, start + rows);
@@ -119,17 +131,17 @@ export async function recommendations(q: RecommendationsRequest) {
 
 /**
  * Where a recommendation click leads: the known article of the block's
- * client (counted as a click), https when asked. Unknown block, unknown
- * article or an article outside the block's hosts: 404. No URL is ever
- * taken from the request, so this cannot redirect anywhere else.
+ * client, https when asked. Unknown block, unknown article or an article
+ * outside the client's site hosts or the block's hosts: 404. The click is
+ * counted only once the redirect is allowed. No URL is ever taken from the
+ * request, so this cannot redirect anywhere else.
  */
 export async function clickTarget(blockKey: string, guid: string, https: boolean): Promise<string> {
   const key = await resolvePublicKey('block', blockKey);
   if (!key) throw new NotFoundError('Unknown block key');
-  const article = await store.recordClick(key.clientId, guid);
-  if (!article || !hostAllowed(blockSettings(key), article.url) || !/^https?:\/\//i.test(article.url)) {
-    throw new NotFoundError('Unknown article');
-  }
+  const [client, [article]] = await Promise.all([getClient(key.clientId), store.articles(key.clientId, [guid])]);
+  if (!article || !hostAllowed(blockSettings(key, client), article.url)) throw new NotFoundError('Unknown article');
+  if (!(await store.recordClick(key.clientId, guid))) throw new NotFoundError('Unknown article');
   return https ? toHttps(article.url) : article.url;
 }
 

@@ -1,4 +1,5 @@
-import type { BlockKey } from '../clients/clients.js';
+import type { BlockKey, Client } from '../clients/clients.js';
+import { siteUrlAllowed, storedSiteHosts } from '../clients/site-hosts.js';
 import type { BlockSettings, Envelope, Weights } from './types.js';
 
 /** Default blend weights (hand-set; `npm run bench:recos:quality` evaluates them against baselines and single-signal ablations). */
@@ -14,9 +15,10 @@ const num = (value: unknown, fallback: number, min: number, max: number) =>
 
 /**
  * A block's settings from its key item, defaults filling what is absent or
- * invalid (settings are written by support staff with the admin CLI).
+ * invalid (settings are written by support staff with the admin CLI), with
+ * its client's site hosts (none when the client is unknown).
  */
-export function blockSettings(item: BlockKey): BlockSettings {
+export function blockSettings(item: BlockKey, client: Pick<Client, 'siteHosts'> | undefined): BlockSettings {
   const weights = (item.weights ?? {}) as Partial<Record<keyof Weights, unknown>>;
   const maxRows = Math.floor(num(item.maxRows, BLOCK_DEFAULTS.maxRows, 1, MAX_ROWS_CEILING));
   const hosts = Array.isArray(item.hosts) ? item.hosts.filter((h): h is string => typeof h === 'string').map((h) => h.toLowerCase()) : undefined;
@@ -33,13 +35,19 @@ export function blockSettings(item: BlockKey): BlockSettings {
       preferences: num(weights.preferences, DEFAULT_WEIGHTS.preferences, 0, 100),
       popularity: num(weights.popularity, DEFAULT_WEIGHTS.popularity, 0, 100),
     },
+    siteHosts: storedSiteHosts(client?.siteHosts),
     hosts: hosts && hosts.length > 0 ? hosts : undefined,
     categoryDisplay: Object.fromEntries(Object.entries(display).filter(([, v]) => typeof v === 'string')) as Record<string, string>,
   };
 }
 
-/** True when the URL's host is one of the block's hosts or a subdomain of one (always true without `hosts`). */
-export function hostAllowed(settings: Pick<BlockSettings, 'hosts'>, url: string): boolean {
+/**
+ * True when the URL's host is allowed by the client's site hosts (never
+ * without them) and, when the block lists `hosts`, is one of them or a
+ * subdomain of one.
+ */
+export function hostAllowed(settings: Pick<BlockSettings, 'hosts' | 'siteHosts'>, url: string): boolean {
+  if (!siteUrlAllowed(settings.siteHosts, url)) return false;
   if (!settings.hosts) return true;
   const host = new URL(url).hostname.toLowerCase();
   return settings.hosts.some((h) => host === h || host.endsWith(`.${h}`));

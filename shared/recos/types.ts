@@ -71,7 +71,9 @@ export interface BlockSettings {
   maxAgeDays: number;
   envelope: Envelope;
   weights: Weights;
-  /** When set, only articles on these hosts (or their subdomains) are recommended or redirected to. */
+  /** The client's site hosts (shared/clients/site-hosts.ts): only articles on them are recommended or redirected to; empty: none. */
+  siteHosts: string[];
+  /** When set, narrows the site hosts: only articles on these hosts (or their subdomains) are recommended or redirected to. */
   hosts?: string[];
   /** Display names of categories (`category_display`); the category itself when absent. */
   categoryDisplay: Record<string, string>;

@@ -20,7 +20,8 @@ const page = (slug: string) => `${service.url}/demo/articles/${slug}.html`;
 const demoArticles = JSON.parse(readFileSync('infra/local/demo-site/articles.json', 'utf8')) as DemoArticle[];
 
 beforeAll(async () => {
-  const client = await newClient(service);
+  // The demo site is served by the gateway at 127.0.0.1: the client's site host.
+  const client = await newClient(service, { siteHosts: ['127.0.0.1'] });
   keys = { trackingKey: client.trackingKey, blockKey: await createBlock(client.username, { name: 'e2e block' }) };
   // Other readers made the rest of the site known (and popular) before our reader arrives.
   for (const [i, slug] of ['football-final', 'ai-newsrooms', 'bread-recipe', 'chip-shortage', 'heatwave-cities'].entries()) {

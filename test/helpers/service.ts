@@ -62,10 +62,14 @@ export interface TestClient {
   defaultListId: number;
 }
 
-/** A fresh client (as the admin CLI creates one) with a token obtained over HTTP. */
-export async function newClient(service: Service, { premiumEvents = false } = {}): Promise<TestClient> {
+/**
+ * A fresh client (as the admin CLI creates one) with a token obtained over
+ * HTTP. `siteHosts`: the hosts its pages may be tracked on (none by default:
+ * tracking is refused).
+ */
+export async function newClient(service: Service, { premiumEvents = false, siteHosts }: { premiumEvents?: boolean; siteHosts?: string[] } = {}): Promise<TestClient> {
   const username = `t-${randomUUID().slice(0, 12)}`;
-  const { client, apiKey } = await createClient(username, { premiumEvents });
+  const { client, apiKey } = await createClient(username, { premiumEvents, siteHosts });
   const reply = await request(`${service.url}/v1/token?username=${username}&password=${encodeURIComponent(apiKey)}`);
   if (reply.status !== 200) throw new Error(`token: ${reply.status} ${reply.text}`);
   return { username, apiKey, token: reply.body.token, trackingKey: client.trackingKey, defaultListId: client.defaultListId };

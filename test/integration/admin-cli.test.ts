@@ -41,6 +41,22 @@ describe('admin CLI', () => {
     expect((await request(`${service.url}/v1/token?username=${name}&password=${encodeURIComponent(rotated.api_key)}`)).status).toBe(200);
   });
 
+  it('sets the site hosts the client may track pages on (create-client --hosts, set-hosts)', { timeout: 120_000 }, async () => {
+    const name = `cli-${randomUUID().slice(0, 8)}`;
+    const created = await admin('create-client', name, '--hosts', 'News.example.com, *.blogs.example.com');
+    expect(created.site_hosts).toEqual(['news.example.com', '*.blogs.example.com']);
+    const track = (url: string) => request(`${service.url}/v1/track/${created.tracking_key}`, { method: 'POST', body: { user_id: 'u', url } });
+    expect((await track('https://news.example.com/a')).status).toBe(200);
+    expect((await track('https://other.example/a')).status).toBe(403);
+
+    expect(await admin('set-hosts', name, '--hosts', 'other.example')).toEqual({ username: name, site_hosts: ['other.example'] });
+    expect(await admin('show-client', name)).toMatchObject({ siteHosts: ['other.example'] });
+    expect((await track('https://other.example/a')).status).toBe(200);
+    expect((await track('https://news.example.com/a')).status).toBe(403);
+    await expect(admin('set-hosts', name, '--hosts', 'https://x.example/')).rejects.toThrow(/hosts: "https:\/\/x\.example\/" is not a host name/);
+    await expect(admin('set-hosts', name)).rejects.toThrow(/set-hosts needs --hosts/);
+  });
+
   it('refuses a form over a list the client does not have', { timeout: 60_000 }, async () => {
     const name = `cli-${randomUUID().slice(0, 8)}`;
     await admin('create-client', name);

@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createBlock } from '../../shared/clients/clients.js';
+import { createBlock, setSiteHosts } from '../../shared/clients/clients.js';
 import { DynamoStore } from '../../shared/recos/dynamo-store.js';
 import { applySubscribers } from '../../shared/subscribers/service.js';
 import { articleGuid } from '../../shared/recos/urls.js';
 import { newClient, request, useService, type TestClient } from '../helpers/service.js';
 
 const service = useService();
-const site = () => `https://news-${randomUUID().slice(0, 8)}.example`;
+/** Fresh sites of the test clients, all under their site hosts entry `*.recos.example`. */
+const site = () => `https://news-${randomUUID().slice(0, 8)}.recos.example`;
+/** A fresh client whose site hosts cover `site()`. */
+const newRecosClient = (siteHosts = ['*.recos.example']) => newClient(service, { siteHosts });
 const nowIso = (hoursAgo = 1) => new Date(Date.now() - hoursAgo * 3600_000).toISOString();
 
 async function track(client: TestClient, body: Record<string, unknown>, headers: Record<string, string> = {}) {
@@ -28,7 +31,7 @@ const guidsOf = (body: { result: { recommendation: Array<{ guid: string }> } }) 
 
 describe('POST /v1/track/<tracking_key>', () => {
   it('records a page view from JSON and returns the article guid (hash of the canonical URL)', async () => {
-    const client = await newClient(service);
+    const client = await newRecosClient();
     const url = `${site()}/a?utm_source=x#top`;
     const reply = await track(client, { user_id: 'u1', url, themes: ['Climate', ' politics '], category: 'World', published_time: 1_700_000_000 });
     expect(reply.status).toBe(200);
@@ -36,7 +39,7 @@ describe('POST /v1/track/<tracking_key>', () => {
   });
 
   it('takes the form body the library sends (no CORS preflight), themes as a comma-separated string', async () => {
-    const client = await newClient(service);
+    const client = await newRecosClient();
     const url = `${site()}/form-page`;
     const form = new URLSearchParams({ user_id: 'u1', url, title: 'Form page', themes: 'a,b', published_time: nowIso() });
     const reply = await request(`${service.url}/v1/track/${client.trackingKey}`, {
@@ -53,7 +56,7 @@ describe('POST /v1/track/<tracking_key>', () => {
   });
 
   it('answers 400 with a cause on bad input and 404 on an unknown key', async () => {
-    const client = await newClient(service);
+    const client = await newRecosClient();
     expect((await track(client, { url: `${site()}/x` })).body).toEqual({ status: 400, cause: 'body.user_id: is required' });
     expect((await track(client, { user_id: 'u', url: 'javascript:alert(1)' })).body.cause).toBe('body.url: must be an absolute http(s) URL');
     expect((await track(client, { user_id: 'u', url: `${site()}/x`, themes: 5 })).body.cause).toMatch(/^body\.themes: must be an array of strings or a comma-separated string/);
@@ -64,7 +67,7 @@ describe('POST /v1/track/<tracking_key>', () => {
   });
 
   it('counts every one of many concurrent views of one article (no lost update, no conflict error)', async () => {
-    const client = await newClient(service);
+    const client = await newRecosClient();
     const url = `${site()}/breaking`;
     const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => track(client, { user_id: `r${i}`, url, title: `v${i}` })));
     expect(replies.map((r) => r.status)).toEqual(Array(20).fill(200));
@@ -76,17 +79,47 @@ describe('POST /v1/track/<tracking_key>', () => {
   });
 
   it("refuses a browser page reporting another site's URL", async () => {
-    const client = await newClient(service);
+    const client = await newRecosClient(['victim.example', 'www.mine.example']);
     const reply = await track(client, { user_id: 'u', url: 'https://victim.example/a' }, { origin: 'https://attacker.example' });
     expect(reply.status).toBe(400);
     expect(reply.body.cause).toMatch(/^body\.url: a page of attacker\.example can only track URLs of its own site/);
     expect((await track(client, { user_id: 'u', url: 'https://www.mine.example/a' }, { origin: 'https://mine.example' })).status).toBe(200);
   });
+
+  it("refuses (403) pages outside the client's site hosts, from a browser or a back end, and records nothing", async () => {
+    const client = await newRecosClient(['news.example.com', '*.blogs.example.com']);
+    const block = await createBlock(client.username);
+    // The attack: another site loads the library with the publisher's public tracking key and tracks its own pages.
+    const evil = await track(client, { user_id: 'u', url: 'https://evil.example/phish', title: 'Click me' }, { origin: 'https://evil.example' });
+    expect(evil).toMatchObject({ status: 403, body: { status: 403, cause: "body.url: host evil.example is not one of the client's site hosts" } });
+    const backEnd = await track(client, { user_id: 'u', url: 'https://evil.example/phish' });
+    expect(backEnd.status).toBe(403);
+    for (const url of ['https://www.news.example.com/a', 'https://blogs.example.com/a', 'https://news.example.com.evil.example/a']) {
+      expect((await track(client, { user_id: 'u', url })).status, url).toBe(403);
+    }
+    expect(guidsOf((await request(recosUrl(block, 'someone'))).body)).toEqual([]);
+    expect((await request(`${service.url}/v1/r/${block}/${articleGuid('https://evil.example/phish')}`)).status).toBe(404);
+
+    expect((await track(client, { user_id: 'u', url: 'https://news.example.com/a' }, { origin: 'https://news.example.com' })).status).toBe(200);
+    expect((await track(client, { user_id: 'u', url: 'https://alice.blogs.example.com/b' })).status).toBe(200);
+    expect(new Set(guidsOf((await request(recosUrl(block, 'someone'))).body))).toEqual(
+      new Set(['https://news.example.com/a', 'https://alice.blogs.example.com/b'].map(articleGuid)),
+    );
+  });
+
+  it('refuses (403) all tracking of a client without site hosts, until support sets them', async () => {
+    const client = await newClient(service);
+    const reply = await track(client, { user_id: 'u', url: 'https://news.example.com/a' });
+    expect(reply.status).toBe(403);
+    expect(reply.body.cause).toMatch(/^body\.url: the client has no site hosts yet, so tracking is off/);
+    await setSiteHosts(client.username, 'news.example.com');
+    expect((await track(client, { user_id: 'u', url: 'https://news.example.com/a' })).status).toBe(200);
+  });
 });
 
 describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
   it('answers 404 for an unknown block key and 400 for invalid parameters', async () => {
-    const client = await newClient(service);
+    const client = await newRecosClient();
     const block = await createBlock(client.username);
     expect(await request(recosUrl('no-such-block', 'u'))).toMatchObject({ status: 404, body: { status: 404, cause: 'Unknown block key' } });
     for (const [query, cause] of [
@@ -108,7 +141,7 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
   });
 
   it('never recommends the current page (referer or page_url), read articles, excluded URLs or stale articles', async () => {
-    const client = await newClient(service);
+    const client = await newRecosClient();
     const block = await createBlock(client.username, { maxAgeDays: 7 });
     const s = site();
     const [a, b, c, d, e] = ['a', 'b', 'c', 'd', 'e'].map((p) => `${s}/${p}`);
@@ -127,7 +160,7 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
   });
 
   it('ranks what readers of this page also read first (co-visits from sessions), and names the algorithm', async () => {
-    const client = await newClient(service);
+    const client = await newRecosClient();
     const block = await createBlock(client.username);
     const s = site();
     const page = `${s}/page`;
@@ -149,7 +182,7 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
   });
 
   it("uses the reader's theme preferences, set through the preferences endpoint", async () => {
-    const client = await newClient(service);
+    const client = await newRecosClient();
     const block = await createBlock(client.username);
     const s = site();
     for (let i = 0; i < 3; i++) await read(client, `crowd-${i}`, `${s}/football`, { themes: 'football' });
@@ -166,7 +199,7 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
   });
 
   it('gives both envelopes: smart-section by default, the earlier one by format or by block setting', async () => {
-    const client = await newClient(service);
+    const client = await newRecosClient();
     const smartBlock = await createBlock(client.username, { categoryDisplay: { world: 'World news' } });
     const legacyBlock = await createBlock(client.username, { envelope: 'legacy' });
     const url = `${site()}/one`;
@@ -184,7 +217,7 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
   });
 
   it('pages one stable ranking with start and rows; shuffle reorders only the page', async () => {
-    const client = await newClient(service);
+    const client = await newRecosClient();
     const block = await createBlock(client.username);
     const s = site();
     for (let i = 0; i < 7; i++) for (let v = 0; v <= i; v++) await read(client, `crowd-${v}`, `${s}/p${i}`);
@@ -202,7 +235,7 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
   });
 
   it('answers JSONP for a valid callback, with nosniff', async () => {
-    const client = await newClient(service);
+    const client = await newRecosClient();
     const block = await createBlock(client.username);
     await read(client, 'crowd', `${site()}/j`);
     const reply = await request(recosUrl(block, 'u', 'callback=window.myBlock.show'));
@@ -215,7 +248,7 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
   });
 
   it('noredir adds url_raw; redir_https builds https redirection URLs', async () => {
-    const client = await newClient(service);
+    const client = await newRecosClient();
     const block = await createBlock(client.username);
     const url = `http://${site().slice(8)}/plain-http`;
     await read(client, 'crowd', url);
@@ -226,7 +259,7 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
   });
 
   it("personalises a subscriber's recommendations by their guid (same id space as tracking)", async () => {
-    const client = await newClient(service);
+    const client = await newRecosClient();
     const block = await createBlock(client.username);
     const s = site();
     const guid = `subscriber-${randomUUID()}`;
@@ -244,8 +277,8 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
 
 describe('GET /v1/r/<block_key>/<guid> (click redirect)', () => {
   it('redirects (302) only to a known article of the block\'s client, https when asked', async () => {
-    const client = await newClient(service);
-    const other = await newClient(service);
+    const client = await newRecosClient();
+    const other = await newRecosClient();
     const block = await createBlock(client.username);
     const otherBlock = await createBlock(other.username);
     const url = `http://${site().slice(8)}/article?id=7`;
@@ -264,8 +297,8 @@ describe('GET /v1/r/<block_key>/<guid> (click redirect)', () => {
     expect(bad.headers.get('location')).toBeNull();
   });
 
-  it("keeps to the block's hosts when the block lists them", async () => {
-    const client = await newClient(service);
+  it("keeps to the block's hosts when the block lists them (they narrow the client's site hosts)", async () => {
+    const client = await newRecosClient(['www.mine.example', 'elsewhere.example']);
     const block = await createBlock(client.username, { hosts: ['mine.example'] });
     const mine = await read(client, 'crowd', 'https://www.mine.example/ok');
     const foreign = await read(client, 'crowd', 'https://elsewhere.example/no');
@@ -273,12 +306,33 @@ describe('GET /v1/r/<block_key>/<guid> (click redirect)', () => {
     expect((await request(`${service.url}/v1/r/${block}/${mine}`)).status).toBe(302);
     expect((await request(`${service.url}/v1/r/${block}/${foreign}`)).status).toBe(404);
   });
+
+  it("denies articles outside the client's current site hosts (e.g. after support removed a host), and counts no click for them", async () => {
+    const client = await newRecosClient(['old.example', 'kept.example']);
+    const block = await createBlock(client.username);
+    const old = await read(client, 'crowd', 'https://old.example/a');
+    const kept = await read(client, 'crowd', 'https://kept.example/b');
+    expect(new Set(guidsOf((await request(recosUrl(block, 'u'))).body))).toEqual(new Set([old, kept]));
+
+    await setSiteHosts(client.username, ['kept.example']);
+    expect(guidsOf((await request(recosUrl(block, 'u'))).body)).toEqual([kept]);
+    const denied = await request(`${service.url}/v1/r/${block}/${old}`);
+    expect(denied).toMatchObject({ status: 404, body: { status: 404, cause: 'Unknown article' } });
+    expect(denied.headers.get('location')).toBeNull();
+    expect((await request(`${service.url}/v1/r/${block}/${kept}`)).status).toBe(302);
+    const clicks = Object.fromEntries((await new DynamoStore().articles(client.username, [old, kept])).map((a) => [a.guid, a.clicks]));
+    expect(clicks).toEqual({ [old]: 0, [kept]: 1 });
+
+    await setSiteHosts(client.username, []);
+    expect(guidsOf((await request(recosUrl(block, 'u'))).body)).toEqual([]);
+    expect((await request(`${service.url}/v1/r/${block}/${kept}`)).status).toBe(404);
+  });
 });
 
 describe('/v1/users/<user_id>/preferences', () => {
   it('sets and reads themes per client, with a token', async () => {
-    const a = await newClient(service);
-    const b = await newClient(service);
+    const a = await newRecosClient();
+    const b = await newRecosClient();
     const empty = await request(`${service.url}/v1/users/r1/preferences`, { token: a.token });
     expect(empty.body).toEqual({ user_id: 'r1', themes: [], updated_at: null });
     const put = await request(`${service.url}/v1/users/r1/preferences`, { method: 'PUT', token: a.token, body: { themes: 'Climate, cities,climate' } });

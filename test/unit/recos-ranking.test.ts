@@ -43,7 +43,7 @@ function input(candidates: Article[], o: Partial<RankInput> = {}): RankInput {
     tastes: {},
     preferences: [],
     excluded: new Set(),
-    settings: { weights: DEFAULT_WEIGHTS, maxAgeDays: 30, maxRows: 50 },
+    settings: { weights: DEFAULT_WEIGHTS, maxAgeDays: 30, maxRows: 50, siteHosts: ['site.example'] },
     now: NOW,
     ...o,
   };
@@ -92,7 +92,7 @@ describe('rank', () => {
     const candidates = ['cur', 'read', 'excl', 'ok'].map((g) => article(g));
     candidates.push(article('stale', { published: NOW - 31 * 86_400 }));
     candidates.push(article('foreign', { url: 'https://other.example/x' }));
-    const ranked = rank(input(candidates, { currentGuid: 'cur', read: new Set(['read']), excluded: new Set(['excl']), settings: { weights: DEFAULT_WEIGHTS, maxAgeDays: 30, maxRows: 50, hosts: ['site.example'] } }));
+    const ranked = rank(input(candidates, { currentGuid: 'cur', read: new Set(['read']), excluded: new Set(['excl']), settings: { weights: DEFAULT_WEIGHTS, maxAgeDays: 30, maxRows: 50, siteHosts: ['site.example', 'other.example'], hosts: ['site.example'] } }));
     expect(order(ranked)).toEqual(['ok']);
   });
 
@@ -130,7 +130,7 @@ describe('rank', () => {
     const a = article('a', { viewsAt: [NOW - HOUR, NOW - HOUR] });
     const b = article('b');
     const weights = { covisit: 0, content: 0, preferences: 0, popularity: 0 };
-    const ranked = rank(input([b, a], { covisits: { b: 5 }, settings: { weights, maxAgeDays: 30, maxRows: 50 } }));
+    const ranked = rank(input([b, a], { covisits: { b: 5 }, settings: { weights, maxAgeDays: 30, maxRows: 50, siteHosts: ['site.example'] } }));
     expect(algoName(ranked)).toBe('none');
     // Equal scores: the more popular first, then the guid — a stable order.
     expect(order(ranked)).toEqual(['a', 'b']);
@@ -138,7 +138,7 @@ describe('rank', () => {
 
   it('caps the ranking at maxRows and deduplicates candidates', () => {
     const many = Array.from({ length: 10 }, (_, i) => article(`a${i}`));
-    expect(rank(input([...many, ...many], { settings: { weights: DEFAULT_WEIGHTS, maxAgeDays: 30, maxRows: 4 } }))).toHaveLength(4);
+    expect(rank(input([...many, ...many], { settings: { weights: DEFAULT_WEIGHTS, maxAgeDays: 30, maxRows: 4, siteHosts: ['site.example'] } }))).toHaveLength(4);
   });
 
   it('shuffles a copy, keeping the items', () => {
@@ -221,8 +221,8 @@ describe('URLs, times, envelopes and the library build', () => {
   });
 
   it('applies block defaults and ignores invalid settings', () => {
-    const s = blockSettings({ kind: 'block', clientId: 'c', rows: 'many', maxRows: 20, weights: { covisit: -1, popularity: 2 }, envelope: 'legacy', hosts: ['News.example'] });
-    expect(s).toMatchObject({ rows: 10, maxRows: 20, envelope: 'legacy', hosts: ['news.example'], weights: { ...DEFAULT_WEIGHTS, popularity: 2 } });
+    const s = blockSettings({ kind: 'block', clientId: 'c', rows: 'many', maxRows: 20, weights: { covisit: -1, popularity: 2 }, envelope: 'legacy', hosts: ['News.example'] }, { siteHosts: ['news.example'] });
+    expect(s).toMatchObject({ rows: 10, maxRows: 20, envelope: 'legacy', hosts: ['news.example'], siteHosts: ['news.example'], weights: { ...DEFAULT_WEIGHTS, popularity: 2 } });
   });
 
   it('serves the library the current source builds (run `npm run build:lib` after editing it)', async () => {
