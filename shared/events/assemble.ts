@@ -6,7 +6,7 @@ import { csvFormatter, csvRow } from './csv.js';
 import { mergeSorted, sortedLines, splitLines, timedLines, type Batch } from './merge.js';
 import { eventPaths } from './paths.js';
 import type { EventStore, StoredObject } from './store.js';
-import { eventNames, type EventName } from './types.js';
+import { EVENT_ID_FIELD, eventNames, type EventName } from './types.js';
 
 /** Sources merged at once: each holds one S3 stream open (the SDK allows 50 sockets). */
 export const FAN_IN = 32;
@@ -71,14 +71,39 @@ async function* jsonLines(batches: AsyncIterable<Batch>): AsyncGenerator<string>
   if (text) yield text;
 }
 
-/** Writes the merged lines as CSV rows into the formatter, honouring backpressure. */
+/**
+ * Drops repeated events: lines with the same hidden id (a redelivered
+ * notification written again) have the same date, so they meet among the
+ * lines of one instant of the merged stream; only that instant's ids are
+ * kept in memory. Lines without an id are all kept.
+ */
+export function duplicateFilter(): (at: number, record: Record<string, unknown>) => boolean {
+  let instant = NaN;
+  const seen = new Set<string>();
+  return (at, record) => {
+    const id = record[EVENT_ID_FIELD];
+    if (typeof id !== 'string') return false;
+    if (at !== instant) {
+      instant = at;
+      seen.clear();
+    }
+    if (seen.has(id)) return true;
+    seen.add(id);
+    return false;
+  };
+}
+
+/** Writes the merged lines as CSV rows into the formatter (duplicates dropped), honouring backpressure. */
 async function writeRows(event: EventName, batches: AsyncIterable<Batch>, csv: CsvFormatterStream<string[], string[]>): Promise<number> {
   let events = 0;
+  const duplicate = duplicateFilter();
   try {
     for await (const batch of batches) {
-      for (const { line } of batch) {
+      for (const { at, line } of batch) {
+        const record = JSON.parse(line) as Record<string, unknown>;
+        if (duplicate(at, record)) continue;
         events++;
-        if (!csv.write(csvRow(event, JSON.parse(line) as Record<string, unknown>))) await once(csv, 'drain');
+        if (!csv.write(csvRow(event, record))) await once(csv, 'drain');
       }
     }
     csv.end();
@@ -93,7 +118,7 @@ async function writeRows(event: EventName, batches: AsyncIterable<Batch>, csv: C
  * Builds the CSV file of one client, event and UTC day from its raw objects:
  * the §6 header, one line per event sorted by date (equal dates keep the
  * order of the raw object keys, so a rebuild from the same objects is
- * byte-identical), streamed to S3 by multipart upload. Memory stays flat:
+ * byte-identical; a line whose hidden id was already written is dropped), streamed to S3 by multipart upload. Memory stays flat:
  * at most `fanIn` object streams are open; more raw objects are first merged
  * into sorted intermediate runs (a multi-pass external merge sort), which
  * are deleted afterwards. The file records the digest of its sources, so a

@@ -1,63 +1,114 @@
 import { getClient } from '../clients/clients.js';
 import { NotFoundError } from '../http/errors.js';
 import { applySubscribers, getSubscriber } from '../subscribers/service.js';
+import { listsOfEmail } from '../subscribers/store.js';
 import type { SubscriberLine } from '../subscribers/types.js';
-import { recordEventsOnce } from './record.js';
-import { parseSesNotification, unwrapDeliveries, type DeliveryUnsubscribe } from './ses.js';
+import { recordEvents } from './record.js';
+import { parseSesNotification, unwrapDeliveries, type Delivery, type DeliveryUnsubscribe } from './ses.js';
+import { EVENT_ID_FIELD, type EventRecord } from './types.js';
 
 export interface IngestSummary {
   notifications: number;
   events: number;
   unsubscribed: number;
   ignored: string[];
+  /** SQS partial batch response: the messages to deliver again (the others are deleted from the queue). */
+  batchItemFailures: Array<{ itemIdentifier: string }>;
 }
 
-const log = (message: string, detail: Record<string, unknown>) => console.log(JSON.stringify({ level: 'info', message, ...detail }));
+const log = (level: 'info' | 'error', message: string, detail: Record<string, unknown>) =>
+  console.log(JSON.stringify({ level, message, ...detail }));
 
-/** Unsubscribes a subscribed address; an unknown address, list or an already unsubscribed one changes nothing. */
-async function unsubscribe(clientId: string, u: DeliveryUnsubscribe, opId: string): Promise<boolean> {
-  try {
-    const current = await getSubscriber(clientId, u.listId, u.email);
-    if (!current?.subscribed) return false;
-    // opId makes a redelivered notification a no-op in applySubscribers.
-    const line: SubscriberLine & { opId: string } = { line: 1, email: u.email, subscribed: false, unsubscribedCause: u.cause, opId };
-    const report = await applySubscribers(clientId, u.listId, [line]);
-    return report.nb_unsubscribed > 0;
-  } catch (err) {
-    if (err instanceof NotFoundError) {
-      log('delivery event for an unknown list', { clientId, listId: u.listId, cause: err.message });
-      return false;
+/**
+ * Unsubscribes the address from every list of the client where it is
+ * subscribed (found through gsi2); returns the number of lists changed.
+ * The opId makes a redelivered notification a no-op in applySubscribers.
+ */
+async function unsubscribeEverywhere(clientId: string, u: DeliveryUnsubscribe, deliveryId: string): Promise<number> {
+  let changed = 0;
+  for (const listId of await listsOfEmail(clientId, u.email)) {
+    try {
+      const current = await getSubscriber(clientId, listId, u.email);
+      if (!current?.subscribed) continue;
+      const line: SubscriberLine = { line: 1, email: u.email, subscribed: false, unsubscribedCause: u.cause, opId: `ses:${deliveryId}:${listId}:${u.email}` };
+      const report = await applySubscribers(clientId, listId, [line]);
+      changed += report.nb_unsubscribed;
+    } catch (err) {
+      // A list deleted between the index read and the write.
+      if (!(err instanceof NotFoundError)) throw err;
     }
-    throw err;
   }
+  if (changed === 0) log('info', 'delivery event changed no subscription', { clientId, email: u.email, cause: u.cause, deliveryId });
+  return changed;
 }
 
 /**
- * The delivery-event ingester: records the newsletter events of SES
- * notifications (idempotently per SNS message, so redeliveries add nothing)
- * and applies their unsubscriptions through the subscriber service, which
- * records nl_unsubscribe itself. Notifications of unknown clients are
- * dropped with a log line. Faults propagate, so Lambda retries the message.
+ * The delivery-event ingester. Takes an SQS batch (SNS → SQS → Lambda), an
+ * SNS event or bare notifications (local runs). Records the newsletter
+ * events of the whole batch as ONE raw object per client, event and UTC
+ * day; each line carries the hidden id of its notification, so the lines a
+ * redelivery writes again are dropped by the assembler. Then applies the
+ * unsubscriptions through the subscriber service (which records
+ * nl_unsubscribe itself), idempotently per notification. Notifications of
+ * unknown clients or in no known shape are dropped with a log line. A fault
+ * marks the messages concerned as failed (SQS partial batch response): they
+ * come back, and after a few receives land in the dead-letter queue. For
+ * events that are not SQS batches, a fault propagates.
  */
 export async function ingestSesEvents(event: unknown): Promise<IngestSummary> {
-  const summary: IngestSummary = { notifications: 0, events: 0, unsubscribed: 0, ignored: [] };
-  for (const { id, notification } of unwrapDeliveries(event)) {
+  const summary: IngestSummary = { notifications: 0, events: 0, unsubscribed: 0, ignored: [], batchItemFailures: [] };
+  const deliveries = unwrapDeliveries(event);
+  const failed = new Set<Delivery>();
+  const fail = (d: Delivery, err: unknown) => {
+    if (!d.itemId) throw err;
+    log('error', 'SES notification failed; SQS delivers it again', { deliveryId: d.id, error: (err as Error).message });
+    failed.add(d);
+  };
+  const clients = new Map<string, Promise<boolean>>();
+  const known = (clientId: string) => {
+    if (!clients.has(clientId)) clients.set(clientId, getClient(clientId).then(Boolean));
+    return clients.get(clientId)!;
+  };
+  const byClient = new Map<string, Array<{ delivery: Delivery; records: EventRecord[]; unsubscribe: DeliveryUnsubscribe[] }>>();
+  for (const delivery of deliveries) {
     summary.notifications++;
-    const parsed = parseSesNotification(notification);
+    const parsed = parseSesNotification(delivery.notification);
     if (parsed.kind === 'ignored') {
       summary.ignored.push(parsed.reason);
       continue;
     }
-    if (!(await getClient(parsed.clientId))) {
-      summary.ignored.push(`unknown client ${parsed.clientId}`);
+    try {
+      if (!(await known(parsed.clientId))) {
+        summary.ignored.push(`unknown client ${parsed.clientId}`);
+        continue;
+      }
+    } catch (err) {
+      clients.delete(parsed.clientId);
+      fail(delivery, err);
       continue;
     }
-    await recordEventsOnce(parsed.clientId, parsed.records, `ses-${id}`);
-    summary.events += parsed.records.length;
-    for (const u of parsed.unsubscribe) {
-      if (await unsubscribe(parsed.clientId, u, `ses:${id}:${u.listId}:${u.email}`)) summary.unsubscribed++;
+    const records = parsed.records.map((r, i) => ({ ...r, [EVENT_ID_FIELD]: `${delivery.id}:${i}` }));
+    const group = byClient.get(parsed.clientId) ?? [];
+    group.push({ delivery, records, unsubscribe: parsed.unsubscribe });
+    byClient.set(parsed.clientId, group);
+  }
+  for (const [clientId, items] of byClient) {
+    try {
+      await recordEvents(clientId, items.flatMap((i) => i.records));
+    } catch (err) {
+      for (const i of items) fail(i.delivery, err);
+      continue;
+    }
+    for (const { delivery, records, unsubscribe } of items) {
+      summary.events += records.length;
+      try {
+        for (const u of unsubscribe) summary.unsubscribed += await unsubscribeEverywhere(clientId, u, delivery.id);
+      } catch (err) {
+        fail(delivery, err);
+      }
     }
   }
-  if (summary.ignored.length > 0) log('SES notifications ignored', { reasons: summary.ignored });
+  summary.batchItemFailures = [...failed].map((d) => ({ itemIdentifier: d.itemId! }));
+  if (summary.ignored.length > 0) log('info', 'SES notifications ignored', { reasons: summary.ignored });
   return summary;
 }

@@ -59,13 +59,3 @@ export async function recordEvents(clientId: string, records: EventRecord[]): Pr
   const stamp = new Date().toISOString().replace(/[:.]/g, '');
   await writeRaw(clientId, records, () => `${stamp}-${randomUUID()}`);
 }
-
-/**
- * Like recordEvents, for input that may be delivered more than once (SNS):
- * the object names derive from `deliveryId`, so a redelivery overwrites the
- * same objects with the same lines instead of adding duplicates.
- */
-export async function recordEventsOnce(clientId: string, records: EventRecord[], deliveryId: string): Promise<void> {
-  const safe = deliveryId.replace(/[^A-Za-z0-9_.-]/g, '_');
-  await writeRaw(clientId, records, () => `d-${safe}`);
-}

@@ -51,10 +51,9 @@ export interface SesNotification {
   send?: Record<string, never>;
 }
 
-/** An unsubscription caused by a delivery event. */
+/** An unsubscription caused by a delivery event: from every list of the client where the address is subscribed. */
 export interface DeliveryUnsubscribe {
   email: string;
-  listId: number;
   cause: UnsubscribeCause;
 }
 
@@ -62,31 +61,60 @@ export type ParsedNotification =
   | { kind: 'events'; clientId: string; records: EventRecord[]; unsubscribe: DeliveryUnsubscribe[] }
   | { kind: 'ignored'; reason: string };
 
-/** A notification and a stable id of its delivery (SNS MessageId, or a hash of a bare notification). */
+/** A notification, a stable id of its delivery, and the SQS message it came in (for partial batch responses). */
 export interface Delivery {
   id: string;
   notification: unknown;
+  /** SQS `messageId` of the record, when the event is an SQS batch. */
+  itemId?: string;
 }
 
 const CLIENT_ID = /^[a-z0-9][a-z0-9_-]{1,62}$/;
 
+const hash = (value: unknown) =>
+  createHash('sha256')
+    .update(typeof value === 'string' ? value : JSON.stringify(value))
+    .digest('hex')
+    .slice(0, 32);
+
+const parseJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
+
+/** An SNS envelope (`Message` is the SES notification, `MessageId` its id), as SNS delivers it to SQS or Lambda. */
+function fromEnvelope(envelope: { Message?: unknown; MessageId?: unknown }): Omit<Delivery, 'itemId'> | undefined {
+  if (typeof envelope?.Message !== 'string') return undefined;
+  const id = typeof envelope.MessageId === 'string' && envelope.MessageId ? envelope.MessageId : hash(envelope.Message);
+  return { id, notification: parseJson(envelope.Message) };
+}
+
+type LambdaRecord = { eventSource?: string; messageId?: string; body?: unknown; Sns?: { Message?: unknown; MessageId?: unknown } };
+
 /**
- * The notifications in a Lambda event: an SNS event (`Records[].Sns.Message`),
- * or, for local feeding, one bare SES notification or an array of them.
+ * The notifications in a Lambda event:
+ * - an SQS batch (`Records[].body`): each body the SNS envelope JSON, or the
+ *   bare SES notification with raw message delivery (its id then a hash of
+ *   the body, the same on every redelivery);
+ * - an SNS event (`Records[].Sns`), the shape of a direct subscription;
+ * - for local feeding, one bare SES notification or an array of them.
  */
 export function unwrapDeliveries(event: unknown): Delivery[] {
-  const hash = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 32);
-  const records = (event as { Records?: Array<{ Sns?: { Message?: string; MessageId?: string } }> })?.Records;
+  const records = (event as { Records?: LambdaRecord[] })?.Records;
   if (Array.isArray(records)) {
-    return records.flatMap((r) => {
-      if (typeof r?.Sns?.Message !== 'string') return [];
-      let notification: unknown;
-      try {
-        notification = JSON.parse(r.Sns.Message);
-      } catch {
-        notification = undefined;
+    return records.flatMap((r): Delivery[] => {
+      if (r?.Sns) {
+        const d = fromEnvelope(r.Sns);
+        return d ? [d] : [];
       }
-      return [{ id: r.Sns.MessageId ?? hash(r.Sns.Message), notification }];
+      if (typeof r?.body !== 'string') return [];
+      const itemId = typeof r.messageId === 'string' ? r.messageId : undefined;
+      const body = parseJson(r.body) as { Type?: unknown; Message?: unknown; MessageId?: unknown } | undefined;
+      const d = body && typeof body.Message === 'string' && body.Type === 'Notification' ? fromEnvelope(body) : { id: hash(r.body), notification: body };
+      return [{ ...d!, ...(itemId ? { itemId } : {}) }];
     });
   }
   return (Array.isArray(event) ? event : [event]).map((notification) => ({ id: hash(notification), notification }));
@@ -122,8 +150,9 @@ function clickTarget(click: NonNullable<SesNotification['click']>): { target_id?
  * Turns one SES notification into event records (spec §6) for the client
  * named by its `client_id` tag, and the unsubscriptions it causes: a
  * Permanent bounce unsubscribes with HARD_BOUNCE, a complaint (other than
- * feedback type `not-spam`) with READER, both only from the list of the
- * `email_list_id` tag. Delivery, Reject, DeliveryDelay, Rendering Failure
+ * feedback type `not-spam`) with READER, both from every list of the client
+ * (the address is dead, or its owner calls the sender's mail spam: neither
+ * is about one list), whether or not the `email_list_id` tag is set. Delivery, Reject, DeliveryDelay, Rendering Failure
  * and Subscription notifications have no event in §6 and are ignored.
  */
 export function parseSesNotification(input: unknown): ParsedNotification {
@@ -164,7 +193,7 @@ export function parseSesNotification(input: unknown): ParsedNotification {
         const email = addressOf(r.emailAddress);
         const message = r.diagnosticCode ?? [n.bounce.bounceType, n.bounce.bounceSubType].filter(Boolean).join('/');
         records.push({ event: 'nl_bounce', date: n.bounce.timestamp, email, ...common, type: hard ? 'hard' : 'soft', message });
-        if (hard && listId !== undefined) unsubscribe.push({ email, listId, cause: 'HARD_BOUNCE' });
+        if (hard) unsubscribe.push({ email, cause: 'HARD_BOUNCE' });
       }
       break;
     }
@@ -174,7 +203,7 @@ export function parseSesNotification(input: unknown): ParsedNotification {
       for (const r of n.complaint.complainedRecipients ?? []) {
         const email = addressOf(r.emailAddress);
         records.push({ event: 'nl_complaint', date: n.complaint.timestamp, email, ...common, type: feedback });
-        if (feedback !== 'not-spam' && listId !== undefined) unsubscribe.push({ email, listId, cause: 'READER' });
+        if (feedback !== 'not-spam') unsubscribe.push({ email, cause: 'READER' });
       }
       break;
     }

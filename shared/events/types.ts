@@ -12,9 +12,17 @@ export const eventColumns = {
 export type EventName = keyof typeof eventColumns;
 export const eventNames = Object.keys(eventColumns) as EventName[];
 
-/** One event: `date` is an ISO 8601 UTC timestamp; the other fields are the event's columns. */
+/**
+ * The hidden field of a raw line that identifies the event across
+ * redeliveries of its source: the assembler keeps one line per id; the CSV
+ * does not show it.
+ */
+export const EVENT_ID_FIELD = '_id';
+
+/** One event: `date` is an ISO 8601 UTC timestamp; the other fields are the event's columns (and optionally its hidden id). */
 export type EventRecord = {
   event: EventName;
   date: string;
   email: string;
+  [EVENT_ID_FIELD]?: string;
 } & Partial<Record<(typeof eventColumns)[EventName][number], string | number>>;
