@@ -6,8 +6,10 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3n from 'aws-cdk-lib/aws-s3-notifications';
+import * as lambdaEvents from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subs from 'aws-cdk-lib/aws-sns-subscriptions';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../shared/db/table.js';
 import { corsPolicy } from '../shared/http/cors.js';
@@ -104,8 +106,31 @@ export class ServiceStack extends Stack {
       } else if ('importsUpload' in trigger) {
         importsBucket.addEventNotification(s3.EventType.OBJECT_CREATED, new s3n.LambdaDestination(fn), { prefix: trigger.importsUpload });
       } else {
+        // SNS → SQS → batches: one raw object per batch instead of one per notification.
+        const { batchSize, maxBatchingWindowSeconds, maxReceiveCount } = trigger.sesEventsQueue;
         sesTopic ??= new sns.Topic(this, 'SesEvents', { enforceSSL: true });
-        sesTopic.addSubscription(new subs.LambdaSubscription(fn));
+        const deadLetters = new sqs.Queue(this, `${job.id}DeadLetters`, {
+          encryption: sqs.QueueEncryption.SQS_MANAGED,
+          enforceSSL: true,
+          retentionPeriod: Duration.days(14),
+        });
+        const queue = new sqs.Queue(this, `${job.id}Queue`, {
+          encryption: sqs.QueueEncryption.SQS_MANAGED,
+          enforceSSL: true,
+          retentionPeriod: Duration.days(4),
+          // AWS: at least six times the function timeout plus the batching window.
+          visibilityTimeout: Duration.seconds(6 * (job.timeoutSeconds ?? 900) + maxBatchingWindowSeconds),
+          deadLetterQueue: { queue: deadLetters, maxReceiveCount },
+        });
+        sesTopic.addSubscription(new subs.SqsSubscription(queue));
+        fn.addEventSource(
+          new lambdaEvents.SqsEventSource(queue, {
+            batchSize,
+            maxBatchingWindow: Duration.seconds(maxBatchingWindowSeconds),
+            reportBatchItemFailures: true,
+          }),
+        );
+        new CfnOutput(this, `${job.id}DeadLetterQueueUrl`, { value: deadLetters.queueUrl, description: 'SES notifications that failed repeatedly' });
       }
     }
 

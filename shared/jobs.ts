@@ -12,8 +12,13 @@ export type JobTrigger =
   | { schedule: string; localEveryMinutes?: number }
   /** An object created in the imports bucket under a prefix. */
   | { importsUpload: string }
-  /** SES event notifications (through an SNS topic of the stack). */
-  | { sesEvents: true };
+  /**
+   * SES event notifications: SES → SNS topic → SQS queue → the function in
+   * batches (up to `batchSize` messages, gathered for up to
+   * `maxBatchingWindowSeconds`), with partial batch responses; a message
+   * received `maxReceiveCount` times goes to a dead-letter queue.
+   */
+  | { sesEventsQueue: { batchSize: number; maxBatchingWindowSeconds: number; maxReceiveCount: number } };
 
 export interface JobDef {
   handler: string;
@@ -43,8 +48,8 @@ export const jobs = {
     handler: 'functions/ses-events.ts',
     summary: 'Records SES delivery events (send, open, click, bounce, complaint); hard bounces unsubscribe',
     access: { table: 'RW', events: 'RW' },
-    trigger: { sesEvents: true },
-    timeoutSeconds: 60,
+    trigger: { sesEventsQueue: { batchSize: 1000, maxBatchingWindowSeconds: 120, maxReceiveCount: 5 } },
+    timeoutSeconds: 180,
   },
   importsWorker: {
     handler: 'functions/imports-worker.ts',

@@ -1,7 +1,8 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ServiceStack } from '../../infra/service-stack.js';
+import { jobs } from '../../shared/jobs.js';
 
 let template: Template;
 
@@ -11,10 +12,30 @@ beforeAll(() => {
 });
 
 describe('ServiceStack, event files', () => {
-  it('runs the assembler shortly after midnight UTC and subscribes the SES ingester to the SNS topic', () => {
+  it('runs the assembler shortly after midnight UTC', () => {
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(15 0 * * ? *)' });
+  });
+
+  it('feeds the SES ingester from the SNS topic through an SQS queue in large batches, with partial batch responses and a dead-letter queue', () => {
+    const { batchSize, maxBatchingWindowSeconds, maxReceiveCount } = jobs.sesEvents.trigger.sesEventsQueue;
+    expect(batchSize).toBeGreaterThanOrEqual(1000);
+    expect(maxBatchingWindowSeconds).toBeGreaterThanOrEqual(60);
     template.resourceCountIs('AWS::SNS::Topic', 1);
-    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'lambda' });
+    template.resourceCountIs('AWS::SNS::Subscription', 1);
+    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'sqs', Endpoint: { 'Fn::GetAtt': [Match.stringLikeRegexp('^sesEventsQueue'), 'Arn'] } });
+    template.resourceCountIs('AWS::SQS::Queue', 2);
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^sesEventsDeadLetters'), 'Arn'] }, maxReceiveCount },
+      VisibilityTimeout: 6 * jobs.sesEvents.timeoutSeconds + maxBatchingWindowSeconds,
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', { MessageRetentionPeriod: 14 * 24 * 3600 });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^sesEventsQueue'), 'Arn'] },
+      BatchSize: batchSize,
+      MaximumBatchingWindowInSeconds: maxBatchingWindowSeconds,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      FunctionName: { Ref: Match.stringLikeRegexp('^sesEvents') },
+    });
   });
 
   it('expires crashed merge runs and running files of open days in the events bucket', () => {
