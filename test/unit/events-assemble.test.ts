@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { assembleEvents, sourceDigest } from '../../shared/events/assemble.js';
+import { assembleEvents, duplicateFilter, sourceDigest } from '../../shared/events/assemble.js';
 import { mergeSorted, splitLines, timedLines, type TimedLine } from '../../shared/events/merge.js';
 import { eventPaths } from '../../shared/events/paths.js';
 import type { EventStore, StoredObject } from '../../shared/events/store.js';
@@ -112,6 +112,22 @@ describe('assembleEvents', () => {
     expect([...objects.keys()].filter((k) => k.startsWith('tmp/'))).toEqual([]);
   });
 
+  it('drops repeated lines of a redelivered notification (same hidden id), also through intermediate runs, and never shows the id', async () => {
+    const { store, put, text } = memoryStore();
+    const line = (s: number, email: string, id?: string) => ({ date: at(s), email, campaign_id: 'c', ...(id ? { _id: id } : {}) });
+    // Batch 1, its redelivery in two later batches (split differently), and lines without an id (all kept).
+    put(raw('b1'), [line(1, 'a@x.io', 'm1:0'), line(1, 'b@x.io', 'm1:1'), line(2, 'c@x.io', 'm2:0'), line(5, 'same@x.io'), line(5, 'same@x.io')]);
+    put(raw('b2'), [line(1, 'b@x.io', 'm1:1'), line(1, 'z@x.io', 'm9:0'), line(2, 'c@x.io', 'm2:0')]);
+    put(raw('b3'), [line(0, 'first@x.io', 'm0:0'), line(1, 'a@x.io', 'm1:0'), line(1, 'b@x.io', 'm1:1')]);
+    for (const fanIn of [2, 32]) {
+      const result = await assembleEvents(store, 'acme', 'nl_send', day, { fanIn, force: true });
+      expect(result.events).toBe(7);
+      const rows = text(result.key!)!.split('\r\n').slice(1, -1);
+      expect(rows.map((r) => r.split(',')[1])).toEqual(['first@x.io', 'a@x.io', 'b@x.io', 'z@x.io', 'c@x.io', 'same@x.io', 'same@x.io']);
+      expect(text(result.key!)).not.toContain('m1');
+    }
+  });
+
   it('sorts small raw objects that were written unsorted', async () => {
     const { store, put, text } = memoryStore();
     put(raw('a'), [{ date: at(30), email: 'late@x.io' }, { date: at(10), email: 'early@x.io' }]);
@@ -167,6 +183,20 @@ describe('assembleEvents', () => {
     expect(result.rawObjects).toBe(0);
     expect(objects.size).toBe(0);
     expect(sourceDigest([])).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe('duplicateFilter', () => {
+  it('keeps the ids of one instant only: the same id at another instant is not a duplicate', () => {
+    const duplicate = duplicateFilter();
+    expect([duplicate(1, { _id: 'a' }), duplicate(1, { _id: 'a' }), duplicate(1, { _id: 'b' }), duplicate(2, { _id: 'a' }), duplicate(2, {}), duplicate(2, {})]).toEqual([
+      false,
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addressOf, parseSesNotification, unwrapDeliveries } from '../../shared/events/ses.js';
-import { sesFixture, snsEvent } from '../fixtures/ses/fixtures.js';
+import { sesFixture, snsEvent, sqsEvent } from '../fixtures/ses/fixtures.js';
 
 const common = { campaign_id: 'cmp-42', newsletter_id: 'nl-7', email_list_id: 3 };
 
@@ -47,7 +47,7 @@ describe('parseSesNotification (SES event publishing format)', () => {
       kind: 'events',
       clientId: 'acme',
       records: [{ event: 'nl_bounce', date: '2017-08-05T00:41:02.669Z', email: 'recipient@example.com', ...common, type: 'hard', message: 'smtp; 550 5.1.1 user unknown' }],
-      unsubscribe: [{ email: 'recipient@example.com', listId: 3, cause: 'HARD_BOUNCE' }],
+      unsubscribe: [{ email: 'recipient@example.com', cause: 'HARD_BOUNCE' }],
     });
   });
 
@@ -59,11 +59,20 @@ describe('parseSesNotification (SES event publishing format)', () => {
   it('Complaint → nl_complaint with the feedback type, and an unsubscription with READER; not-spam does not unsubscribe', () => {
     expect(parseSesNotification(sesFixture('complaint'))).toMatchObject({
       records: [{ event: 'nl_complaint', date: '2017-08-05T00:42:04.000Z', email: 'recipient@example.com', ...common, type: 'abuse' }],
-      unsubscribe: [{ email: 'recipient@example.com', listId: 3, cause: 'READER' }],
+      unsubscribe: [{ email: 'recipient@example.com', cause: 'READER' }],
     });
     const notSpam = sesFixture('complaint');
     notSpam.complaint.complaintFeedbackType = 'not-spam';
     expect(parseSesNotification(notSpam)).toMatchObject({ records: [{ type: 'not-spam' }], unsubscribe: [] });
+  });
+
+  it('a hard bounce or a complaint without a list tag still unsubscribes (from every list: the ingester finds them)', () => {
+    const bounce = sesFixture('bounce-permanent');
+    delete bounce.mail.tags.email_list_id;
+    expect(parseSesNotification(bounce)).toMatchObject({ unsubscribe: [{ email: 'recipient@example.com', cause: 'HARD_BOUNCE' }] });
+    const complaint = sesFixture('complaint');
+    delete complaint.mail.tags.email_list_id;
+    expect(parseSesNotification(complaint)).toMatchObject({ unsubscribe: [{ email: 'recipient@example.com', cause: 'READER' }] });
   });
 
   it('ignores Delivery, notifications without a client tag, and a list tag that is not an integer', () => {
@@ -72,7 +81,6 @@ describe('parseSesNotification (SES event publishing format)', () => {
     delete untagged.mail.tags.client_id;
     expect(parseSesNotification(untagged)).toMatchObject({ kind: 'ignored', reason: 'Send: no valid client_id tag' });
     const badList = parseSesNotification(sesFixture('bounce-permanent', { list: 'x' }));
-    expect(badList).toMatchObject({ unsubscribe: [] });
     expect((badList as { records: object[] }).records[0]).not.toHaveProperty('email_list_id');
   });
 
@@ -93,5 +101,18 @@ describe('unwrapDeliveries', () => {
     expect(bare.notification).toEqual(n);
     expect(unwrapDeliveries([n])[0].id).toBe(bare.id);
     expect(addressOf('Jane <Jane@Example.COM>')).toBe('jane@example.com');
+  });
+
+  it('takes SQS records: the SNS envelope (id = SNS MessageId) or raw message delivery (id = body hash, the same on redelivery), with the SQS messageId', () => {
+    const n = sesFixture('send');
+    const enveloped = sqsEvent([n], { messageIds: ['sns-1'] });
+    expect(unwrapDeliveries(enveloped)).toEqual([{ id: 'sns-1', notification: n, itemId: enveloped.Records[0].messageId }]);
+    const raw = sqsEvent([n, n], { raw: true });
+    const [a, b] = unwrapDeliveries(raw);
+    expect(a).toEqual({ id: expect.stringMatching(/^[0-9a-f]{32}$/), notification: n, itemId: raw.Records[0].messageId });
+    expect(b.id).toBe(a.id);
+    expect(b.itemId).toBe(raw.Records[1].messageId);
+    const garbage = unwrapDeliveries({ Records: [{ messageId: 'q-1', body: 'not json' }] });
+    expect(garbage).toEqual([{ id: expect.any(String), notification: undefined, itemId: 'q-1' }]);
   });
 });
