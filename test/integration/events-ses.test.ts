@@ -1,13 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { invokeJob } from '../../infra/local/jobs.js';
 import { utcDay } from '../../shared/events/days.js';
+import { eventPaths } from '../../shared/events/paths.js';
+import { s3EventStore } from '../../shared/events/store.js';
+import { createList } from '../../shared/lists/lists.js';
 import { jobList } from '../../shared/jobs.js';
 import { applySubscribers, getSubscriber } from '../../shared/subscribers/service.js';
-import { sesFixture, snsEvent } from '../fixtures/ses/fixtures.js';
+import { sesFixture, snsEvent, sqsEvent } from '../fixtures/ses/fixtures.js';
 import { newClient, request, useService, type TestClient } from '../helpers/service.js';
 
 const service = useService();
-const ingest = (event: object) => invokeJob(jobList.find((j) => j.id === 'sesEvents')!, event) as Promise<{ events: number; unsubscribed: number; ignored: string[] }>;
+const ingest = (event: object) =>
+  invokeJob(jobList.find((j) => j.id === 'sesEvents')!, event) as Promise<{
+    events: number;
+    unsubscribed: number;
+    ignored: string[];
+    batchItemFailures: Array<{ itemIdentifier: string }>;
+  }>;
+const rawObjects = async (client: TestClient, event: 'nl_send' | 'nl_bounce' | 'nl_display') => (await s3EventStore().list(eventPaths.raw(client.username, event, today()))).length;
 const today = () => utcDay(new Date());
 const lines = async (client: TestClient, event: string) => {
   const reply = await request(`${service.url}/v1/newsletters/events/${event}/${today()}`, { token: client.token });
@@ -34,6 +44,33 @@ describe('SES delivery-event ingester', () => {
     expect(await lines(client, 'nl_send')).toHaveLength(1);
   });
 
+  it('writes ONE raw object per SQS batch per client, event and day, and a redelivered batch adds no line to the file', async () => {
+    const [a, b] = [await newClient(service, { premiumEvents: true }), await newClient(service, { premiumEvents: true })];
+    const sends = Array.from({ length: 40 }, (_, i) => notification('send', i % 2 ? a : b, `r${i}@x.io`));
+    const batch = sqsEvent([...sends, notification('open', a, 'r1@x.io'), notification('bounce-transient', a, 'r3@x.io')]);
+    expect(await ingest(batch)).toMatchObject({ notifications: 42, events: 42, batchItemFailures: [] });
+    expect([await rawObjects(a, 'nl_send'), await rawObjects(b, 'nl_send'), await rawObjects(a, 'nl_display'), await rawObjects(a, 'nl_bounce')]).toEqual([1, 1, 1, 1]);
+    // SQS delivers the whole batch again, then part of it within a different batch.
+    await ingest(batch);
+    await ingest({ Records: [batch.Records[0], ...sqsEvent([notification('send', b, 'new@x.io')]).Records, batch.Records[2]] });
+    expect(await rawObjects(b, 'nl_send')).toBe(3);
+    const bLines = await lines(b, 'nl_send');
+    expect(bLines).toHaveLength(21);
+    expect(bLines.map((l) => l.split(',')[1]).sort()).toEqual([...Array.from({ length: 20 }, (_, i) => `r${2 * i}@x.io`), 'new@x.io'].sort());
+    expect(bLines.every((l) => l.split(',').length === 5)).toBe(true); // the hidden id is not a column
+    expect(await lines(a, 'nl_send')).toHaveLength(20);
+    expect(await lines(a, 'nl_display')).toHaveLength(1);
+  });
+
+  it('takes SQS bodies with raw message delivery too, and ignores bodies in no known shape', async () => {
+    const client = await newClient(service, { premiumEvents: true });
+    const raw = sqsEvent([notification('send', client, 'raw@x.io')], { raw: true });
+    expect(await ingest(raw)).toMatchObject({ events: 1, batchItemFailures: [] });
+    expect(await ingest(raw)).toMatchObject({ events: 1 });
+    expect(await ingest({ Records: [{ messageId: 'q-1', body: 'not json' }] })).toMatchObject({ events: 0, ignored: ['not an SES notification'], batchItemFailures: [] });
+    expect(await lines(client, 'nl_send')).toEqual([expect.stringMatching(/,raw@x\.io,cmp-42,nl-7,\d+$/)]);
+  });
+
   it('drops notifications of unknown clients without writing anything', async () => {
     const n = sesFixture('send', { client: 'no-such-client-x1' });
     expect(await ingest(snsEvent([n]))).toMatchObject({ events: 0, ignored: ['unknown client no-such-client-x1'] });
@@ -54,6 +91,30 @@ describe('SES delivery-event ingester', () => {
     const unsubscribes = await lines(client, 'nl_unsubscribe');
     expect(unsubscribes).toHaveLength(1);
     expect(unsubscribes[0]).toMatch(new RegExp(`,gone@x\\.io,HARD_BOUNCE,${client.defaultListId}$`));
+  });
+
+  it('a hard bounce unsubscribes the address from EVERY list of its client where it is subscribed, with or without a list tag; other clients untouched', async () => {
+    const client = await newClient(service, { premiumEvents: true });
+    const other = await newClient(service, { premiumEvents: true });
+    const second = await createList(client.username, 'Second');
+    const third = await createList(client.username, 'Third');
+    await applySubscribers(client.username, client.defaultListId, [{ line: 1, email: 'dead@x.io', subscribed: true }]);
+    await applySubscribers(client.username, second.id, [{ line: 1, email: 'dead@x.io', subscribed: true }]);
+    await applySubscribers(client.username, third.id, [{ line: 1, email: 'dead@x.io', subscribed: false, unsubscribedCause: 'READER' }]);
+    await applySubscribers(other.username, other.defaultListId, [{ line: 1, email: 'dead@x.io', subscribed: true }]);
+    const bounce = notification('bounce-permanent', client, 'dead@x.io');
+    delete bounce.mail.tags.email_list_id;
+    const event = sqsEvent([bounce]);
+    expect(await ingest(event)).toMatchObject({ events: 1, unsubscribed: 2, batchItemFailures: [] });
+    expect(await getSubscriber(client.username, client.defaultListId, 'dead@x.io')).toMatchObject({ subscribed: false, unsubscribedCause: 'HARD_BOUNCE' });
+    expect(await getSubscriber(client.username, second.id, 'dead@x.io')).toMatchObject({ subscribed: false, unsubscribedCause: 'HARD_BOUNCE' });
+    expect(await getSubscriber(client.username, third.id, 'dead@x.io')).toMatchObject({ subscribed: false, unsubscribedCause: 'READER' });
+    expect(await getSubscriber(other.username, other.defaultListId, 'dead@x.io')).toMatchObject({ subscribed: true });
+    expect(await ingest(event)).toMatchObject({ unsubscribed: 0 });
+    const unsubscribes = await lines(client, 'nl_unsubscribe');
+    expect(unsubscribes.map((l) => l.split(',').slice(1).join(',')).sort()).toEqual([`dead@x.io,HARD_BOUNCE,${client.defaultListId}`, `dead@x.io,HARD_BOUNCE,${second.id}`].sort());
+    // An address on no list: nothing changes (a log line says so).
+    expect(await ingest(sqsEvent([notification('bounce-permanent', client, 'nobody@x.io')]))).toMatchObject({ events: 1, unsubscribed: 0 });
   });
 
   it('a soft bounce changes nothing; a complaint unsubscribes with cause READER', async () => {
