@@ -12,6 +12,15 @@
  * capped (HEAP_CAP_MB, default 64): the streaming assembler must still
  * finish, the in-memory sort is expected to run out of memory.
  * Options: EVENTS=<n> OBJECTS=<n> to change the large day.
+ *
+ * Many tiny objects (what one raw object per SES notification made): the same
+ * 20,000 events as TINY one-line objects (also a tenth of that, to show how
+ * time scales with the object count) vs in 20 objects of 1,000 lines (what
+ * SQS batches of 1,000 make). `npm run bench:events -- --tiny` runs only
+ * these cases. TINY=<n> changes the count. The npm script runs Node with
+ * --openssl-legacy-provider: s3rver encrypts its ListObjectsV2 continuation
+ * tokens with DES, which OpenSSL 3 refuses otherwise, so a listing of more
+ * than 1,000 keys fails on the emulator without it.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -128,6 +137,32 @@ async function populate(clientId: string, events: number, objects: number): Prom
   );
 }
 
+/** Assembly time against the number of raw objects for the same events (one-line objects vs batches). */
+async function tinyObjects(env: Record<string, string>): Promise<void> {
+  const tiny = Number(process.env.TINY ?? 20_000);
+  const days = [
+    { clientId: 'bench-batched', events: tiny, objects: tiny / 1000, label: `${tiny.toLocaleString('en')} events in ${tiny / 1000} objects of 1,000 lines (SQS batches)` },
+    { clientId: 'bench-tiny-10', events: tiny / 10, objects: tiny / 10, label: `${(tiny / 10).toLocaleString('en')} one-line objects` },
+    { clientId: 'bench-tiny', events: tiny, objects: tiny, label: `${tiny.toLocaleString('en')} one-line objects (one per notification)` },
+  ];
+  for (const d of days) {
+    const t = performance.now();
+    await populate(d.clientId, d.events, d.objects);
+    console.log(`populated ${d.label} (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+  }
+  console.log('\n| raw objects | method | time s | events/s | ms per raw object |');
+  console.log('|---|---|---:|---:|---:|');
+  for (const d of days) {
+    for (const kind of ['read', 'assemble']) {
+      const m = await runChild(kind, d.clientId, env);
+      if (m.events !== d.events) throw new Error(`${kind}: ${m.events} events, expected ${d.events}`);
+      const name = kind === 'read' ? 'read-only baseline' : 'streaming assembler';
+      console.log(`| ${d.label} | ${name} | ${(m.ms / 1000).toFixed(2)} | ${Math.round((d.events / m.ms) * 1000).toLocaleString('en')} | ${(m.ms / d.objects).toFixed(2)} |`);
+    }
+  }
+  console.log('');
+}
+
 async function main() {
   const { localAwsEnv } = await import('../infra/local/services.js');
   const { ensureBuckets, freePort, startS3Emulator } = await import('../infra/local/services.js');
@@ -137,6 +172,8 @@ async function main() {
   Object.assign(process.env, env);
   try {
     await ensureBuckets(s3.endpoint, ['events']);
+    await tinyObjects(env);
+    if (process.argv.includes('--tiny')) return;
     const big = { events: Number(process.env.EVENTS ?? 1_000_000), objects: Number(process.env.OBJECTS ?? 1000) };
     const days = [
       { clientId: 'bench-small', events: big.events / 10, objects: big.objects / 10 },
