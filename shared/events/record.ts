@@ -59,3 +59,14 @@ export async function recordEvents(clientId: string, records: EventRecord[]): Pr
   const stamp = new Date().toISOString().replace(/[:.]/g, '');
   await writeRaw(clientId, records, () => `${stamp}-${randomUUID()}`);
 }
+
+/**
+ * Like recordEvents, for a write that may be retried (the subscriber
+ * service's opId retries; the SES ingester uses hidden line ids instead):
+ * the object names derive from `deliveryId`, so a redelivery overwrites the
+ * same objects with the same lines instead of adding duplicates.
+ */
+export async function recordEventsOnce(clientId: string, records: EventRecord[], deliveryId: string): Promise<void> {
+  const safe = deliveryId.replace(/[^A-Za-z0-9_.-]/g, '_');
+  await writeRaw(clientId, records, () => `d-${safe}`);
+}
