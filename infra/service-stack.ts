@@ -4,6 +4,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3n from 'aws-cdk-lib/aws-s3-notifications';
 import * as lambdaEvents from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -108,7 +109,18 @@ export class ServiceStack extends Stack {
       } else {
         // SNS → SQS → batches: one raw object per batch instead of one per notification.
         const { batchSize, maxBatchingWindowSeconds, maxReceiveCount } = trigger.sesEventsQueue;
-        sesTopic ??= new sns.Topic(this, 'SesEvents', { enforceSSL: true });
+        if (!sesTopic) {
+          sesTopic = new sns.Topic(this, 'SesEvents', { enforceSSL: true });
+          // SES event destinations publish to the topic on behalf of this account only.
+          sesTopic.addToResourcePolicy(
+            new iam.PolicyStatement({
+              principals: [new iam.ServicePrincipal('ses.amazonaws.com')],
+              actions: ['sns:Publish'],
+              resources: [sesTopic.topicArn],
+              conditions: { StringEquals: { 'AWS:SourceAccount': this.account } },
+            }),
+          );
+        }
         const deadLetters = new sqs.Queue(this, `${job.id}DeadLetters`, {
           encryption: sqs.QueueEncryption.SQS_MANAGED,
           enforceSSL: true,

@@ -12,6 +12,16 @@ beforeAll(() => {
 });
 
 describe('ServiceStack, event files', () => {
+  it('lets SES of this account publish to the SES events topic', () => {
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Principal: { Service: 'ses.amazonaws.com' }, Action: 'sns:Publish', Condition: { StringEquals: { 'AWS:SourceAccount': { Ref: 'AWS::AccountId' } } } }),
+        ]),
+      },
+    });
+  });
+
   it('runs the assembler shortly after midnight UTC', () => {
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(15 0 * * ? *)' });
   });
