@@ -13,6 +13,39 @@ export type ImportStatus = 'uploaded' | 'processing' | 'done' | 'failed';
 
 /** Errors kept for the API (the count is exact; the list is the first ones). */
 export const MAX_REPORTED_ERRORS = 100;
+/** Stored errors: each email and cause is cut to these lengths, and the list to this many bytes (a DynamoDB item holds 400 KB). */
+export const MAX_ERROR_EMAIL_CHARS = 254;
+export const MAX_ERROR_CAUSE_CHARS = 300;
+export const MAX_REPORTED_ERRORS_BYTES = 32 * 1024;
+/** Longest failure cause stored. */
+export const MAX_FAILURE_CAUSE_CHARS = 1000;
+
+/** The text cut to `max` characters, with `…` when cut. */
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/**
+ * Appends errors to the stored first ones: each error's email and cause
+ * clipped, at most MAX_REPORTED_ERRORS entries and MAX_REPORTED_ERRORS_BYTES
+ * of JSON in all (the count of errors stays exact elsewhere).
+ */
+export function addFirstErrors(kept: ReportError[], more: ReportError[]): void {
+  let bytes = Buffer.byteLength(JSON.stringify(kept));
+  for (const error of more) {
+    if (kept.length >= MAX_REPORTED_ERRORS) return;
+    const stored: ReportError = {
+      line: error.line,
+      email: error.email === null ? null : clip(String(error.email), MAX_ERROR_EMAIL_CHARS),
+      cause: clip(String(error.cause), MAX_ERROR_CAUSE_CHARS),
+    };
+    const size = Buffer.byteLength(JSON.stringify(stored)) + 1;
+    if (bytes + size > MAX_REPORTED_ERRORS_BYTES) return;
+    kept.push(stored);
+    bytes += size;
+  }
+}
+
 /** Addresses of rejected lines kept so update_list does not unsubscribe them; past this the sweep is skipped. */
 export const MAX_KEPT_EMAILS = 1000;
 
@@ -210,7 +243,7 @@ export async function saveProgress(
   }
   if (end.failureCause !== undefined) {
     sets.push('failureCause = :fc');
-    values[':fc'] = end.failureCause;
+    values[':fc'] = clip(end.failureCause, MAX_FAILURE_CAUSE_CHARS);
   }
   if (end.updateListSkipped !== undefined) {
     sets.push('updateListSkipped = :us');

@@ -17,7 +17,7 @@ import { s3 } from '../s3.js';
 import { applySubscribers } from '../subscribers/service.js';
 import type { Report, ReportError, SubscriberLine } from '../subscribers/types.js';
 import { ImportFailure, isBlank, readCsv, readHeader, recordToLine, validEmailOf } from './csv.js';
-import { claimFile, emptyProgress, LeaseLostError, MAX_KEPT_EMAILS, MAX_REPORTED_ERRORS, readFile, saveProgress, type FileItem, type Progress } from './files.js';
+import { addFirstErrors, claimFile, emptyProgress, LeaseLostError, MAX_KEPT_EMAILS, readFile, saveProgress, type FileItem, type Progress } from './files.js';
 import { fileOfKey, resumeKey } from './objects.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -69,9 +69,7 @@ function addReport(progress: Progress, chunk: Chunk, report: Report | undefined)
   progress.unsubscribed += report?.nb_unsubscribed ?? 0;
   progress.dataChanged += report?.nb_data_changed ?? 0;
   progress.errors += chunk.errors.length;
-  if (progress.firstErrors.length < MAX_REPORTED_ERRORS) {
-    progress.firstErrors.push(...chunk.errors.slice(0, MAX_REPORTED_ERRORS - progress.firstErrors.length));
-  }
+  addFirstErrors(progress.firstErrors, chunk.errors);
   for (const email of chunk.kept) {
     if (progress.keptEmails.includes(email)) continue;
     if (progress.keptEmails.length >= MAX_KEPT_EMAILS) progress.keptOverflow = true;
