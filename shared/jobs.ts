@@ -13,7 +13,9 @@ export type JobTrigger =
   /** An object created in the imports bucket under a prefix. */
   | { importsUpload: string }
   /** SES event notifications (through an SNS topic of the stack). */
-  | { sesEvents: true };
+  | { sesEvents: true }
+  /** The async onFailure destination of another job (its retries exhausted); that job gets 2 retries. */
+  | { asyncFailureOf: string };
 
 export interface JobDef {
   handler: string;
@@ -53,6 +55,13 @@ export const jobs = {
     trigger: { importsUpload: UPLOADS_PREFIX },
     timeoutSeconds: 900,
     memoryMb: 1024,
+  },
+  importsWorkerFailed: {
+    handler: 'functions/imports-failed.ts',
+    summary: 'Marks the files of an import worker event that failed all its attempts as failed, with the error as cause',
+    access: { table: 'RW' },
+    trigger: { asyncFailureOf: 'importsWorker' },
+    timeoutSeconds: 60,
   },
 } as const satisfies Record<string, JobDef>;
 

@@ -106,6 +106,10 @@ export interface FileItem {
   leaseOwner?: string;
   leaseUntil?: number;
   invocations?: number;
+  /** The invocation (count) that last saved progress; invocations far past it mean the file is stuck. */
+  progressInvocation?: number;
+  /** The last unexpected error of a run (not an ImportFailure), for the failure cause. */
+  lastError?: string;
 }
 
 /** The API view: spec 2.7's fields, then progress (README). */
@@ -227,7 +231,7 @@ export async function claimFile(clientId: string, fileId: number, owner: string,
  * run: `status` done/failed releases the lease; `release` alone pauses.
  */
 export async function saveProgress(
-  file: Pick<FileItem, 'clientId' | 'id'>,
+  file: Pick<FileItem, 'clientId' | 'id' | 'invocations'>,
   owner: string,
   progress: Progress,
   end: { leaseUntil?: number; status?: 'done' | 'failed'; failureCause?: string; updateListSkipped?: string; release?: boolean } = {},
@@ -235,6 +239,10 @@ export async function saveProgress(
   const now = new Date().toISOString();
   const sets = ['progress = :p', 'updatedAt = :now'];
   const values: Record<string, unknown> = { ':p': progress, ':now': now, ':me': owner };
+  if (file.invocations !== undefined) {
+    sets.push('progressInvocation = :inv');
+    values[':inv'] = file.invocations;
+  }
   const names: Record<string, string> = {};
   if (end.status) {
     sets.push('#s = :s', 'finishedAt = :now');
@@ -268,5 +276,58 @@ export async function saveProgress(
   } catch (err) {
     if (isConditionFailure(err)) throw new LeaseLostError(`lost the lease on file ${file.id}`);
     throw err;
+  }
+}
+
+/**
+ * Ends a file as failed with a cause (progress kept as last saved). With
+ * `owner`: only while that worker holds the lease. Without: only an
+ * unfinished file whose lease is free or expired (no live worker on it).
+ * False when the condition does not hold.
+ */
+export async function failFile(clientId: string, fileId: number, cause: string, owner?: string): Promise<boolean> {
+  const now = Date.now();
+  const iso = new Date(now).toISOString();
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.file(clientId, fileId),
+        UpdateExpression: 'SET #s = :failed, failureCause = :fc, finishedAt = :iso, updatedAt = :iso REMOVE leaseOwner, leaseUntil',
+        ConditionExpression:
+          owner !== undefined
+            ? 'leaseOwner = :me'
+            : 'attribute_exists(pk) AND #s IN (:uploaded, :processing) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':failed': 'failed',
+          ':fc': clip(cause, MAX_FAILURE_CAUSE_CHARS),
+          ':iso': iso,
+          ...(owner !== undefined ? { ':me': owner } : { ':uploaded': 'uploaded', ':processing': 'processing', ':now': now }),
+        },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailure(err)) return false;
+    throw err;
+  }
+}
+
+/** Notes a run's unexpected error on the file while holding its lease (best effort: never throws). */
+export async function noteError(file: Pick<FileItem, 'clientId' | 'id'>, owner: string, error: unknown): Promise<void> {
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.file(file.clientId, file.id),
+        UpdateExpression: 'SET lastError = :e',
+        ConditionExpression: 'leaseOwner = :me',
+        ExpressionAttributeValues: { ':e': clip(message, MAX_FAILURE_CAUSE_CHARS), ':me': owner },
+      }),
+    );
+  } catch {
+    // The error itself is what the caller reports.
   }
 }

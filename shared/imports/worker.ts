@@ -17,7 +17,7 @@ import { s3 } from '../s3.js';
 import { applySubscribers } from '../subscribers/service.js';
 import type { Report, ReportError, SubscriberLine } from '../subscribers/types.js';
 import { ImportFailure, isBlank, readCsv, readHeader, recordToLine, validEmailOf } from './csv.js';
-import { addFirstErrors, claimFile, emptyProgress, LeaseLostError, MAX_KEPT_EMAILS, readFile, saveProgress, type FileItem, type Progress } from './files.js';
+import { addFirstErrors, claimFile, emptyProgress, failFile, LeaseLostError, noteError, MAX_KEPT_EMAILS, readFile, saveProgress, type FileItem, type Progress } from './files.js';
 import { fileOfKey, resumeKey } from './objects.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -249,6 +249,13 @@ class Run {
 }
 
 /**
+ * Invocations in a row that may end without saving progress (crash,
+ * timeout, an error that is not an ImportFailure); the next one fails the
+ * file with a cause instead of trying again.
+ */
+export const MAX_STALLED_INVOCATIONS = 3;
+
+/**
  * Processes one imported file from its last checkpoint. Waits for a lease
  * that is not renewed (its holder died) and leaves a file whose lease is
  * being renewed to its live holder ('busy').
@@ -261,11 +268,18 @@ export async function runImport(clientId: string, fileId: number, o: RunOptions 
   for (let attempt = 0; ; attempt++) {
     const claimed = await claimFile(clientId, fileId, owner, Date.now() + leaseMs);
     if (claimed) {
+      const stalled = (claimed.invocations ?? 1) - 1 - (claimed.progressInvocation ?? 0);
+      if (stalled >= MAX_STALLED_INVOCATIONS) {
+        const last = claimed.lastError ? `; last error: ${claimed.lastError}` : '';
+        await failFile(clientId, fileId, `processing failed ${stalled} times in a row without progress${last}`, owner);
+        return 'failed';
+      }
       const progress = { ...emptyProgress(), ...claimed.progress };
       try {
         return await new Run(claimed, progress, { ...o, owner }).run();
       } catch (err) {
         if (err instanceof LeaseLostError) return 'busy';
+        await noteError(claimed, owner, err);
         throw err;
       }
     }
@@ -297,6 +311,33 @@ export async function handleUploadEvent(event: S3Event, context: Pick<Context, '
     const outcome = await runImport(target.clientId, target.fileId, { owner: context.awsRequestId, remainingMs: () => context.getRemainingTimeInMillis() });
     console.log(JSON.stringify({ level: 'info', message: 'import run', key: record.s3.object.key, outcome }));
     results.push({ key: record.s3.object.key, outcome });
+  }
+  return results;
+}
+
+/** What Lambda sends an async onFailure destination (requestPayload is the worker's S3 event). */
+export interface AsyncFailureEvent {
+  requestContext?: { condition?: string; approximateInvokeCount?: number };
+  requestPayload?: Partial<S3Event>;
+  responsePayload?: { errorType?: string; errorMessage?: string } | null;
+}
+
+/**
+ * The worker's onFailure destination: its retries are exhausted (or the
+ * event expired), so the files of the event that no live worker holds are
+ * marked failed with the error as cause.
+ */
+export async function handleWorkerFailure(event: AsyncFailureEvent) {
+  const results: Array<{ key: string; failed: boolean }> = [];
+  const count = event.requestContext?.approximateInvokeCount;
+  const error = event.responsePayload?.errorMessage ?? event.requestContext?.condition ?? 'unknown error';
+  const cause = `the import worker gave up${count ? ` after ${count} attempts` : ''}: ${error}`;
+  for (const record of event.requestPayload?.Records ?? []) {
+    const target = fileOfKey(record.s3.object.key);
+    if (!target) continue;
+    const failed = await failFile(target.clientId, target.fileId, cause);
+    console.log(JSON.stringify({ level: 'warn', message: 'import worker failure', key: record.s3.object.key, failed, cause }));
+    results.push({ key: record.s3.object.key, failed });
   }
   return results;
 }
