@@ -45,6 +45,8 @@ export class InjectedCrash extends Error {}
 /** The id that makes a line of a file idempotent. */
 export const lineOpId = (fileId: number, line: number) => `import#${fileId}#${line}`;
 const sweepOpId = (fileId: number) => `import#${fileId}#sweep`;
+/** The mark a line of a file leaves on its subscriber (lastImportFile), whatever writes it later. */
+export const importFileId = (fileId: number) => String(fileId);
 
 interface Chunk {
   lastLine: number;
@@ -161,7 +163,7 @@ class Run {
             const kept = validEmailOf(parsed);
             if (kept) chunk.kept.push(kept);
           } else {
-            chunk.lines.push(parsed);
+            chunk.lines.push({ ...parsed, importFileId: importFileId(file.id) });
             chunk.emails.add(parsed.email);
           }
         }
@@ -188,11 +190,18 @@ class Run {
     }
   }
 
-  /** update_list: unsubscribes (PUBLISHER) the subscribed members whose last change is not from this file. */
+  /**
+   * update_list: unsubscribes (PUBLISHER) the subscribed members the file
+   * does not contain: lastImportFile is not this file (a later API update,
+   * confirmation or bounce keeps it), their last opId is not one of the
+   * file's lines (members applied before lastImportFile existed), and no
+   * rejected line of the file gave their address.
+   */
   async sweep(): Promise<RunOutcome | undefined> {
     const { file, progress } = this;
     const fromFile = `import#${file.id}#`;
     const sweepOp = sweepOpId(file.id);
+    const mark = importFileId(file.id);
     const kept = new Set(progress.keptEmails);
     do {
       if (this.timeIsUp()) return this.pause();
@@ -201,15 +210,16 @@ class Run {
           TableName: tableName(),
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sub)',
           ExpressionAttributeValues: { ':pk': keys.subscribersPartition(file.clientId, file.listId), ':sub': keys.subscriberPrefix() },
-          ProjectionExpression: 'email, subscribed, lastOpId',
+          ProjectionExpression: 'email, subscribed, lastOpId, lastImportFile',
           ConsistentRead: true,
           Limit: 500,
           ExclusiveStartKey: progress.sweepCursor,
         }),
       );
-      const items = (page.Items ?? []) as Array<{ email: string; subscribed: boolean; lastOpId?: string }>;
+      const items = (page.Items ?? []) as Array<{ email: string; subscribed: boolean; lastOpId?: string; lastImportFile?: string }>;
+      const inFile = (i: (typeof items)[number]) => i.lastImportFile === mark || (i.lastOpId ?? '').startsWith(fromFile) || kept.has(i.email);
       // Already swept members after the cursor are applied again: same opId, same outcome reported, nothing changed.
-      const absent = items.filter((i) => i.lastOpId === sweepOp || (i.subscribed && !(i.lastOpId ?? '').startsWith(fromFile) && !kept.has(i.email)));
+      const absent = items.filter((i) => i.lastOpId === sweepOp || (i.subscribed && !inFile(i)));
       if (absent.length > 0) {
         const lines = absent.map((i) => ({ line: 0, email: i.email, subscribed: false, unsubscribedCause: 'PUBLISHER' as const, opId: sweepOp }));
         const report = this.afterApply(await applySubscribers(file.clientId, file.listId, lines));

@@ -5,7 +5,7 @@ import { claimFile, MAX_REPORTED_ERRORS_BYTES, readFile } from '../../shared/imp
 import { sourceKey } from '../../shared/imports/objects.js';
 import { InjectedCrash, MAX_STALLED_INVOCATIONS, runImport } from '../../shared/imports/worker.js';
 import { jobList } from '../../shared/jobs.js';
-import { getSubscriber } from '../../shared/subscribers/service.js';
+import { applySubscribers, getSubscriber } from '../../shared/subscribers/service.js';
 import { newClient, request, useService, type TestClient } from '../helpers/service.js';
 import { csvRoute, runWorker, s3Event, startFileServer, type FileServer } from './imports-helpers.js';
 
@@ -24,11 +24,11 @@ afterAll(async () => {
 });
 
 /** Posts an import of `csv`; returns the client and the file id (status uploaded). */
-async function upload(csv: string): Promise<{ client: TestClient; fileId: number }> {
-  const client = await newClient(service);
+async function upload(csv: string, { updateList = false, client }: { updateList?: boolean; client?: TestClient } = {}): Promise<{ client: TestClient; fileId: number }> {
+  client ??= await newClient(service);
   const path = `/f-${Math.random().toString(36).slice(2)}.csv`;
   files.routes.set(path, csvRoute(csv));
-  const reply = await request(`${service.url}/v1/files`, { method: 'POST', token: client.token, body: { email_list_id: client.defaultListId, url: `${files.url}${path}` } });
+  const reply = await request(`${service.url}/v1/files`, { method: 'POST', token: client.token, body: { email_list_id: client.defaultListId, url: `${files.url}${path}`, update_list: updateList } });
   expect(reply.status, reply.text).toBe(201);
   return { client, fileId: reply.body.id };
 }
@@ -112,5 +112,28 @@ describe('importsWorkerFailed (the worker\'s async onFailure destination)', () =
     expect((await runWorker(done.client.username, done.fileId)).map((r) => r.outcome)).toEqual(['done']);
     expect(await invokeJob(job, failureEvent(done.client.username, done.fileId))).toEqual([{ key: sourceKey(done.client.username, done.fileId), failed: false }]);
     expect(await getFile(done.client, done.fileId)).toMatchObject({ status: 'done', failure_cause: null });
+  });
+});
+
+describe('update_list and writes between the lines and the sweep', () => {
+  it('a member of the file updated, confirmed or bounced after its line was applied is not unsubscribed as absent', async () => {
+    const client = await newClient(service);
+    const listId = client.defaultListId;
+    await applySubscribers(client.username, listId, [
+      { line: 1, email: 'in-file@ex.com', subscribed: true },
+      { line: 2, email: 'in-file2@ex.com', subscribed: true },
+      { line: 3, email: 'absent@ex.com', subscribed: true },
+    ]);
+    const { fileId } = await upload('email\nin-file@ex.com\nin-file2@ex.com\n', { updateList: true, client });
+    // Run 1 applies and saves the lines (one chunk), starts the sweep and dies after its first page is applied, unsaved.
+    await expect(runImport(client.username, fileId, { crashAfterChunks: 2 })).rejects.toThrow(InjectedCrash);
+    expect((await readFile(client.username, fileId))?.progress.phase).toBe('sweep');
+    // Meanwhile the API updates one member of the file (its lastOpId is no longer the file's line).
+    await applySubscribers(client.username, listId, [{ line: 1, email: 'in-file@ex.com', data: { data_city: 'Oslo' } }]);
+    expect(await runImport(client.username, fileId)).toBe('done');
+    expect(await getSubscriber(client.username, listId, 'in-file@ex.com')).toMatchObject({ subscribed: true, data: { data_city: 'Oslo' } });
+    expect(await getSubscriber(client.username, listId, 'in-file2@ex.com')).toMatchObject({ subscribed: true });
+    expect(await getSubscriber(client.username, listId, 'absent@ex.com')).toMatchObject({ subscribed: false, unsubscribedCause: 'PUBLISHER' });
+    expect((await getFile(client, fileId)).progress).toMatchObject({ unsubscribed_absent: 1 });
   });
 });
