@@ -64,7 +64,7 @@ describe('an import never stays processing', () => {
   it(`a file whose runs fail ${MAX_STALLED_INVOCATIONS} times in a row without progress is failed by the next run, with the last error`, async () => {
     const { client, fileId } = await upload(['email', ...Array.from({ length: 30 }, (_, i) => `s${i}@x.com`)].join('\n') + '\n');
     for (let i = 0; i < MAX_STALLED_INVOCATIONS; i++) {
-      await expect(runImport(client.username, fileId, { chunkLines: 10, crashAfterChunks: 1 })).rejects.toThrow(InjectedCrash);
+      await expect(runImport(client.username, fileId, { chunkLines: 10, inFlight: 1, crashAfterChunks: 1 })).rejects.toThrow(InjectedCrash);
       expect((await getFile(client, fileId)).status).toBe('processing');
     }
     expect(await runImport(client.username, fileId, { chunkLines: 10 })).toBe('failed');
