@@ -5,6 +5,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import { LambdaDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3n from 'aws-cdk-lib/aws-s3-notifications';
 import * as lambdaEvents from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -106,6 +107,8 @@ export class ServiceStack extends Stack {
         new events.Rule(this, `${job.id}Schedule`, { schedule: events.Schedule.expression(trigger.schedule), targets: [new targets.LambdaFunction(fn)] });
       } else if ('importsUpload' in trigger) {
         importsBucket.addEventNotification(s3.EventType.OBJECT_CREATED, new s3n.LambdaDestination(fn), { prefix: trigger.importsUpload });
+      } else if ('asyncFailureOf' in trigger) {
+        continue;
       } else {
         // SNS → SQS → batches: one raw object per batch instead of one per notification.
         const { batchSize, maxBatchingWindowSeconds, maxReceiveCount } = trigger.sesEventsQueue;
@@ -144,6 +147,14 @@ export class ServiceStack extends Stack {
         );
         new CfnOutput(this, `${job.id}DeadLetterQueueUrl`, { value: deadLetters.queueUrl, description: 'SES notifications that failed repeatedly' });
       }
+    }
+
+    // A job whose async invocations fail every attempt hands the event to its failure job.
+    for (const job of jobList) {
+      if (!('asyncFailureOf' in job.trigger)) continue;
+      const target = jobFunctions[job.trigger.asyncFailureOf];
+      if (!target) throw new Error(`job ${job.id}: no job ${job.trigger.asyncFailureOf}`);
+      target.configureAsyncInvoke({ retryAttempts: 2, onFailure: new LambdaDestination(jobFunctions[job.id], { responseOnly: false }) });
     }
 
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });

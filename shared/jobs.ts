@@ -18,7 +18,9 @@ export type JobTrigger =
    * `maxBatchingWindowSeconds`), with partial batch responses; a message
    * received `maxReceiveCount` times goes to a dead-letter queue.
    */
-  | { sesEventsQueue: { batchSize: number; maxBatchingWindowSeconds: number; maxReceiveCount: number } };
+  | { sesEventsQueue: { batchSize: number; maxBatchingWindowSeconds: number; maxReceiveCount: number } }
+  /** The async onFailure destination of another job (its retries exhausted); that job gets 2 retries. */
+  | { asyncFailureOf: string };
 
 export interface JobDef {
   handler: string;
@@ -58,6 +60,13 @@ export const jobs = {
     trigger: { importsUpload: UPLOADS_PREFIX },
     timeoutSeconds: 900,
     memoryMb: 1024,
+  },
+  importsWorkerFailed: {
+    handler: 'functions/imports-failed.ts',
+    summary: 'Marks the files of an import worker event that failed all its attempts as failed, with the error as cause',
+    access: { table: 'RW' },
+    trigger: { asyncFailureOf: 'importsWorker' },
+    timeoutSeconds: 60,
   },
 } as const satisfies Record<string, JobDef>;
 

@@ -16,6 +16,8 @@ export class ImportFailure extends Error {}
 
 /** Longest header line looked at for the delimiter. */
 const MAX_HEADER_BYTES = 64 * 1024;
+/** Longest record (bytes, quoted line breaks included); a longer one fails the file instead of filling memory. */
+export const MAX_ROW_BYTES = 64 * 1024;
 const KNOWN = new Set(['email', 'subscribed', 'unsubscribed_cause', 'guid', 'open_tracking_consent']);
 
 /** `;` when the header line has more semicolons than commas outside quotes, else `,`. */
@@ -81,6 +83,29 @@ export function validEmailOf(error: ReportError): string | undefined {
   return parsed.success ? parsed.output : undefined;
 }
 
+/**
+ * Passes the bytes through and fails (ImportFailure) as soon as one record
+ * (from a line break outside quotes to the next) is longer than `max` bytes.
+ */
+export async function* limitRows(source: AsyncIterable<Uint8Array>, max: number): AsyncGenerator<Uint8Array> {
+  let quoted = false;
+  let length = 0;
+  let record = 1;
+  for await (const chunk of source) {
+    for (let i = 0; i < chunk.length; i++) {
+      const byte = chunk[i];
+      if (byte === 0x22) quoted = !quoted;
+      else if (byte === 0x0a && !quoted) {
+        record++;
+        length = 0;
+        continue;
+      }
+      if (++length > max) throw new ImportFailure(`line ${record} is longer than ${max} bytes; the import stops there`);
+    }
+    yield chunk;
+  }
+}
+
 export interface CsvRecord {
   /** 1-based record number; the header is line 1. Equals the physical line unless a quoted field spans lines. */
   line: number;
@@ -90,10 +115,10 @@ export interface CsvRecord {
 /**
  * Streams the records of a CSV file (UTF-8, with or without BOM, CRLF or
  * LF, quoted fields) with the delimiter detected from the header line.
- * Backpressure flows from the consumer to the source. Malformed CSV:
- * ImportFailure.
+ * Backpressure flows from the consumer to the source. Malformed CSV, or a
+ * record longer than `maxRowBytes`: ImportFailure.
  */
-export async function* readCsv(source: AsyncIterable<Uint8Array>): AsyncGenerator<CsvRecord> {
+export async function* readCsv(source: AsyncIterable<Uint8Array>, maxRowBytes = MAX_ROW_BYTES): AsyncGenerator<CsvRecord> {
   const it = source[Symbol.asyncIterator]();
   let head = Buffer.alloc(0);
   let ended = false;
@@ -117,7 +142,7 @@ export async function* readCsv(source: AsyncIterable<Uint8Array>): AsyncGenerato
       yield next.value;
     }
   };
-  const input = Readable.from(rest(), { objectMode: false });
+  const input = Readable.from(limitRows(rest(), maxRowBytes), { objectMode: false });
   const parser = parse<string[], string[]>({ delimiter, headers: false, ignoreEmpty: false, encoding: 'utf8' });
   input.once('error', (err) => parser.destroy(err));
   input.pipe(parser);

@@ -13,6 +13,39 @@ export type ImportStatus = 'uploaded' | 'processing' | 'done' | 'failed';
 
 /** Errors kept for the API (the count is exact; the list is the first ones). */
 export const MAX_REPORTED_ERRORS = 100;
+/** Stored errors: each email and cause is cut to these lengths, and the list to this many bytes (a DynamoDB item holds 400 KB). */
+export const MAX_ERROR_EMAIL_CHARS = 254;
+export const MAX_ERROR_CAUSE_CHARS = 300;
+export const MAX_REPORTED_ERRORS_BYTES = 32 * 1024;
+/** Longest failure cause stored. */
+export const MAX_FAILURE_CAUSE_CHARS = 1000;
+
+/** The text cut to `max` characters, with `…` when cut. */
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/**
+ * Appends errors to the stored first ones: each error's email and cause
+ * clipped, at most MAX_REPORTED_ERRORS entries and MAX_REPORTED_ERRORS_BYTES
+ * of JSON in all (the count of errors stays exact elsewhere).
+ */
+export function addFirstErrors(kept: ReportError[], more: ReportError[]): void {
+  let bytes = Buffer.byteLength(JSON.stringify(kept));
+  for (const error of more) {
+    if (kept.length >= MAX_REPORTED_ERRORS) return;
+    const stored: ReportError = {
+      line: error.line,
+      email: error.email === null ? null : clip(String(error.email), MAX_ERROR_EMAIL_CHARS),
+      cause: clip(String(error.cause), MAX_ERROR_CAUSE_CHARS),
+    };
+    const size = Buffer.byteLength(JSON.stringify(stored)) + 1;
+    if (bytes + size > MAX_REPORTED_ERRORS_BYTES) return;
+    kept.push(stored);
+    bytes += size;
+  }
+}
+
 /** Addresses of rejected lines kept so update_list does not unsubscribe them; past this the sweep is skipped. */
 export const MAX_KEPT_EMAILS = 1000;
 
@@ -73,6 +106,10 @@ export interface FileItem {
   leaseOwner?: string;
   leaseUntil?: number;
   invocations?: number;
+  /** The invocation (count) that last saved progress; invocations far past it mean the file is stuck. */
+  progressInvocation?: number;
+  /** The last unexpected error of a run (not an ImportFailure), for the failure cause. */
+  lastError?: string;
 }
 
 /** The API view: spec 2.7's fields, then progress (README). */
@@ -194,7 +231,7 @@ export async function claimFile(clientId: string, fileId: number, owner: string,
  * run: `status` done/failed releases the lease; `release` alone pauses.
  */
 export async function saveProgress(
-  file: Pick<FileItem, 'clientId' | 'id'>,
+  file: Pick<FileItem, 'clientId' | 'id' | 'invocations'>,
   owner: string,
   progress: Progress,
   end: { leaseUntil?: number; status?: 'done' | 'failed'; failureCause?: string; updateListSkipped?: string; release?: boolean } = {},
@@ -202,6 +239,10 @@ export async function saveProgress(
   const now = new Date().toISOString();
   const sets = ['progress = :p', 'updatedAt = :now'];
   const values: Record<string, unknown> = { ':p': progress, ':now': now, ':me': owner };
+  if (file.invocations !== undefined) {
+    sets.push('progressInvocation = :inv');
+    values[':inv'] = file.invocations;
+  }
   const names: Record<string, string> = {};
   if (end.status) {
     sets.push('#s = :s', 'finishedAt = :now');
@@ -210,7 +251,7 @@ export async function saveProgress(
   }
   if (end.failureCause !== undefined) {
     sets.push('failureCause = :fc');
-    values[':fc'] = end.failureCause;
+    values[':fc'] = clip(end.failureCause, MAX_FAILURE_CAUSE_CHARS);
   }
   if (end.updateListSkipped !== undefined) {
     sets.push('updateListSkipped = :us');
@@ -235,5 +276,58 @@ export async function saveProgress(
   } catch (err) {
     if (isConditionFailure(err)) throw new LeaseLostError(`lost the lease on file ${file.id}`);
     throw err;
+  }
+}
+
+/**
+ * Ends a file as failed with a cause (progress kept as last saved). With
+ * `owner`: only while that worker holds the lease. Without: only an
+ * unfinished file whose lease is free or expired (no live worker on it).
+ * False when the condition does not hold.
+ */
+export async function failFile(clientId: string, fileId: number, cause: string, owner?: string): Promise<boolean> {
+  const now = Date.now();
+  const iso = new Date(now).toISOString();
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.file(clientId, fileId),
+        UpdateExpression: 'SET #s = :failed, failureCause = :fc, finishedAt = :iso, updatedAt = :iso REMOVE leaseOwner, leaseUntil',
+        ConditionExpression:
+          owner !== undefined
+            ? 'leaseOwner = :me'
+            : 'attribute_exists(pk) AND #s IN (:uploaded, :processing) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':failed': 'failed',
+          ':fc': clip(cause, MAX_FAILURE_CAUSE_CHARS),
+          ':iso': iso,
+          ...(owner !== undefined ? { ':me': owner } : { ':uploaded': 'uploaded', ':processing': 'processing', ':now': now }),
+        },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailure(err)) return false;
+    throw err;
+  }
+}
+
+/** Notes a run's unexpected error on the file while holding its lease (best effort: never throws). */
+export async function noteError(file: Pick<FileItem, 'clientId' | 'id'>, owner: string, error: unknown): Promise<void> {
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.file(file.clientId, file.id),
+        UpdateExpression: 'SET lastError = :e',
+        ConditionExpression: 'leaseOwner = :me',
+        ExpressionAttributeValues: { ':e': clip(message, MAX_FAILURE_CAUSE_CHARS), ':me': owner },
+      }),
+    );
+  } catch {
+    // The error itself is what the caller reports.
   }
 }

@@ -17,7 +17,7 @@ import { s3 } from '../s3.js';
 import { applySubscribers } from '../subscribers/service.js';
 import type { Report, ReportError, SubscriberLine } from '../subscribers/types.js';
 import { ImportFailure, isBlank, readCsv, readHeader, recordToLine, validEmailOf } from './csv.js';
-import { claimFile, emptyProgress, LeaseLostError, MAX_KEPT_EMAILS, MAX_REPORTED_ERRORS, readFile, saveProgress, type FileItem, type Progress } from './files.js';
+import { addFirstErrors, claimFile, emptyProgress, failFile, LeaseLostError, noteError, MAX_KEPT_EMAILS, readFile, saveProgress, type FileItem, type Progress } from './files.js';
 import { fileOfKey, resumeKey } from './objects.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -45,6 +45,8 @@ export class InjectedCrash extends Error {}
 /** The id that makes a line of a file idempotent. */
 export const lineOpId = (fileId: number, line: number) => `import#${fileId}#${line}`;
 const sweepOpId = (fileId: number) => `import#${fileId}#sweep`;
+/** The mark a line of a file leaves on its subscriber (lastImportFile), whatever writes it later. */
+export const importFileId = (fileId: number) => String(fileId);
 
 interface Chunk {
   lastLine: number;
@@ -69,9 +71,7 @@ function addReport(progress: Progress, chunk: Chunk, report: Report | undefined)
   progress.unsubscribed += report?.nb_unsubscribed ?? 0;
   progress.dataChanged += report?.nb_data_changed ?? 0;
   progress.errors += chunk.errors.length;
-  if (progress.firstErrors.length < MAX_REPORTED_ERRORS) {
-    progress.firstErrors.push(...chunk.errors.slice(0, MAX_REPORTED_ERRORS - progress.firstErrors.length));
-  }
+  addFirstErrors(progress.firstErrors, chunk.errors);
   for (const email of chunk.kept) {
     if (progress.keptEmails.includes(email)) continue;
     if (progress.keptEmails.length >= MAX_KEPT_EMAILS) progress.keptOverflow = true;
@@ -163,7 +163,7 @@ class Run {
             const kept = validEmailOf(parsed);
             if (kept) chunk.kept.push(kept);
           } else {
-            chunk.lines.push(parsed);
+            chunk.lines.push({ ...parsed, importFileId: importFileId(file.id) });
             chunk.emails.add(parsed.email);
           }
         }
@@ -190,11 +190,18 @@ class Run {
     }
   }
 
-  /** update_list: unsubscribes (PUBLISHER) the subscribed members whose last change is not from this file. */
+  /**
+   * update_list: unsubscribes (PUBLISHER) the subscribed members the file
+   * does not contain: lastImportFile is not this file (a later API update,
+   * confirmation or bounce keeps it), their last opId is not one of the
+   * file's lines (members applied before lastImportFile existed), and no
+   * rejected line of the file gave their address.
+   */
   async sweep(): Promise<RunOutcome | undefined> {
     const { file, progress } = this;
     const fromFile = `import#${file.id}#`;
     const sweepOp = sweepOpId(file.id);
+    const mark = importFileId(file.id);
     const kept = new Set(progress.keptEmails);
     do {
       if (this.timeIsUp()) return this.pause();
@@ -203,15 +210,16 @@ class Run {
           TableName: tableName(),
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sub)',
           ExpressionAttributeValues: { ':pk': keys.subscribersPartition(file.clientId, file.listId), ':sub': keys.subscriberPrefix() },
-          ProjectionExpression: 'email, subscribed, lastOpId',
+          ProjectionExpression: 'email, subscribed, lastOpId, lastImportFile',
           ConsistentRead: true,
           Limit: 500,
           ExclusiveStartKey: progress.sweepCursor,
         }),
       );
-      const items = (page.Items ?? []) as Array<{ email: string; subscribed: boolean; lastOpId?: string }>;
+      const items = (page.Items ?? []) as Array<{ email: string; subscribed: boolean; lastOpId?: string; lastImportFile?: string }>;
+      const inFile = (i: (typeof items)[number]) => i.lastImportFile === mark || (i.lastOpId ?? '').startsWith(fromFile) || kept.has(i.email);
       // Already swept members after the cursor are applied again: same opId, same outcome reported, nothing changed.
-      const absent = items.filter((i) => i.lastOpId === sweepOp || (i.subscribed && !(i.lastOpId ?? '').startsWith(fromFile) && !kept.has(i.email)));
+      const absent = items.filter((i) => i.lastOpId === sweepOp || (i.subscribed && !inFile(i)));
       if (absent.length > 0) {
         const lines = absent.map((i) => ({ line: 0, email: i.email, subscribed: false, unsubscribedCause: 'PUBLISHER' as const, opId: sweepOp }));
         const report = this.afterApply(await applySubscribers(file.clientId, file.listId, lines));
@@ -251,6 +259,13 @@ class Run {
 }
 
 /**
+ * Invocations in a row that may end without saving progress (crash,
+ * timeout, an error that is not an ImportFailure); the next one fails the
+ * file with a cause instead of trying again.
+ */
+export const MAX_STALLED_INVOCATIONS = 3;
+
+/**
  * Processes one imported file from its last checkpoint. Waits for a lease
  * that is not renewed (its holder died) and leaves a file whose lease is
  * being renewed to its live holder ('busy').
@@ -263,11 +278,18 @@ export async function runImport(clientId: string, fileId: number, o: RunOptions 
   for (let attempt = 0; ; attempt++) {
     const claimed = await claimFile(clientId, fileId, owner, Date.now() + leaseMs);
     if (claimed) {
+      const stalled = (claimed.invocations ?? 1) - 1 - (claimed.progressInvocation ?? 0);
+      if (stalled >= MAX_STALLED_INVOCATIONS) {
+        const last = claimed.lastError ? `; last error: ${claimed.lastError}` : '';
+        await failFile(clientId, fileId, `processing failed ${stalled} times in a row without progress${last}`, owner);
+        return 'failed';
+      }
       const progress = { ...emptyProgress(), ...claimed.progress };
       try {
         return await new Run(claimed, progress, { ...o, owner }).run();
       } catch (err) {
         if (err instanceof LeaseLostError) return 'busy';
+        await noteError(claimed, owner, err);
         throw err;
       }
     }
@@ -299,6 +321,33 @@ export async function handleUploadEvent(event: S3Event, context: Pick<Context, '
     const outcome = await runImport(target.clientId, target.fileId, { owner: context.awsRequestId, remainingMs: () => context.getRemainingTimeInMillis() });
     console.log(JSON.stringify({ level: 'info', message: 'import run', key: record.s3.object.key, outcome }));
     results.push({ key: record.s3.object.key, outcome });
+  }
+  return results;
+}
+
+/** What Lambda sends an async onFailure destination (requestPayload is the worker's S3 event). */
+export interface AsyncFailureEvent {
+  requestContext?: { condition?: string; approximateInvokeCount?: number };
+  requestPayload?: Partial<S3Event>;
+  responsePayload?: { errorType?: string; errorMessage?: string } | null;
+}
+
+/**
+ * The worker's onFailure destination: its retries are exhausted (or the
+ * event expired), so the files of the event that no live worker holds are
+ * marked failed with the error as cause.
+ */
+export async function handleWorkerFailure(event: AsyncFailureEvent) {
+  const results: Array<{ key: string; failed: boolean }> = [];
+  const count = event.requestContext?.approximateInvokeCount;
+  const error = event.responsePayload?.errorMessage ?? event.requestContext?.condition ?? 'unknown error';
+  const cause = `the import worker gave up${count ? ` after ${count} attempts` : ''}: ${error}`;
+  for (const record of event.requestPayload?.Records ?? []) {
+    const target = fileOfKey(record.s3.object.key);
+    if (!target) continue;
+    const failed = await failFile(target.clientId, target.fileId, cause);
+    console.log(JSON.stringify({ level: 'warn', message: 'import worker failure', key: record.s3.object.key, failed, cause }));
+    results.push({ key: record.s3.object.key, failed });
   }
   return results;
 }

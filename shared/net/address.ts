@@ -40,6 +40,12 @@ const V6_CLASSES: Record<string, RefusedClass> = {
   uniqueLocal: 'unique local',
 };
 
+/** IPv6 ranges refused whatever they embed: `::/96` (IPv4-compatible) and `64:ff9b:1::/48` (local-use NAT64). */
+const REFUSED_V6: Array<[ipaddr.IPv6, number]> = [
+  [ipaddr.IPv6.parse('::'), 96],
+  [ipaddr.IPv6.parse('64:ff9b:1::'), 48],
+];
+
 /**
  * Parses an IP literal in any form a URL or resolver may carry: dotted
  * quad, decimal (`2130706433`), hex (`0x7f000001`), octal (`0177.0.0.1`),
@@ -69,7 +75,8 @@ function embeddedV4(ip: ipaddr.IPv6, range: string): ipaddr.IPv4 | undefined {
 /**
  * The class that makes an address unreachable for imports, or undefined
  * for a public unicast address. IPv6 forms that embed an IPv4 address
- * (IPv4-mapped, IPv4-translated, NAT64, 6to4) are judged by that address;
+ * (IPv4-mapped, IPv4-translated, NAT64 64:ff9b::/96, 6to4) are judged by
+ * that address; IPv4-compatible `::/96`, local-use NAT64 `64:ff9b:1::/48`,
  * Teredo and other special IPv6 ranges are refused.
  */
 export function classifyAddress(address: string | ipaddr.IPv4 | ipaddr.IPv6): RefusedClass | undefined {
@@ -79,6 +86,9 @@ export function classifyAddress(address: string | ipaddr.IPv4 | ipaddr.IPv6): Re
   const v6 = ip as ipaddr.IPv6;
   if (METADATA.has(v6.toString())) return 'cloud metadata';
   const range = v6.range();
+  if (range === 'unspecified' || range === 'loopback') return V6_CLASSES[range];
+  // IPv4-compatible (::a.b.c.d, deprecated) and the local-use NAT64 prefix (RFC 8215): refused outright.
+  if (REFUSED_V6.some(([net, bits]) => v6.match(net, bits))) return 'special-purpose';
   if (range === 'unicast') return undefined;
   const v4 = embeddedV4(v6, range);
   if (v4) return classifyV4(v4);

@@ -151,7 +151,7 @@ export async function safeFetch(raw: string, o: SafeFetchOptions): Promise<Fetch
     const res = await requestOnce(url, o, deadline);
     const status = res.statusCode ?? 0;
     if (REDIRECTS.has(status) && res.headers.location) {
-      res.resume();
+      res.destroy();
       if (hop >= o.maxRedirects) throw new UrlFetchError(`more than ${o.maxRedirects} redirects`);
       let next: URL;
       try {
@@ -163,7 +163,7 @@ export async function safeFetch(raw: string, o: SafeFetchOptions): Promise<Fetch
       continue;
     }
     if (status < 200 || status > 299) {
-      res.resume();
+      res.destroy();
       throw new UrlFetchError(`${url.host} answered ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''}`);
     }
     const contentLength = res.headers['content-length'] !== undefined ? Number(res.headers['content-length']) : undefined;

@@ -34,6 +34,8 @@ export interface SubscriberState {
   version: number;
   lastOpId?: string;
   lastOutcome?: Outcome;
+  /** The last imported file that contained the address (SubscriberLine.importFileId); other writes keep it. */
+  lastImportFile?: string;
 }
 
 /** Deltas of a list's counters. */
@@ -81,6 +83,7 @@ const noOutcome = (): Outcome => ({ created: false, subscribed: false, unsubscri
  * - guid: as given, else the existing one, else md5 of the email.
  * - A line whose opId equals the stored lastOpId was applied already: nothing
  *   is written and its stored outcome is reported again.
+ * - lastImportFile: the line's importFileId when given, else kept.
  */
 export function applyLine(prior: SubscriberState | undefined, line: SubscriberLine, now: string, listId: number): Change {
   if (line.opId !== undefined && prior?.lastOpId === line.opId) {
@@ -115,7 +118,8 @@ export function applyLine(prior: SubscriberState | undefined, line: SubscriberLi
 
   const deltas = zeroDeltas();
   const changed = isNew || becameSubscribed || becameUnsubscribed || dataChanged;
-  if (!changed && line.opId === undefined) return { outcome, deltas, events: [] };
+  const importFile = line.importFileId ?? prior?.lastImportFile;
+  if (!changed && line.opId === undefined && importFile === prior?.lastImportFile) return { outcome, deltas, events: [] };
 
   const next: SubscriberState = {
     email: line.email,
@@ -131,6 +135,7 @@ export function applyLine(prior: SubscriberState | undefined, line: SubscriberLi
     version: (prior?.version ?? 0) + 1,
     lastOpId: line.opId,
     lastOutcome: line.opId === undefined ? undefined : outcome,
+    lastImportFile: importFile,
   };
   countState(deltas, prior, -1);
   countState(deltas, next, 1);

@@ -26,6 +26,12 @@ export interface SubscriberLine {
    * is reported again.
    */
   opId?: string;
+  /**
+   * The imported file the line comes from: stored as the subscriber's
+   * `lastImportFile` (only imports write it), so update_list can tell the
+   * members a file contains from those it does not.
+   */
+  importFileId?: string;
 }
 
 /** An entry of `report.errors`. */

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { detectMediaType, fileName } from '../../shared/imports/create.js';
-import { detectDelimiter, ImportFailure, readCsv, readHeader, recordToLine, validEmailOf } from '../../shared/imports/csv.js';
+import { detectDelimiter, ImportFailure, MAX_ROW_BYTES, readCsv, readHeader, recordToLine, validEmailOf } from '../../shared/imports/csv.js';
+import { addFirstErrors, clip, MAX_REPORTED_ERRORS, MAX_REPORTED_ERRORS_BYTES } from '../../shared/imports/files.js';
+import type { ReportError } from '../../shared/subscribers/types.js';
 import { fileOfKey, resumeKey, sourceKey } from '../../shared/imports/objects.js';
 
 async function records(...chunks: Array<string | Buffer>) {
@@ -120,6 +122,18 @@ describe('readCsv', () => {
     await expect(records('email\n"a@b.co"x,\n')).rejects.toThrow(ImportFailure);
   });
 
+  it('fails a record longer than MAX_ROW_BYTES (quoted line breaks included) with an ImportFailure naming its line', async () => {
+    const big = 'y'.repeat(MAX_ROW_BYTES);
+    await expect(records('email\nok@x.com\n"', big, '"\nok2@x.com\n')).rejects.toThrow(new ImportFailure(`line 3 is longer than ${MAX_ROW_BYTES} bytes; the import stops there`));
+    const lines = Array.from({ length: 30_000 }, () => 'ab').join('\n');
+    await expect(records(`email,data_n\nok@x.com,"${lines}"\n`)).rejects.toThrow(/line 2 is longer/);
+    // Many records, each short: no limit.
+    const many = Array.from({ length: 5000 }, (_, i) => `u${i}@x.com,${'z'.repeat(100)}`).join('\n');
+    expect(await records(`email,data_n\n${many}\n`)).toHaveLength(5001);
+    // A record of exactly the limit passes.
+    expect(await records('email\n', 'a'.repeat(MAX_ROW_BYTES), '\n')).toHaveLength(2);
+  });
+
   it('gives nothing for an empty file', async () => {
     expect(await records('')).toEqual([]);
   });
@@ -145,5 +159,26 @@ describe('imported file details', () => {
     expect(fileOfKey(resumeKey('acme-1', 12, 99))).toEqual({ clientId: 'acme-1', fileId: 12 });
     expect(fileOfKey('uploads/acme/12/other')).toBeUndefined();
     expect(fileOfKey('raw/acme/12/source')).toBeUndefined();
+  });
+});
+
+describe('addFirstErrors', () => {
+  it('clips each stored email and cause, and bounds the list in bytes and entries', () => {
+    const kept: ReportError[] = [];
+    const huge = 'q'.repeat(250_000);
+    addFirstErrors(kept, [
+      { line: 2, email: huge, cause: `invalid email ${huge}` },
+      { line: 3, email: null, cause: 'missing email' },
+    ]);
+    expect(kept[0]).toEqual({ line: 2, email: `${'q'.repeat(254)}…`, cause: clip(`invalid email ${huge}`, 300) });
+    expect(kept[0].cause).toHaveLength(301);
+    expect(kept[1]).toEqual({ line: 3, email: null, cause: 'missing email' });
+    for (let i = 0; i < 500; i++) addFirstErrors(kept, [{ line: 4 + i, email: huge, cause: huge }]);
+    expect(Buffer.byteLength(JSON.stringify(kept))).toBeLessThanOrEqual(MAX_REPORTED_ERRORS_BYTES);
+    expect(kept.length).toBeGreaterThan(10);
+    expect(kept.map((e) => e.line)).toEqual(Array.from({ length: kept.length }, (_, i) => i + 2));
+    const small: ReportError[] = [];
+    for (let i = 0; i < 300; i++) addFirstErrors(small, [{ line: i, email: 'x', cause: 'y' }]);
+    expect(small).toHaveLength(MAX_REPORTED_ERRORS);
   });
 });

@@ -4,9 +4,10 @@ import { expect, it } from 'vitest';
 import { ServiceStack } from '../../infra/service-stack.js';
 import { UPLOADS_PREFIX } from '../../shared/imports/objects.js';
 
+const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+const template = Template.fromStack(new ServiceStack(app, 'Test'));
+
 it('the stack sends ObjectCreated notifications of the imports bucket under the uploads prefix to the import worker', () => {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const template = Template.fromStack(new ServiceStack(app, 'Test'));
   const notifications = Object.values(template.findResources('Custom::S3BucketNotifications')) as Array<{ Properties: Record<string, any> }>;
   expect(notifications).toHaveLength(1);
   const { BucketName, NotificationConfiguration } = notifications[0].Properties;
@@ -18,4 +19,20 @@ it('the stack sends ObjectCreated notifications of the imports bucket under the 
       LambdaFunctionArn: { 'Fn::GetAtt': [expect.stringMatching(/^importsWorker/), 'Arn'] },
     },
   ]);
+});
+
+it('the import worker gets 2 async retries, then its event goes to the failure job, which may invoke nothing else', () => {
+  const configs = Object.values(template.findResources('AWS::Lambda::EventInvokeConfig')) as Array<{ Properties: Record<string, any> }>;
+  expect(configs).toHaveLength(1);
+  expect(configs[0].Properties).toMatchObject({
+    FunctionName: { Ref: expect.stringMatching(/^importsWorker(?!Failed)/) },
+    MaximumRetryAttempts: 2,
+    DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [expect.stringMatching(/^importsWorkerFailed/), 'Arn'] } } },
+  });
+  // The worker's role may invoke the failure function (the destination).
+  const policies = Object.entries(template.findResources('AWS::IAM::Policy') as Record<string, { Properties: Record<string, any> }>).filter(([id]) =>
+    /^importsWorker(?!Failed)/.test(id),
+  );
+  const statements = policies.flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Array<Record<string, any>>);
+  expect(statements.some((st) => [st.Action].flat().includes('lambda:InvokeFunction') && JSON.stringify(st.Resource).includes('importsWorkerFailed'))).toBe(true);
 });

@@ -60,6 +60,14 @@ describe('classifyAddress', () => {
     expect(classifyAddress(address)).toBe(expected);
   });
 
+  it.each(['::a00:1', '::7f00:1', '::808:808', '::0:a9fe:a9fe', '64:ff9b:1::a00:1', '64:ff9b:1::808:808', '64:ff9b:1:ffff::1', '64:ff9b:1:a00:1::'])(
+    'refuses the IPv4-compatible or local-use NAT64 address %s outright',
+    (address) => {
+      expect(classifyAddress(address)).toBe('special-purpose');
+      expect(refusal(address, { allowLoopback: true })).toBe('special-purpose');
+    },
+  );
+
   it.each([
     ['2130706433', 'loopback'],
     ['0x7f000001', 'loopback'],

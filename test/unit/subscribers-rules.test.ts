@@ -79,6 +79,26 @@ describe('applyLine', () => {
     const replayed = applyLine(unsubscribed.next, line({ email: 'a@x.co', subscribed: false, unsubscribedCause: 'PUBLISHER', opId: 'import#2#1' }), '2026-11-23T00:00:00.000Z', 7);
     expect(replayed.events).toEqual([{ event: 'nl_unsubscribe', date: NOW, email: 'a@x.co', cause: 'PUBLISHER', email_list_id: 7 }]);
   });
+
+  it('stores lastImportFile only from lines that give importFileId, and keeps it across other writes', () => {
+    const imported = applyLine(existing(), line({ email: 'a@x.co', opId: 'import#3#2', importFileId: '3' }), NOW, 7).next!;
+    expect(imported.lastImportFile).toBe('3');
+    // An API update, confirmation or bounce afterwards: lastOpId changes, lastImportFile stays.
+    const updated = applyLine(imported, line({ email: 'a@x.co', subscribed: false, unsubscribedCause: 'HARD_BOUNCE' }), NOW, 7).next!;
+    expect(updated).toMatchObject({ lastOpId: undefined, lastImportFile: '3', subscribed: false });
+    expect(applyLine(updated, line({ email: 'a@x.co', data: { data_x: 1 }, opId: 'api#9' }), NOW, 7).next?.lastImportFile).toBe('3');
+    // A later file replaces it, even when it changes nothing else.
+    const unchanged = applyLine(updated, line({ email: 'a@x.co', importFileId: '4' }), NOW, 7);
+    expect(unchanged.outcome).toEqual({ created: false, subscribed: false, unsubscribed: false, dataChanged: false });
+    expect(unchanged.next?.lastImportFile).toBe('4');
+    // The same file again, nothing else changed and no opId: nothing to write.
+    expect(applyLine(unchanged.next, line({ email: 'a@x.co', importFileId: '4' }), NOW, 7).next).toBeUndefined();
+    // A replayed line (same opId) writes nothing: the stored lastImportFile is already that file's.
+    const replay = applyLine(imported, line({ email: 'a@x.co', opId: 'import#3#2', importFileId: '3' }), NOW, 7);
+    expect(replay.next).toBeUndefined();
+    expect(imported.lastImportFile).toBe('3');
+    expect(applyLine(undefined, line({ email: 'b@x.co' }), NOW, 7).next?.lastImportFile).toBeUndefined();
+  });
 });
 
 describe('dedupeLines and buildReport', () => {
