@@ -3,6 +3,8 @@ import {
   BatchGetCommand,
   BatchWriteCommand,
   DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
   TransactWriteCommand,
   type BatchWriteCommandInput,
   type TransactWriteCommandInput,
@@ -98,3 +100,20 @@ export function isTransactionConflict(err: unknown): boolean {
 }
 
 export { sleep };
+
+/** The pages of a Query, one array of items per page, following LastEvaluatedKey to the end. */
+export async function* queryPages<T = Record<string, unknown>>(input: QueryCommandInput): AsyncGenerator<T[]> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await ddb.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }));
+    yield (out.Items ?? []) as T[];
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+}
+
+/** Every item of a Query, across pages. */
+export async function queryAll<T = Record<string, unknown>>(input: QueryCommandInput): Promise<T[]> {
+  const items: T[] = [];
+  for await (const page of queryPages<T>(input)) items.push(...page);
+  return items;
+}

@@ -2,8 +2,8 @@
  * Imported files (spec 2.7): the item that holds a file's status, progress
  * and checkpoint, the worker's lease on it, and the API view of it.
  */
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, tableName } from '../db/client.js';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, queryAll, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import { NotFoundError } from '../http/errors.js';
 import type { ReportError } from '../subscribers/types.js';
@@ -170,21 +170,12 @@ export async function getImportedFile(clientId: string, fileId: number): Promise
 
 /** All imported files of the client, by id. */
 export async function listImportedFiles(clientId: string): Promise<ImportedFile[]> {
-  const files: ImportedFile[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ddb.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.client(clientId).pk, ':prefix': keys.filePrefix() },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of out.Items ?? []) files.push(toImportedFile(item as FileItem));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
-  return files;
+  const items = await queryAll<FileItem>({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.client(clientId).pk, ':prefix': keys.filePrefix() },
+  });
+  return items.map(toImportedFile);
 }
 
 /** Another worker holds the file, or took it over: stop without writing. */

@@ -1,6 +1,6 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ListOutput } from './schemas.js';
-import { ddb, tableName } from '../db/client.js';
+import { ddb, queryAll, tableName } from '../db/client.js';
 import { keys, listIdFromSortKey } from '../db/keys.js';
 import { NotFoundError } from '../http/errors.js';
 
@@ -41,21 +41,12 @@ export async function createList(clientId: string, name: string): Promise<ListOu
 
 /** All lists of a client, by id (spec 4.5). */
 export async function listLists(clientId: string): Promise<ListOutput[]> {
-  const lists: ListOutput[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ddb.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.client(clientId).pk, ':prefix': keys.listPrefix() },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of out.Items ?? []) lists.push(toList(item as ListItem));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
-  return lists;
+  const items = await queryAll<ListItem>({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.client(clientId).pk, ':prefix': keys.listPrefix() },
+  });
+  return items.map(toList);
 }
 
 /** A list of the client, or a 404 when it does not exist or belongs to another client. */

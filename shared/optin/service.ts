@@ -4,12 +4,12 @@
  * are stored; a pending registration and its links expire after
  * OPTIN_EXPIRY_DAYS (DynamoDB TTL removes the items).
  */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { newSecret, sha256 } from '../auth/secrets.js';
 import { getClient, resolvePublicKey } from '../clients/clients.js';
 import { config } from '../config.js';
-import { ddb, runPool, tableName, transactWrite } from '../db/client.js';
+import { ddb, queryPages, runPool, tableName, transactWrite } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import { BadRequestError } from '../http/errors.js';
 import { mailer } from '../mail/mailer.js';
@@ -268,22 +268,17 @@ export async function sendReminders(now = new Date()): Promise<{ reminded: numbe
   const days = daysBetween(new Date(now.getTime() - config.optinExpiryDays * 86_400_000), now);
   let reminded = 0;
   for (const day of days) {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await ddb.send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :day AND gsi1sk <= :now',
-          ExpressionAttributeValues: { ':day': keys.optinReminderDay(day), ':now': nowIso },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      await runPool((page.Items ?? []) as PendingItem[], 4, async (candidate) => {
+    const pages = queryPages<PendingItem>({
+      TableName: tableName(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :day AND gsi1sk <= :now',
+      ExpressionAttributeValues: { ':day': keys.optinReminderDay(day), ':now': nowIso },
+    });
+    for await (const page of pages) {
+      await runPool(page, 4, async (candidate) => {
         if (await remind(candidate, now)) reminded++;
       });
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    }
   }
   return { reminded };
 }

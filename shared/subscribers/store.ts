@@ -3,7 +3,7 @@
  * counters of a list, and the GSIs for status paging and per-email lookup.
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { batchGet, ddb, tableName } from '../db/client.js';
+import { batchGet, ddb, queryAll, tableName } from '../db/client.js';
 import { keys, listIdFromEmailSortKey } from '../db/keys.js';
 import type { CounterDeltas, SubscriberState } from './rules.js';
 
@@ -65,23 +65,14 @@ export async function readCounters(clientId: string, listId: number): Promise<Co
 
 /** The ids of the lists an address is in (GSI2; eventually consistent, so callers re-read by key). */
 export async function listsOfEmail(clientId: string, email: string): Promise<number[]> {
-  const ids: number[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ddb.send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.emailPartition(clientId, email) },
-        ProjectionExpression: 'gsi2sk',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of out.Items ?? []) ids.push(listIdFromEmailSortKey(item.gsi2sk as string));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
-  return ids;
+  const items = await queryAll<{ gsi2sk: string }>({
+    TableName: tableName(),
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.emailPartition(clientId, email) },
+    ProjectionExpression: 'gsi2sk',
+  });
+  return items.map((item) => listIdFromEmailSortKey(item.gsi2sk));
 }
 
 export interface PageRequest {

@@ -1,34 +1,26 @@
 /** Test helpers for subscribers: a full recount of a list straight from the table, and raw event objects. */
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../shared/config.js';
-import { ddb, tableName } from '../../shared/db/client.js';
+import { queryAll, tableName } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
 import { s3 } from '../../shared/s3.js';
 
 /** Counts the list's subscriber items one by one (what the counters must always equal). */
 export async function recount(clientId: string, listId: number) {
   const totals = { subscribed: 0, unsubscribed: 0, cause: { HARD_BOUNCE: 0, PUBLISHER: 0, READER: 0 } };
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ddb.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.subscribersPartition(clientId, listId) },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      if (item.subscribed) totals.subscribed++;
-      else {
-        totals.unsubscribed++;
-        totals.cause[item.unsubscribedCause as 'READER']++;
-      }
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.subscribersPartition(clientId, listId) },
+    ConsistentRead: true,
+  });
+  for (const item of items) {
+    if (item.subscribed) totals.subscribed++;
+    else {
+      totals.unsubscribed++;
+      totals.cause[item.unsubscribedCause as 'READER']++;
     }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  }
   return totals;
 }
 

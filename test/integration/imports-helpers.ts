@@ -1,11 +1,10 @@
 /** Helpers of the import tests: a loopback file server that counts requests, the worker invoked as S3 would, list snapshots. */
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { invokeJob } from '../../infra/local/jobs.js';
 import { config } from '../../shared/config.js';
-import { ddb, tableName } from '../../shared/db/client.js';
+import { queryAll, tableName } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
 import { sourceKey } from '../../shared/imports/objects.js';
 import { jobList } from '../../shared/jobs.js';
@@ -79,24 +78,22 @@ export async function runWorker(clientId: string, fileId: number) {
 
 /** The subscribers of a list as stored, without the volatile fields (times, versions). */
 export async function snapshot(clientId: string, listId: number) {
-  const items: Array<Record<string, unknown>> = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ddb.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.subscribersPartition(clientId, listId) },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      const { email, subscribed, unsubscribedCause, guid, data, openTrackingConsent, lastOpId, lastOutcome } = item;
-      items.push({ email, subscribed, unsubscribedCause, guid, data, openTrackingConsent, lastOpId, lastOutcome });
-    }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  const stored = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.subscribersPartition(clientId, listId) },
+    ConsistentRead: true,
+  });
+  const items = stored.map(({ email, subscribed, unsubscribedCause, guid, data, openTrackingConsent, lastOpId, lastOutcome }) => ({
+    email,
+    subscribed,
+    unsubscribedCause,
+    guid,
+    data,
+    openTrackingConsent,
+    lastOpId,
+    lastOutcome,
+  }));
   return items;
 }
 
