@@ -92,6 +92,11 @@ export async function batchGet<T>(
   return found;
 }
 
+/** True when a single-item write was refused by its ConditionExpression. */
+export function isConditionFailure(err: unknown): boolean {
+  return err instanceof Error && err.name === 'ConditionalCheckFailedException';
+}
+
 /** True when a transaction was cancelled by a failed condition or a conflicting transaction (worth re-reading and retrying). */
 export function isTransactionConflict(err: unknown): boolean {
   if (!(err instanceof Error) || err.name !== 'TransactionCanceledException') return err instanceof Error && err.name === 'TransactionConflictException';

@@ -3,7 +3,7 @@
  * and checkpoint, the worker's lease on it, and the API view of it.
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, queryAll, tableName } from '../db/client.js';
+import { ddb, isConditionFailure, queryAll, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import { NotFoundError } from '../http/errors.js';
 import type { ReportError } from '../subscribers/types.js';
@@ -181,7 +181,6 @@ export async function listImportedFiles(clientId: string): Promise<ImportedFile[
 /** Another worker holds the file, or took it over: stop without writing. */
 export class LeaseLostError extends Error {}
 
-const isConditionFailure = (err: unknown) => err instanceof Error && err.name === 'ConditionalCheckFailedException';
 
 /**
  * Claims the file for one worker until `leaseUntil` (epoch ms): only an

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { newSecret, sha256 } from '../auth/secrets.js';
 import { getClient, resolvePublicKey } from '../clients/clients.js';
 import { config } from '../config.js';
-import { ddb, queryPages, runPool, tableName, transactWrite } from '../db/client.js';
+import { ddb, isConditionFailure, queryPages, runPool, tableName, transactWrite } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import { BadRequestError } from '../http/errors.js';
 import { mailer } from '../mail/mailer.js';
@@ -54,7 +54,8 @@ interface TokenItem {
 }
 
 const epochSeconds = (iso: string) => Math.ceil(Date.parse(iso) / 1000);
-const isConditionFailure = (err: unknown) => ['ConditionalCheckFailedException', 'TransactionCanceledException'].includes((err as Error).name);
+/** A refused condition, on one item or in a transaction: here both mean another request got there first. */
+const lostRace = (err: unknown) => isConditionFailure(err) || (err as Error).name === 'TransactionCanceledException';
 
 /**
  * POST /v1/subscribe/{tracking_key}: resolves the keys, counts the request
@@ -114,7 +115,7 @@ async function registerPending(clientId: string, body: SubscribeBodyOutput, list
         }),
       );
     } catch (err) {
-      if (isConditionFailure(err)) return;
+      if (lostRace(err)) return;
       throw err;
     }
     if (due) await mailLink(updated, false, now);
@@ -148,7 +149,7 @@ async function registerPending(clientId: string, body: SubscribeBodyOutput, list
       }),
     );
   } catch (err) {
-    if (isConditionFailure(err)) return; // a concurrent submission created it and mails the link
+    if (lostRace(err)) return; // a concurrent submission created it and mails the link
     throw err;
   }
   try {
@@ -232,7 +233,7 @@ export async function confirm(token: string, now = new Date()): Promise<ConfirmO
       }),
     );
   } catch (err) {
-    if (isConditionFailure(err)) return { outcome: 'already', ...outcome };
+    if (lostRace(err)) return { outcome: 'already', ...outcome };
     throw err;
   }
   for (const listId of pending.listIds) {
@@ -252,7 +253,7 @@ export async function confirm(token: string, now = new Date()): Promise<ConfirmO
       { Update: { TableName: tableName(), Key: tokenKey, UpdateExpression: 'SET usedAt = :now', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':now': nowIso } } },
     ]);
   } catch (err) {
-    if (!isConditionFailure(err)) throw err; // a concurrent click finished first: same result
+    if (!lostRace(err)) throw err; // a concurrent click finished first: same result
   }
   return { outcome: 'confirmed', ...outcome };
 }
@@ -296,7 +297,7 @@ async function remind(candidate: PendingItem, now: Date): Promise<boolean> {
         ExpressionAttributeValues: { ':pid': candidate.pendingId },
       }),
     ).catch((err: unknown) => {
-      if (!isConditionFailure(err)) throw err;
+      if (!lostRace(err)) throw err;
     });
     return false;
   }
@@ -314,7 +315,7 @@ async function remind(candidate: PendingItem, now: Date): Promise<boolean> {
     );
     pending = out.Attributes as PendingItem;
   } catch (err) {
-    if (isConditionFailure(err)) return false; // confirmed, expired, replaced or reminded meanwhile
+    if (lostRace(err)) return false; // confirmed, expired, replaced or reminded meanwhile
     throw err;
   }
   await mailLink(pending, true, now);

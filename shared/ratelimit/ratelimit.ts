@@ -4,7 +4,7 @@
  * exactly `limit` times per window. Counter items expire by `ttl`.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, tableName } from '../db/client.js';
+import { ddb, isConditionFailure, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
 
 export const WINDOW_MS = 60_000;
@@ -36,7 +36,7 @@ export async function consume(scope: string, limit: number, nowMs = Date.now()):
     );
     return { allowed: true, retryAfterSeconds };
   } catch (err) {
-    if ((err as Error).name === 'ConditionalCheckFailedException') return { allowed: false, retryAfterSeconds };
+    if (isConditionFailure(err)) return { allowed: false, retryAfterSeconds };
     throw err;
   }
 }

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet, batchWrite, ddb, tableName } from '../db/client.js';
+import { batchGet, batchWrite, ddb, isConditionFailure, tableName } from '../db/client.js';
 import { hotSortKey, keys } from '../db/keys.js';
 import { bucketsFromScore, scoreFromBuckets, viewIncrement } from './ranking.js';
 import { COVISIT_CAP, COVISIT_PRUNE_AT, pruneCovisits, type RecosStore } from './store.js';
@@ -148,7 +148,7 @@ export class DynamoStore implements RecosStore {
         }),
       );
     } catch (err) {
-      if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
+      if (!isConditionFailure(err)) throw err;
     }
     return article;
   }
@@ -209,7 +209,7 @@ export class DynamoStore implements RecosStore {
       );
       return toArticle(out.Attributes ?? {});
     } catch (err) {
-      if ((err as Error).name === 'ConditionalCheckFailedException') return undefined;
+      if (isConditionFailure(err)) return undefined;
       throw err;
     }
   }

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 /** Helpers of the import tests: a loopback file server that counts requests, the worker invoked as S3 would, list snapshots. */
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import http from 'node:http';
@@ -57,6 +58,26 @@ export async function startFileServer(): Promise<FileServer> {
 }
 
 /** A route answering with a CSV body. */
+/**
+ * For one test file: a loopback file server, imports allowed to fetch from
+ * loopback, and a one-second lease so crashed workers are taken over quickly.
+ * Returns a holder whose `server` is set before the tests run.
+ */
+export function useLoopbackImports(): { server: FileServer } {
+  const holder = {} as { server: FileServer };
+  beforeAll(async () => {
+    holder.server = await startFileServer();
+    process.env.IMPORT_ALLOW_LOOPBACK = 'true';
+    process.env.IMPORT_LEASE_SECONDS = '1';
+  });
+  afterAll(async () => {
+    delete process.env.IMPORT_ALLOW_LOOPBACK;
+    delete process.env.IMPORT_LEASE_SECONDS;
+    await holder.server.close();
+  });
+  return holder;
+}
+
 export const csvRoute =
   (body: string | Buffer, contentType = 'text/csv; charset=utf-8'): Route =>
   (_req, res) => {

@@ -1,5 +1,5 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { invokeJob } from '../../infra/local/jobs.js';
 import { config } from '../../shared/config.js';
 import { claimFile, emptyProgress, saveProgress } from '../../shared/imports/files.js';
@@ -9,10 +9,9 @@ import { s3 } from '../../shared/s3.js';
 import { applySubscribers, countSubscribers } from '../../shared/subscribers/service.js';
 import type { SubscriberLine } from '../../shared/subscribers/types.js';
 import { newClient, request, useService, type TestClient } from '../helpers/service.js';
-import { csvRoute, eventLines, s3Event, snapshot, startFileServer, type FileServer } from './imports-helpers.js';
+import { csvRoute, eventLines, s3Event, snapshot, useLoopbackImports } from './imports-helpers.js';
 
 const service = useService();
-let files: FileServer;
 const CHUNK = 100;
 const DATA_LINES = 1200;
 
@@ -43,16 +42,9 @@ const seed: SubscriberLine[] = [
   ...Array.from({ length: 60 }, (_, i) => ({ line: 200 + i, email: `absent${i}@ex.com`, subscribed: i % 4 !== 0 })),
 ];
 
-beforeAll(async () => {
-  files = await startFileServer();
-  files.routes.set('/big.csv', csvRoute(bigCsv()));
-  process.env.IMPORT_ALLOW_LOOPBACK = 'true';
-  process.env.IMPORT_LEASE_SECONDS = '1';
-});
-afterAll(async () => {
-  delete process.env.IMPORT_ALLOW_LOOPBACK;
-  delete process.env.IMPORT_LEASE_SECONDS;
-  await files.close();
+const loopback = useLoopbackImports();
+beforeAll(() => {
+  loopback.server.routes.set('/big.csv', csvRoute(bigCsv()));
 });
 
 async function prepare(): Promise<{ client: TestClient; fileId: number }> {
@@ -61,7 +53,7 @@ async function prepare(): Promise<{ client: TestClient; fileId: number }> {
   const reply = await request(`${service.url}/v1/files`, {
     method: 'POST',
     token: client.token,
-    body: { email_list_id: client.defaultListId, url: `${files.url}/big.csv`, update_list: true },
+    body: { email_list_id: client.defaultListId, url: `${loopback.server.url}/big.csv`, update_list: true },
   });
   expect(reply.status, reply.text).toBe(201);
   return { client, fileId: reply.body.id };

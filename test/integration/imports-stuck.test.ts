@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { invokeJob } from '../../infra/local/jobs.js';
 import { MAX_ROW_BYTES } from '../../shared/imports/csv.js';
 import { claimFile, MAX_REPORTED_ERRORS_BYTES, readFile } from '../../shared/imports/files.js';
@@ -7,28 +7,18 @@ import { InjectedCrash, MAX_STALLED_INVOCATIONS, runImport } from '../../shared/
 import { jobList } from '../../shared/jobs.js';
 import { applySubscribers, getSubscriber } from '../../shared/subscribers/service.js';
 import { newClient, request, useService, type TestClient } from '../helpers/service.js';
-import { csvRoute, runWorker, s3Event, startFileServer, type FileServer } from './imports-helpers.js';
+import { csvRoute, runWorker, s3Event, useLoopbackImports } from './imports-helpers.js';
 
 const service = useService();
-let files: FileServer;
 
-beforeAll(async () => {
-  files = await startFileServer();
-  process.env.IMPORT_ALLOW_LOOPBACK = 'true';
-  process.env.IMPORT_LEASE_SECONDS = '1';
-});
-afterAll(async () => {
-  delete process.env.IMPORT_ALLOW_LOOPBACK;
-  delete process.env.IMPORT_LEASE_SECONDS;
-  await files.close();
-});
+const loopback = useLoopbackImports();
 
 /** Posts an import of `csv`; returns the client and the file id (status uploaded). */
 async function upload(csv: string, { updateList = false, client }: { updateList?: boolean; client?: TestClient } = {}): Promise<{ client: TestClient; fileId: number }> {
   client ??= await newClient(service);
   const path = `/f-${Math.random().toString(36).slice(2)}.csv`;
-  files.routes.set(path, csvRoute(csv));
-  const reply = await request(`${service.url}/v1/files`, { method: 'POST', token: client.token, body: { email_list_id: client.defaultListId, url: `${files.url}${path}`, update_list: updateList } });
+  loopback.server.routes.set(path, csvRoute(csv));
+  const reply = await request(`${service.url}/v1/files`, { method: 'POST', token: client.token, body: { email_list_id: client.defaultListId, url: `${loopback.server.url}${path}`, update_list: updateList } });
   expect(reply.status, reply.text).toBe(201);
   return { client, fileId: reply.body.id };
 }
