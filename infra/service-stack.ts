@@ -1,11 +1,13 @@
-import { CfnOutput, CfnParameter, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
-import { CorsHttpMethod, HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Aws, type CfnElement, CfnOutput, CfnParameter, Duration, Fn, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnStage, CorsHttpMethod, HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { LambdaDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import { LambdaDestination, SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3n from 'aws-cdk-lib/aws-s3-notifications';
 import * as lambdaEvents from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -17,12 +19,17 @@ import { tableDefinition } from '../shared/db/table.js';
 import { corsPolicy } from '../shared/http/cors.js';
 import { jobList } from '../shared/jobs.js';
 import { fallbackHandler, routeList } from '../shared/routes.js';
+import { Operations } from './constructs/operations.js';
 import { ServiceFunction, type ServiceResources } from './constructs/service-function.js';
+import { accessLogRetentionDays, reservedConcurrency, routeThrottles, stageThrottle } from './protection.js';
 
 export interface ServiceStackProps extends StackProps {
   /** Sender address of opt-in emails (a verified SES identity). */
   mailFrom?: string;
 }
+
+/** Acknowledges one cdk-nag rule on a construct and what it contains, with the reason. */
+const nagOk = (scope: Construct, id: string, reason: string) => Validations.of(scope).acknowledge({ id, reason });
 
 /** The whole service: one table, two buckets, the HTTP API with one function per route, and the jobs. */
 export class ServiceStack extends Stack {
@@ -38,6 +45,7 @@ export class ServiceStack extends Stack {
       timeToLiveAttribute: ttlAttribute,
       globalSecondaryIndexes: globalIndexes.map((g) => ({ indexName: g.name, partitionKey: str(g.partitionKey), sortKey: str(g.sortKey) })),
       removalPolicy: RemovalPolicy.RETAIN,
+      deletionProtection: true,
     });
     const bucket = (name: string, expireDays?: number) =>
       new s3.Bucket(this, name, {
@@ -51,7 +59,27 @@ export class ServiceStack extends Stack {
         ],
       });
     const importsBucket = bucket('Imports', 90);
+    for (const b of [importsBucket]) nagOk(b, 'AwsSolutions::AwsSolutions-S1', 'Object access is audited with CloudTrail data events where needed; an access-log bucket would itself be unlogged.');
     const eventsBucket = bucket('Events');
+    nagOk(eventsBucket, 'AwsSolutions::AwsSolutions-S1', 'Object access is audited with CloudTrail data events where needed; an access-log bucket would itself be unlogged.');
+    // Raw event records are the only copy of what happened: an overwrite or delete keeps the old version for 30 days.
+    (eventsBucket.node.defaultChild as s3.CfnBucket).versioningConfiguration = { status: 'Enabled' };
+    eventsBucket.addLifecycleRule({ noncurrentVersionExpiration: Duration.days(30), expiredObjectDeleteMarker: true });
+    // SNS topics are encrypted with a key CloudWatch (alarms) and SES (delivery events) may use.
+    const topicKey = new kms.Key(this, 'TopicKey', { enableKeyRotation: true, description: 'SNS topics of the newsletter service', removalPolicy: RemovalPolicy.RETAIN });
+    for (const service of ['cloudwatch.amazonaws.com', 'ses.amazonaws.com']) {
+      topicKey.grant(new iam.ServicePrincipal(service), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    }
+    const retainedQueue = (name: string, props: sqs.QueueProps) =>
+      new sqs.Queue(this, name, { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true, removalPolicy: RemovalPolicy.RETAIN, ...props });
+    const deadLetterQueues: sqs.IQueue[] = [];
+    const deadLetterQueue = (name: string) => {
+      const queue = retainedQueue(name, { retentionPeriod: Duration.days(14) });
+      nagOk(queue, 'AwsSolutions::AwsSolutions-SQS3', 'This queue is a dead-letter queue (alarmed when not empty).');
+      nagOk(queue, 'Serverless::Serverless-SQSRedrivePolicy', 'This queue is a dead-letter queue (alarmed when not empty).');
+      deadLetterQueues.push(queue);
+      return queue;
+    };
     // Merge runs of an assembly that crashed, and running files of open days (rebuilt on demand).
     eventsBucket.addLifecycleRule({ prefix: 'tmp/', expiration: Duration.days(2) });
     eventsBucket.addLifecycleRule({ prefix: 'partial/', expiration: Duration.days(7) });
@@ -65,6 +93,25 @@ export class ServiceStack extends Stack {
         maxAge: Duration.seconds(corsPolicy.maxAgeSeconds),
       },
     });
+    // Throttling and access logs on the default stage (limits: infra/protection.ts).
+    const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', { retention: accessLogRetentionDays as logs.RetentionDays, removalPolicy: RemovalPolicy.RETAIN });
+    const stage = api.defaultStage!.node.defaultChild as CfnStage;
+    stage.defaultRouteSettings = { throttlingRateLimit: stageThrottle.rateLimit, throttlingBurstLimit: stageThrottle.burstLimit };
+    stage.routeSettings = Object.fromEntries(
+      routeList
+        .filter((r) => routeThrottles[r.id])
+        .map((r) => [`${r.method} ${r.path}`, { throttlingRateLimit: routeThrottles[r.id].rateLimit, throttlingBurstLimit: routeThrottles[r.id].burstLimit }]),
+    );
+    stage.accessLogSettings = {
+      destinationArn: accessLogs.logGroupArn,
+      format: JSON.stringify({
+        requestId: '$context.requestId', ip: '$context.identity.sourceIp', requestTime: '$context.requestTime', routeKey: '$context.routeKey',
+        status: '$context.status', responseLength: '$context.responseLength', latencyMs: '$context.responseLatency',
+        integrationLatencyMs: '$context.integrationLatency', integrationError: '$context.integrationErrorMessage', userAgent: '$context.identity.userAgent',
+      }),
+    };
+    const mailFrom = props.mailFrom ?? this.mailFromParameter();
+    const logLevel = new CfnParameter(this, 'LogLevel', { type: 'String', default: 'INFO', allowedValues: ['DEBUG', 'INFO', 'WARN', 'ERROR'], description: 'Log level of every function' });
     const resources: ServiceResources = {
       table,
       imports: importsBucket,
@@ -74,9 +121,16 @@ export class ServiceStack extends Stack {
         IMPORTS_BUCKET: importsBucket.bucketName,
         EVENTS_BUCKET: eventsBucket.bucketName,
         PUBLIC_BASE_URL: api.apiEndpoint,
-        MAIL_FROM: props.mailFrom ?? this.mailFromParameter(),
+        MAIL_FROM: mailFrom,
+        POWERTOOLS_LOG_LEVEL: logLevel.valueAsString,
       },
+      // The sending identity: the address itself or its domain, whichever is verified in SES.
+      mailIdentityArns: [
+        `arn:${Aws.PARTITION}:ses:${Aws.REGION}:${Aws.ACCOUNT_ID}:identity/${mailFrom}`,
+        `arn:${Aws.PARTITION}:ses:${Aws.REGION}:${Aws.ACCOUNT_ID}:identity/${Fn.select(1, Fn.split('@', mailFrom))}`,
+      ],
     };
+    const functions: Array<{ id: string; fn: ServiceFunction }> = [];
 
     for (const route of routeList) {
       const fn = new ServiceFunction(this, route.id, {
@@ -85,12 +139,15 @@ export class ServiceStack extends Stack {
         resources,
         timeoutSeconds: route.lambda?.timeoutSeconds,
         memoryMb: route.lambda?.memoryMb,
+        reservedConcurrency: reservedConcurrency[route.id],
       });
+      functions.push({ id: route.id, fn });
       api.addRoutes({ path: route.path, methods: [route.method as HttpMethod], integration: new HttpLambdaIntegration(`${route.id}Integration`, fn) });
     }
     const fallback = new ServiceFunction(this, 'fallback', { entry: fallbackHandler, access: {}, resources });
+    functions.push({ id: 'fallback', fn: fallback });
     // API Gateway's `$default` route: whatever no row matches (also `/`) gets the service's JSON 404/405.
-    new HttpRoute(this, 'DefaultRoute', { httpApi: api, routeKey: HttpRouteKey.DEFAULT, integration: new HttpLambdaIntegration('fallbackIntegration', fallback) });
+    const defaultRoute = new HttpRoute(this, 'DefaultRoute', { httpApi: api, routeKey: HttpRouteKey.DEFAULT, integration: new HttpLambdaIntegration('fallbackIntegration', fallback) });
 
     let sesTopic: sns.Topic | undefined;
     const jobFunctions: Record<string, ServiceFunction> = {};
@@ -101,10 +158,18 @@ export class ServiceStack extends Stack {
         resources,
         timeoutSeconds: job.timeoutSeconds ?? 900,
         memoryMb: job.memoryMb,
+        reservedConcurrency: reservedConcurrency[job.id],
       }));
+      functions.push({ id: job.id, fn });
       const trigger = job.trigger;
       if ('schedule' in trigger) {
-        new events.Rule(this, `${job.id}Schedule`, { schedule: events.Schedule.expression(trigger.schedule), targets: [new targets.LambdaFunction(fn)] });
+        // A run that fails all its attempts (or cannot be delivered) lands in a queue with an alarm.
+        const failed = deadLetterQueue(`${job.id}FailedRuns`);
+        fn.configureAsyncInvoke({ retryAttempts: 2, onFailure: new SqsDestination(failed) });
+        new events.Rule(this, `${job.id}Schedule`, {
+          schedule: events.Schedule.expression(trigger.schedule),
+          targets: [new targets.LambdaFunction(fn, { deadLetterQueue: failed, retryAttempts: 2 })],
+        });
       } else if ('importsUpload' in trigger) {
         importsBucket.addEventNotification(s3.EventType.OBJECT_CREATED, new s3n.LambdaDestination(fn), { prefix: trigger.importsUpload });
       } else if ('asyncFailureOf' in trigger) {
@@ -113,7 +178,7 @@ export class ServiceStack extends Stack {
         // SNS → SQS → batches: one raw object per batch instead of one per notification.
         const { batchSize, maxBatchingWindowSeconds, maxReceiveCount } = trigger.sesEventsQueue;
         if (!sesTopic) {
-          sesTopic = new sns.Topic(this, 'SesEvents', { enforceSSL: true });
+          sesTopic = new sns.Topic(this, 'SesEvents', { enforceSSL: true, masterKey: topicKey });
           // SES event destinations publish to the topic on behalf of this account only.
           sesTopic.addToResourcePolicy(
             new iam.PolicyStatement({
@@ -124,20 +189,17 @@ export class ServiceStack extends Stack {
             }),
           );
         }
-        const deadLetters = new sqs.Queue(this, `${job.id}DeadLetters`, {
-          encryption: sqs.QueueEncryption.SQS_MANAGED,
-          enforceSSL: true,
-          retentionPeriod: Duration.days(14),
-        });
-        const queue = new sqs.Queue(this, `${job.id}Queue`, {
-          encryption: sqs.QueueEncryption.SQS_MANAGED,
-          enforceSSL: true,
+        const deadLetters = deadLetterQueue(`${job.id}DeadLetters`);
+        // Notifications SNS could not deliver to the queue (a deleted or misconfigured queue).
+        const undelivered = deadLetterQueue(`${job.id}Undelivered`);
+        const queue = retainedQueue(`${job.id}Queue`, {
           retentionPeriod: Duration.days(4),
           // AWS: at least six times the function timeout plus the batching window.
           visibilityTimeout: Duration.seconds(6 * (job.timeoutSeconds ?? 900) + maxBatchingWindowSeconds),
           deadLetterQueue: { queue: deadLetters, maxReceiveCount },
         });
-        sesTopic.addSubscription(new subs.SqsSubscription(queue));
+        sesTopic.addSubscription(new subs.SqsSubscription(queue, { deadLetterQueue: undelivered }));
+        nagOk(fn, 'Serverless::Serverless-LambdaEventSourceMappingDestination', 'Failed messages go to the queue\'s own dead-letter queue (redrive policy) after maxReceiveCount.');
         fn.addEventSource(
           new lambdaEvents.SqsEventSource(queue, {
             batchSize,
@@ -155,9 +217,22 @@ export class ServiceStack extends Stack {
       const target = jobFunctions[job.trigger.asyncFailureOf];
       if (!target) throw new Error(`job ${job.id}: no job ${job.trigger.asyncFailureOf}`);
       target.configureAsyncInvoke({ retryAttempts: 2, onFailure: new LambdaDestination(jobFunctions[job.id], { responseOnly: false }) });
+      // If marking the files failed fails too, the event waits in a queue with an alarm.
+      const lost = deadLetterQueue(`${job.id}FailedRuns`);
+      jobFunctions[job.id].configureAsyncInvoke({ retryAttempts: 2, onFailure: new SqsDestination(lost) });
     }
 
+    for (const scope of [api, defaultRoute]) nagOk(scope, 'AwsSolutions::AwsSolutions-APIG4', 'The functions authenticate (service token header, or the public keys the spec puts in the path); the spec fixes these routes.');
+    // CDK's own handler that configures S3 bucket notifications.
+    const notifications = this.node.tryFindChild('BucketNotificationsHandler050a0587b7544547bf325f094a3db834');
+    if (notifications) {
+      nagOk(notifications, 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', 'CDK\'s handler only writes its own logs.');
+      nagOk(notifications, 'AwsSolutions::AwsSolutions-IAM5[Resource::*]', 'CDK\'s handler needs s3:PutBucketNotification, which it applies to the imports bucket only.');
+    }
+    nagOk(this, `AwsSolutions::AwsSolutions-IAM5[Resource::<${this.getLogicalId(jobFunctions.importsWorkerFailed?.node.defaultChild as CfnElement)}.Arn>:*]`, 'Lambda destinations invoke the failure job\'s versions and aliases.');
+    const operations = new Operations(this, 'Operations', { api, table, functions, deadLetterQueues, topicKey });
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
+    new CfnOutput(this, 'AlarmTopicArn', { value: operations.alarmTopic.topicArn, description: 'Every alarm notifies this topic' });
     for (const job of jobList) {
       new CfnOutput(this, `${job.id}FunctionName`, { value: jobFunctions[job.id].functionName, description: `Run by hand: aws lambda invoke --function-name <this> --payload '{}' out.json` });
     }

@@ -49,14 +49,14 @@ export const jobs = {
   sesEvents: {
     handler: 'functions/ses-events.ts',
     summary: 'Records SES delivery events (send, open, click, bounce, complaint); hard bounces unsubscribe',
-    access: { table: 'RW', events: 'RW' },
+    access: { table: 'RW', events: 'W' },
     trigger: { sesEventsQueue: { batchSize: 1000, maxBatchingWindowSeconds: 120, maxReceiveCount: 5 } },
     timeoutSeconds: 180,
   },
   importsWorker: {
     handler: 'functions/imports-worker.ts',
     summary: 'Applies an uploaded CSV file to its list (resumes from its checkpoint; continues after a pause marker)',
-    access: { table: 'RW', imports: 'RW', events: 'RW' },
+    access: { table: 'RW', imports: 'RW', events: 'W' },
     trigger: { importsUpload: UPLOADS_PREFIX },
     timeoutSeconds: 900,
     memoryMb: 1024,

@@ -12,7 +12,8 @@ export type AuthKind = 'none' | 'token' | 'key';
 export interface Access {
   table?: 'R' | 'RW';
   imports?: 'R' | 'RW';
-  events?: 'R' | 'RW';
+  /** `W`: adds event records only (put, no read, no delete); `RW` also reads and deletes (the assembler's runs). */
+  events?: 'R' | 'W' | 'RW';
   /** Sends email through SES. */
   mail?: boolean;
 }

@@ -17,8 +17,9 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { createHash } from 'node:crypto';
+import { METRICS_NAMESPACE, SERVICE_NAME } from './names.js';
 
-export const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME || 'newsletter-service' });
+export const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME });
 
 /** Metric warnings go through the logger; "no metrics in this invocation" is the normal case for most requests, not a warning. */
 const metricsLogger = {
@@ -29,8 +30,8 @@ const metricsLogger = {
 };
 
 export const metrics = new Metrics({
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || 'NewsletterService',
-  serviceName: process.env.POWERTOOLS_SERVICE_NAME || 'newsletter-service',
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || METRICS_NAMESPACE,
+  serviceName: process.env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME,
   logger: metricsLogger,
 });
 

@@ -1,0 +1,105 @@
+import { CfnCondition, CfnParameter, Duration, Fn, Validations } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import * as cw from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../../shared/observability/names.js';
+
+export interface OperationsProps {
+  api: HttpApi;
+  table: ITableV2;
+  functions: Array<{ id: string; fn: IFunction }>;
+  deadLetterQueues: IQueue[];
+  topicKey: IKey;
+}
+
+const FIVE_MINUTES = Duration.minutes(5);
+
+/**
+ * What an operator watches: the alarm topic (with an optional email
+ * subscription from the `AlarmEmail` deploy parameter), the alarms of the
+ * runbook in docs/operations.md, and one dashboard.
+ */
+export class Operations extends Construct {
+  readonly alarmTopic: sns.Topic;
+  readonly alarms: cw.Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: OperationsProps) {
+    super(scope, id);
+    const { api, table, functions, deadLetterQueues } = props;
+    this.alarmTopic = new sns.Topic(this, 'AlarmTopic', { enforceSSL: true, masterKey: props.topicKey, displayName: 'Newsletter service alarms' });
+    const email = new CfnParameter(this, 'AlarmEmail', { type: 'String', default: '', description: 'Address notified of every alarm (empty: no email subscription)' });
+    const subscription = new sns.CfnSubscription(this, 'AlarmEmailSubscription', { topicArn: this.alarmTopic.topicArn, protocol: 'email', endpoint: email.valueAsString });
+    Validations.of(subscription).acknowledge({ id: 'Serverless::Serverless-SNSRedrivePolicy', reason: 'An email subscription: SNS retries email itself and a DLQ of undelivered alarm emails would have no reader.' });
+    subscription.cfnOptions.condition = new CfnCondition(this, 'HasAlarmEmail', { expression: Fn.conditionNot(Fn.conditionEquals(email.valueAsString, '')) });
+
+    const alarm = (name: string, description: string, metric: cw.IMetric, threshold: number, evaluationPeriods = 1) => {
+      const a = new cw.Alarm(this, name, {
+        alarmDescription: `${description} Runbook: docs/operations.md#${name.toLowerCase()}`,
+        metric,
+        threshold,
+        evaluationPeriods,
+        comparisonOperator: cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cw.TreatMissingData.NOT_BREACHING,
+      });
+      a.addAlarmAction(new SnsAction(this.alarmTopic));
+      a.addOkAction(new SnsAction(this.alarmTopic));
+      this.alarms.push(a);
+      return a;
+    };
+
+    const requests = api.metricCount({ period: FIVE_MINUTES, statistic: 'Sum' });
+    const serverErrors = api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' });
+    // Percent of requests answered 5xx; quiet periods (under 20 requests) do not count.
+    const errorRate = new cw.MathExpression({ expression: 'IF(requests >= 20, 100 * errors / requests, 0)', usingMetrics: { requests, errors: serverErrors }, period: FIVE_MINUTES, label: 'API 5xx %' });
+    alarm('Api5xxRate', 'More than 1% of API requests answered 5xx in 5 minutes.', errorRate, 1);
+
+    for (const { id: fnId, fn } of functions) {
+      alarm(`${fnId}Errors`, `Function ${fnId} failed (crash, timeout or a job run that threw).`, fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }), 1);
+      alarm(`${fnId}Throttles`, `Function ${fnId} was throttled (its reserved concurrency or the account limit).`, fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }), 1);
+    }
+    for (const queue of deadLetterQueues) {
+      const name = queue.node.id;
+      alarm(`${name}NotEmpty`, `A message waits in the dead-letter queue ${name}.`, queue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }), 1);
+    }
+    const custom = (metricName: string, dimensionsMap: Record<string, string>) =>
+      new cw.Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { service: SERVICE_NAME, ...dimensionsMap }, period: FIVE_MINUTES, statistic: 'Sum' });
+    alarm('ImportsFailed', 'An import failed after all its attempts (the file says failed, with a cause).', custom('ImportsFailed', { job: 'importsWorkerFailed' }), 1);
+    const throttled = (metricName: string) => new cw.Metric({ namespace: 'AWS/DynamoDB', metricName, dimensionsMap: { TableName: table.tableName }, period: FIVE_MINUTES, statistic: 'Sum' });
+    alarm(
+      'TableThrottles',
+      'DynamoDB throttled requests on the table (a hot partition or the on-demand table limit).',
+      new cw.MathExpression({ expression: 'reads + writes', usingMetrics: { reads: throttled('ReadThrottleEvents'), writes: throttled('WriteThrottleEvents') }, period: FIVE_MINUTES, label: 'throttle events' }),
+      10,
+    );
+
+    // The service's own metrics, summed over the routes and jobs that emit them.
+    const total = (metricName: string) =>
+      new cw.MathExpression({ expression: `SUM(SEARCH('{${METRICS_NAMESPACE},service,route} MetricName="${metricName}" OR {${METRICS_NAMESPACE},service,job} MetricName="${metricName}"', 'Sum', 300))`, label: metricName, period: FIVE_MINUTES });
+    const graph = (title: string, left: cw.IMetric[]) => new cw.GraphWidget({ title, left, width: 8, height: 6 });
+    new cw.Dashboard(this, 'Dashboard', {
+      widgets: [
+        [
+          graph('API requests and errors', [requests, api.metricClientError({ period: FIVE_MINUTES, statistic: 'Sum' }), serverErrors]),
+          graph('API latency (p99)', [api.metricLatency({ period: FIVE_MINUTES, statistic: 'p99' })]),
+          graph('4xx / 5xx answered by the functions', [total('ClientErrors'), total('ServerErrors')]),
+        ],
+        [
+          graph('Subscribers and imports', [total('SubscribersApplied'), total('ImportLinesApplied'), total('ImportLinesFailed'), total('ImportsFailed')]),
+          graph('Events and opt-ins', [total('EventsRecorded'), total('OptinsSubmitted'), total('OptinsConfirmed'), total('OptinRemindersSent')]),
+          graph('Recommendations', [total('RecommendationsServed'), total('RecommendationsFromPopularity')]),
+        ],
+        [
+          graph('DynamoDB throttles', [throttled('ReadThrottleEvents'), throttled('WriteThrottleEvents')]),
+          graph('Dead-letter queues', deadLetterQueues.map((q) => q.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum', label: q.node.id }))),
+          new cw.AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 8, height: 6 }),
+        ],
+      ],
+    });
+  }
+}

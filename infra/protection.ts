@@ -1,0 +1,46 @@
+/**
+ * Throttling and concurrency of the deployed service, in one place (the
+ * reasoning is in docs/operations.md, "Throttling and concurrency").
+ * Keys are the ids of shared/routes.ts and shared/jobs.ts rows.
+ */
+
+/** API Gateway stage default: every route not listed below (token-authenticated API calls). Requests per second, burst. */
+export const stageThrottle = { rateLimit: 200, burstLimit: 400 };
+
+/**
+ * Tighter limits for the public routes: anyone can call them. `/v1/token`
+ * runs scrypt on every call; subscribe sends email; track, recommendations
+ * and redirect read and write on-demand DynamoDB per page view.
+ */
+export const routeThrottles: Record<string, { rateLimit: number; burstLimit: number }> = {
+  tokenGet: { rateLimit: 10, burstLimit: 20 },
+  subscribePost: { rateLimit: 20, burstLimit: 40 },
+  optinConfirm: { rateLimit: 20, burstLimit: 40 },
+  trackPost: { rateLimit: 100, burstLimit: 200 },
+  recosGet: { rateLimit: 100, burstLimit: 200 },
+  redirectGet: { rateLimit: 50, burstLimit: 100 },
+  libraryGet: { rateLimit: 50, burstLimit: 100 },
+  openapiGet: { rateLimit: 5, burstLimit: 10 },
+};
+
+/**
+ * Reserved concurrency. For the workers it is a guarantee (public traffic
+ * cannot take their slots) and a cap (a flood of uploads or SES events
+ * cannot take everyone else's); for public routes it is a cap. The sum
+ * (here 160) is taken from the account's regional pool (default 1000), and
+ * AWS keeps at least 100 unreserved, so the account needs a limit of at least
+ * 260; a new account with a lower limit must ask for the default first.
+ */
+export const reservedConcurrency: Record<string, number> = {
+  importsWorker: 10,
+  sesEvents: 5,
+  tokenGet: 10,
+  subscribePost: 20,
+  optinConfirm: 10,
+  trackPost: 40,
+  recosGet: 40,
+  redirectGet: 25,
+};
+
+/** Days the API access log is kept. */
+export const accessLogRetentionDays = 90;
