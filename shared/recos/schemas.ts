@@ -32,11 +32,19 @@ const ThemesSchema = (max: number) =>
     v.check((themes) => themes.length <= max, `at most ${max} themes`),
   );
 
-/** Unix seconds from seconds, milliseconds (values above 10^11), a numeric string or an ISO 8601 date. */
+/** Latest published_time accepted: 9999-12-31T23:59:59Z in Unix seconds. */
+export const MAX_PUBLISHED_SECONDS = 253_402_300_799;
+
+/**
+ * Unix seconds from seconds, milliseconds (values above 10^11), a numeric
+ * string or an ISO 8601 date; undefined for anything else or outside
+ * 1970-01-01 … 9999-12-31 (what storage and dates can hold).
+ */
 export function toUnixSeconds(value: number | string): number | undefined {
-  const n = typeof value === 'number' ? value : /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : Date.parse(value) / 1000;
+  const n = typeof value === 'number' ? value : /^\d{1,20}(\.\d{1,20})?$/.test(value.trim()) ? Number(value) : Date.parse(value) / 1000;
   if (!Number.isFinite(n) || n < 0) return undefined;
-  return Math.floor(n > 1e11 ? n / 1000 : n);
+  const seconds = Math.floor(n > 1e11 ? n / 1000 : n);
+  return seconds <= MAX_PUBLISHED_SECONDS ? seconds : undefined;
 }
 
 export const TrackParamsSchema = v.object({ tracking_key: PublicKeySchema });
@@ -58,8 +66,11 @@ export const TrackBodySchema = v.object({
   category: text(200),
   published_time: v.optional(
     v.pipe(
-      v.union([v.number(), v.string()], 'must be Unix seconds or an ISO 8601 date'),
-      v.check((t) => (typeof t === 'string' && t.trim() === '') || toUnixSeconds(t) !== undefined, 'must be Unix seconds or an ISO 8601 date'),
+      v.union([v.number(), v.pipe(v.string(), v.maxLength(64))], 'must be Unix seconds or an ISO 8601 date'),
+      v.check(
+        (t) => (typeof t === 'string' && t.trim() === '') || toUnixSeconds(t) !== undefined,
+        'must be Unix seconds (0 to 253402300799), milliseconds (up to 253402300799999) or an ISO 8601 date up to 9999-12-31',
+      ),
       v.transform((t) => (typeof t === 'string' && t.trim() === '' ? undefined : toUnixSeconds(t))),
     ),
   ),

@@ -1,9 +1,8 @@
 import * as v from 'valibot';
+import { emailSchema } from '../mail/address.js';
 
 /** Most lines one request may carry (spec §8). */
 export const MAX_LINES = 20_000;
-/** Largest `data_*` payload one subscriber may carry (JSON bytes), well under DynamoDB's 400 KB item limit. */
-export const MAX_DATA_BYTES = 10_240;
 
 const booleanLike = (message: string) =>
   v.union(
@@ -11,14 +10,8 @@ const booleanLike = (message: string) =>
     message,
   );
 
-/** email: trimmed, lower-cased, at most 254 characters (RFC 5321). */
-export const EmailSchema = v.pipe(
-  v.string('email is missing or invalid'),
-  v.trim(),
-  v.toLowerCase(),
-  v.maxLength(254, 'email is missing or invalid'),
-  v.email('email is missing or invalid'),
-);
+/** email: the service's address rule (shared/mail/address.ts), trimmed and lower-cased. */
+export const EmailSchema = emailSchema('email is missing or invalid');
 
 /** open_tracking_consent: true/false in any case; any other value leaves consent unchanged (spec 2.4). */
 const ConsentSchema = v.optional(v.fallback(v.union([booleanLike(''), v.undefined()]), undefined));
@@ -122,6 +115,7 @@ export const SubscriberOutputSchema = v.object({
   subscribed_at: v.nullable(v.string()),
 });
 
+/** Body of POST /v1/users/delete: `[{email}]` (spec 4.2); entries are checked one by one so every bad one is named. */
 export const UsersDeleteBodySchema = v.pipe(
   v.array(v.unknown(), 'must be an array of {email} objects'),
   v.minLength(1, 'the array is empty'),
@@ -135,5 +129,5 @@ export const LEGACY_PROFILE_FIELDS = ['pseudo', 'first_name', 'last_name', 'loca
 export const LegacySubscriberSchema = v.looseObject({
   ...fields,
   subscribed: v.optional(booleanLike('subscribed must be true or false')),
-  ...Object.fromEntries(LEGACY_PROFILE_FIELDS.map((name) => [name, v.optional(v.string())])),
+  ...Object.fromEntries(LEGACY_PROFILE_FIELDS.map((name) => [name, v.optional(v.nullable(v.string()))])),
 });
