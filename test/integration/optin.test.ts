@@ -241,11 +241,11 @@ describe('invalid requests', () => {
       ['unknown form key', { email, form_key: 'nope' }, 'body.form_key: unknown form key for this tracking key'],
       ['form key of another client', { email, form_key: otherForm }, 'body.form_key: unknown form key for this tracking key'],
       ['missing email', { form_key: listForm }, 'body.email: is required'],
-      ['invalid email', { email: 'no-at-sign', form_key: listForm }, 'body.email: must be a valid email'],
+      ['invalid email', { email: 'no-at-sign', form_key: listForm }, 'body.email: must be a valid email: it has no @'],
       ['missing form key', { email }, 'body.form_key: is required'],
       ['global form without email_lists', { email, form_key: globalForm }, `body.email_lists: is required for this form (a global opt-in form); choose among its lists ${lists.join(', ')}`],
       ['email_lists outside the form', { email, form_key: globalForm, email_lists: [lists[1], 99] }, `body.email_lists: list(s) 99 not offered by this form; choose among ${lists.join(', ')}`],
-      ['email_lists not ids', { email, form_key: globalForm, email_lists: ['weekly'] }, 'body.email_lists: must be list ids (positive integers), got "weekly"'],
+      ['email_lists not ids', { email, form_key: globalForm, email_lists: ['weekly'] }, 'body.email_lists: must be list ids (integers from 1 to 9999999999), got "weekly"'],
       ['update not a boolean', { email, form_key: listForm, update: 'sometimes' }, 'body.update: must be true or false'],
     ];
     for (const [name, body, cause] of cases) {
