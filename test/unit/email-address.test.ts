@@ -7,7 +7,9 @@
  */
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
+import { recordToLine } from '../../shared/imports/csv.js';
 import { emailProblem, emailSchema, isEmail } from '../../shared/mail/address.js';
+import { parseSubscriberLine } from '../../shared/subscribers/parse.js';
 
 const l63 = 'abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijk';
 const l64 = `${l63}l`;
@@ -224,6 +226,16 @@ describe('email address rule (table of public corpus addresses)', () => {
     expect(parsed.success).toBe(accepted);
     if (parsed.success) expect(parsed.output).toBe(address.trim().toLowerCase());
     else expect(parsed.issues[0].message).toMatch(/^(must be a string|must be a valid email: it .+)$/);
+  });
+
+  it('the list API lines and the CSV import apply the same rule to every address of the table', () => {
+    for (const [address, accepted] of table) {
+      const line = parseSubscriberLine({ email: address }, 1);
+      expect('cause' in line ? false : line.email, address).toBe(accepted ? address.trim().toLowerCase() : false);
+      const row = recordToLine(['email'], [address], 2, 'import#1#2');
+      if (address.trim() === '') continue; // an empty cell is a missing email
+      expect('cause' in row ? false : row.email, address).toBe(accepted ? address.trim().toLowerCase() : false);
+    }
   });
 
   it('trims surrounding whitespace and lower-cases the whole address', () => {
