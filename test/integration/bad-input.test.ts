@@ -254,6 +254,12 @@ describe('shapes', () => {
     expect(await count(client)).toMatchObject({ subscribed: 1 });
   });
 
+  it('a request line above the HTTP parser\'s limit is a JSON 431 from the local gateway, not an empty reply', async () => {
+    const reply = await request(`${service.url}/v1/openapi.json?q=${'x'.repeat(70_000)}`);
+    expect(reply.status).toBe(431);
+    expect(reply.body).toEqual({ status: 431, cause: 'Request line and headers are too large' });
+  });
+
   it('GET /dev/outbox/%E0%A4%A (a malformed escape) is a 404, not a 500', async () => {
     const reply = await request(`${service.url}/dev/outbox/%E0%A4%A`);
     expect(reply.status).toBe(404);
