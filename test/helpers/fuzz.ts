@@ -125,6 +125,32 @@ export const oddValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.double({ noNaN: true, noDefaultInfinity: true }),
 );
 
+/** Values at and beyond what storage holds: number range and precision, nesting, empty keys, invalid Unicode. */
+export const storageEdge: fc.Arbitrary<unknown> = fc.constantFrom<unknown>(
+  2 ** 53,
+  -(2 ** 53),
+  Number.MAX_SAFE_INTEGER,
+  2 ** 64,
+  1e300,
+  -1e300,
+  1e126,
+  1e-130,
+  1e-131,
+  1e-320,
+  5e-324,
+  1e19,
+  { '': 1 },
+  [{ a: { '': null } }],
+  nestedValue(15),
+  nestedValue(16),
+  nestedValue(31),
+  nestedValue(200),
+  '\ud800',
+  { '\udc00': 1 },
+  'x'.repeat(11_000),
+  [1e300],
+);
+
 /** Field values that make a request valid for this client, by field name. */
 function known(ctx: FuzzContext, route: Route, name: string): fc.Arbitrary<unknown> | undefined {
   switch (name) {
@@ -167,6 +193,20 @@ function known(ctx: FuzzContext, route: Route, name: string): fc.Arbitrary<unkno
       return fc.stringMatching(/^[0-9a-f]{10,64}$/);
     case 'published_time':
       return fc.oneof(fc.integer({ min: 0, max: 2_000_000_000 }), fc.constant('2026-01-01T00:00:00Z'));
+    case 'unsubscribed_cause':
+      return fc.constantFrom('READER', 'PUBLISHER', 'reader');
+    case 'subscribed':
+      return fc.constantFrom(true, false, 'true', 'FALSE');
+    case 'open_tracking_consent':
+      return fc.constantFrom(true, false, 'True', undefined);
+    case 'update':
+      return fc.constantFrom(false, 'false', undefined);
+    case 'guid':
+      return fc.stringMatching(/^[a-z0-9-]{1,20}$/);
+    case 'title':
+    case 'description':
+    case 'category':
+      return fc.string({ maxLength: 40 });
     case 'themes':
       return fc.array(fc.constantFrom('food', 'sport', 'Tech'), { maxLength: 3 });
     default:
@@ -257,6 +297,7 @@ type Mutation =
   | { kind: 'field'; pick: number; value: unknown }
   | { kind: 'drop'; pick: number }
   | { kind: 'extra'; name: string; value: unknown }
+  | { kind: 'storage'; field: boolean; pick: number; name: string; value: unknown }
   | { kind: 'body'; value: unknown }
   | { kind: 'raw'; template: 'duplicate' | 'deep' | 'invalid' | 'bom' | 'empty' | 'deep-data'; value: unknown }
   | { kind: 'content-type'; value: string | undefined }
@@ -272,6 +313,10 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   {
     arbitrary: fc.record({ kind: fc.constant('extra' as const), name: fc.oneof(fc.stringMatching(/^data_[a-z]{1,6}$/), oddString, fc.constant('data_')), value: oddValue }),
     weight: 2,
+  },
+  {
+    arbitrary: fc.record({ kind: fc.constant('storage' as const), field: fc.boolean(), pick: fc.nat(), name: fc.stringMatching(/^data_[a-z]{1,6}$/), value: storageEdge }),
+    weight: 3,
   },
   { arbitrary: fc.record({ kind: fc.constant('body' as const), value: oddValue }), weight: 1 },
   {
@@ -330,6 +375,15 @@ export function requestsOf(ctx: FuzzContext, route: Route): fc.Arbitrary<FuzzReq
         const t = target();
         if (t) t[m.name] = m.value;
         else queryParams.push([m.name, String(m.value)]);
+        break;
+      }
+      case 'storage': {
+        // A storage edge value in an existing field (numbers, ids, times) or in a data_* field.
+        const t = target();
+        const names = t ? Object.keys(t) : [];
+        if (t && m.field && names.length) t[names[m.pick % names.length]] = m.value;
+        else if (t) t[m.name] = m.value;
+        else if (queryParams.length) queryParams[m.pick % queryParams.length][1] = String(m.value);
         break;
       }
       case 'body':
@@ -393,6 +447,8 @@ function describeMutation(m: Mutation): string {
       return `drop field#${m.pick}`;
     case 'extra':
       return `extra ${show(m.name)} = ${show(m.value)}`;
+    case 'storage':
+      return `storage edge ${m.field ? `field#${m.pick}` : show(m.name)} = ${show(m.value)}`;
     case 'body':
       return `body = ${show(m.value)}`;
     case 'raw':

@@ -84,6 +84,7 @@ describe('fuzz of every route (fast-check)', () => {
     const property = fc.asyncProperty(requestsOf(ctx, route), async (req) => {
       const reply = await send(req);
       stat.cases++;
+      if (process.env.FUZZ_DEBUG) console.log(`${id} ${reply.status} ${req.method} ${req.path} ${req.mutation} ${reply.text.slice(0, 120)}`);
       stat.statuses[reply.status] = (stat.statuses[reply.status] ?? 0) + 1;
       const after = await clientState(ctx);
       let problem = replyProblem(route, req, reply);
