@@ -202,7 +202,14 @@ function known(ctx: FuzzContext, route: Route, name: string): fc.Arbitrary<unkno
     case 'update':
       return fc.constantFrom(false, 'false', undefined);
     case 'guid':
-      return fc.stringMatching(/^[a-z0-9-]{1,20}$/);
+      return route.id === 'redirectGet' ? fc.stringMatching(/^[0-9a-f]{20}$/) : fc.stringMatching(/^[a-z0-9-]{1,20}$/);
+    case 'rows':
+      return fc.integer({ min: 1, max: 100 }).map(String);
+    case 'count':
+      return fc.integer({ min: 1, max: 1000 }).map(String);
+    case 'start':
+    case 'offset':
+      return fc.integer({ min: 0, max: 50 }).map(String);
     case 'title':
     case 'description':
     case 'category':

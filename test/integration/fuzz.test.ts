@@ -2,7 +2,7 @@
  * Property-based fuzz of every route of the route table through the local
  * gateway (issue 11). For every case: never a 5xx; every 4xx is the spec's
  * error body with a non-empty cause; a 4xx leaves the client's state as it
- * was. `npm test` runs FUZZ_RUNS (default 12) cases per route; `npm run fuzz`
+ * was. `npm test` runs FUZZ_RUNS (default 20) cases per route; `npm run fuzz`
  * runs many more. FUZZ_SEED reproduces a run; the seed is printed on failure.
  */
 import fc from 'fast-check';
@@ -14,7 +14,7 @@ import { clientState, type FuzzContext, type FuzzRequest, requestsOf } from '../
 import { newClient, useService } from '../helpers/service.js';
 import { csvRoute, useLoopbackImports } from './imports-helpers.js';
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 20);
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
 const service = useService();
