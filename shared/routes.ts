@@ -93,7 +93,9 @@ export const routes = {
     auth: 'token',
     access: { table: 'RW', events: 'RW' },
     summary: 'Subscribe, unsubscribe or update one subscriber or a batch of up to 20,000',
-    description: 'Invalid lines are reported in `report.errors` and skipped; valid lines are applied. An address given twice: the last line wins. Counter definitions: README.',
+    description:
+      'Invalid lines are reported in `report.errors` and skipped; valid lines are applied. An address given twice: the last line wins. Counter definitions: README. ' +
+      '`data_*` values: numbers from -(2^53-1) to 2^53-1 (0 or at least 1e-130 in magnitude), at most 16 levels of nesting, no empty keys, at most 10,240 bytes of JSON per line and 65,536 stored per subscriber.',
     tags: ['subscribers'],
     request: { params: ListIdParamsSchema, body: SubscribersBodySchema, bodyDoc: v.union([SubscriberInputSchema, v.array(SubscriberInputSchema)]) },
     responses: {
@@ -101,7 +103,9 @@ export const routes = {
       400: errorResponses[400],
       401: errorResponses[401],
       404: { description: 'Unknown list', schema: ErrorSchema },
-      503: { description: 'Storage fault after part of the batch was applied; the cause says how much; retrying is safe', schema: ErrorSchema },
+      415: errorResponses[415],
+      500: { description: 'A storage error a retry cannot cure (a bug; logged); the cause says how much was applied', schema: ErrorSchema },
+      503: { description: 'Storage fault a retry can cure (throttling, a 5xx, a timeout) after part of the batch was applied; the cause says how much; retrying is safe', schema: ErrorSchema },
     },
     lambda: { timeoutSeconds: 29, memoryMb: 1024 },
   },
@@ -115,7 +119,12 @@ export const routes = {
     description: 'Up to 20,000 `{email}`. Any invalid email rejects the whole request; nothing is deleted. n is the number of distinct addresses given.',
     tags: ['subscribers'],
     request: { body: UsersDeleteBodySchema },
-    responses: { 200: { description: '`{success: "<n> users have been deleted"}`', schema: v.object({ success: v.string() }) }, 400: errorResponses[400], 401: errorResponses[401] },
+    responses: {
+      200: { description: '`{success: "<n> users have been deleted"}`', schema: v.object({ success: v.string() }) },
+      400: errorResponses[400],
+      401: errorResponses[401],
+      415: errorResponses[415],
+    },
     lambda: { timeoutSeconds: 29, memoryMb: 1024 },
   },
   legacySubscribersCount: {
@@ -157,6 +166,9 @@ export const routes = {
       200: { description: '`{success: "<n> subscriber(s) processed", report}`', schema: v.object({ success: v.string(), report: ReportSchema.entries.report }) },
       400: { description: 'Invalid lines', schema: InvalidRequestSchema },
       401: errorResponses[401],
+      415: errorResponses[415],
+      500: { description: 'A storage error a retry cannot cure (a bug; logged)', schema: ErrorSchema },
+      503: { description: 'Storage fault a retry can cure; retrying is safe', schema: ErrorSchema },
     },
     lambda: { timeoutSeconds: 29, memoryMb: 1024 },
   },
@@ -196,6 +208,7 @@ export const routes = {
       400: { description: 'Invalid body, or a URL that is refused or could not be fetched (`cause` starts with `url:`)', schema: ErrorSchema },
       401: errorResponses[401],
       404: { description: 'Unknown list', schema: ErrorSchema },
+      415: errorResponses[415],
     },
     lambda: { timeoutSeconds: 29, memoryMb: 512 },
   },
@@ -295,7 +308,7 @@ export const routes = {
     access: { table: 'RW' },
     summary: 'Record a page view (navigation tracking)',
     description:
-      'JSON, or a form body (what the browser library sends with sendBeacon: no CORS preflight). `themes` is an array or a comma-separated string; `published_time` Unix seconds (milliseconds accepted) or ISO 8601.',
+      'JSON, or a form body (what the browser library sends with sendBeacon: no CORS preflight). `themes` is an array or a comma-separated string; `published_time` Unix seconds 0 to 253402300799 (milliseconds accepted, up to 253402300799999) or ISO 8601 up to 9999-12-31.',
     tags: ['recommendations'],
     request: { params: TrackParamsSchema, body: TrackBodySchema, bodyTypes: ['json', 'form'] },
     responses: {
@@ -303,6 +316,7 @@ export const routes = {
       400: errorResponses[400],
       403: { description: "The URL's host is not one of the client's site hosts (or the client has none yet)", schema: ErrorSchema },
       404: { description: 'Unknown tracking key', schema: ErrorSchema },
+      415: { description: 'Body neither JSON nor a form', schema: ErrorSchema },
     },
   },
   redirectGet: {
@@ -339,7 +353,7 @@ export const routes = {
     description: 'Replaces the themes (array or comma-separated string; trimmed, lower-cased, at most 50 of 64 characters); `[]` clears them. The themes match the `service:themes` meta of articles.',
     tags: ['recommendations'],
     request: { params: PreferencesParamsSchema, body: PreferencesBodySchema },
-    responses: { 200: { description: 'The preferences now', schema: PreferencesSchema }, 400: errorResponses[400], 401: errorResponses[401] },
+    responses: { 200: { description: 'The preferences now', schema: PreferencesSchema }, 400: errorResponses[400], 401: errorResponses[401], 415: errorResponses[415] },
   },
   libraryGet: {
     method: 'GET',

@@ -9,4 +9,5 @@ export const InvalidRequestSchema = v.object({ status: v.literal('INVALID_REQUES
 export const errorResponses = {
   400: { description: 'Invalid request; `cause` names the field and the problem', schema: ErrorSchema },
   401: { description: 'Missing, unknown or expired token', schema: ErrorSchema },
+  415: { description: 'Content-Type is not one the route takes (media types match case-insensitively, parameters allowed)', schema: ErrorSchema },
 } as const;

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { isWellFormed } from '../db/storable.js';
 import { LIMITS } from './tracking.js';
 import { canonicalUrl } from './urls.js';
 
@@ -8,6 +9,7 @@ export const UserIdSchema = v.pipe(
   v.minLength(1, 'must not be empty'),
   v.maxLength(128, 'must be at most 128 characters'),
   v.regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters'),
+  v.check(isWellFormed, 'must not contain unpaired surrogates (invalid Unicode)'),
 );
 
 const PublicKeySchema = v.pipe(v.string(), v.minLength(1), v.maxLength(128));
@@ -29,6 +31,7 @@ const ThemesSchema = (max: number) =>
     v.union([v.array(v.string()), v.string()], 'must be an array of strings or a comma-separated string'),
     v.transform((value) => normaliseThemes(Array.isArray(value) ? value : [value])),
     v.check((themes) => themes.every((t) => t.length <= 64), 'each theme must be at most 64 characters'),
+    v.check((themes) => themes.every(isWellFormed), 'themes must not contain unpaired surrogates (invalid Unicode)'),
     v.check((themes) => themes.length <= max, `at most ${max} themes`),
   );
 

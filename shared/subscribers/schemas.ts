@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { isWellFormed } from '../db/storable.js';
 import { emailSchema } from '../mail/address.js';
 
 /** Most lines one request may carry (spec §8). */
@@ -24,6 +25,7 @@ const fields = {
       v.trim(),
       v.minLength(1, 'guid must not be empty'),
       v.maxLength(255, 'guid is longer than 255 characters'),
+      v.check(isWellFormed, 'guid must not contain unpaired surrogates (invalid Unicode)'),
     ),
   ),
   unsubscribed_cause: v.optional(
