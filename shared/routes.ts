@@ -34,7 +34,7 @@ import {
   TrackParamsSchema,
   TrackResultSchema,
 } from './recos/schemas.js';
-import { EventFileParamsSchema } from './events/schemas.js';
+import { EventFileParamsSchema, EventFileQuerySchema } from './events/schemas.js';
 import { FileIdParamsSchema, ImportBodySchema, ImportedFileSchema } from './imports/schemas.js';
 
 export const routes = {
@@ -168,11 +168,11 @@ export const routes = {
     access: { table: 'R', events: 'RW' },
     summary: 'The CSV file of one event type and UTC day (premium)',
     description:
-      'Header of spec §6, then one line per event sorted by date (UTC, YYYY-MM-DD HH:MM:SS). Today (and yesterday until 00:10 UTC) is assembled on the fly and marked `X-Events-Incomplete: true`. A day without events: the header line alone. Files above EVENTS_INLINE_MAX_BYTES: 302 to a presigned S3 URL valid EVENTS_URL_TTL_SECONDS.',
+      'Header of spec §6, then one line per event sorted by date (UTC, YYYY-MM-DD HH:MM:SS). Today (and yesterday until 00:10 UTC) is assembled on the fly and marked `X-Events-Incomplete: true`. A day without events: the header line alone. Files above EVENTS_INLINE_MAX_BYTES: 302 to a presigned S3 URL valid EVENTS_URL_TTL_SECONDS. Cells are formula-safe by default (OWASP CSV injection: a leading apostrophe before `=`, `+`, `-`, `@`, tab, CR); `raw=true` asks for the values as recorded.',
     tags: ['events'],
-    request: { params: EventFileParamsSchema },
+    request: { params: EventFileParamsSchema, query: EventFileQuerySchema },
     responses: {
-      200: { description: 'The CSV file', contentType: 'text/csv; charset=utf-8' },
+      200: { description: 'The CSV file. Cells that would begin with `=`, `+`, `-`, `@`, tab or CR get a leading apostrophe so no spreadsheet evaluates them; `raw=true` serves the recorded values', contentType: 'text/csv; charset=utf-8' },
       302: { description: 'Large file: Location is a short-lived presigned S3 URL' },
       400: errorResponses[400],
       401: errorResponses[401],

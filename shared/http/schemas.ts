@@ -10,3 +10,11 @@ export const errorResponses = {
   400: { description: 'Invalid request; `cause` names the field and the problem', schema: ErrorSchema },
   401: { description: 'Missing, unknown or expired token', schema: ErrorSchema },
 } as const;
+
+/** An optional boolean query parameter: `true`/`1` or `false`/`0`. */
+export const BoolParam = v.optional(
+  v.pipe(
+    v.picklist(['true', 'false', '1', '0'], 'must be true or false'),
+    v.transform((s) => s === 'true' || s === '1'),
+  ),
+);

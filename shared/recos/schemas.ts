@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { BoolParam } from '../http/schemas.js';
 import { LIMITS } from './tracking.js';
 import { canonicalUrl } from './urls.js';
 
@@ -69,12 +70,6 @@ export type TrackBodyOutput = v.InferOutput<typeof TrackBodySchema>;
 
 export const TrackResultSchema = v.object({ status: v.literal('OK'), guid: v.string() });
 
-const BoolParam = v.optional(
-  v.pipe(
-    v.picklist(['true', 'false', '1', '0'], 'must be true or false'),
-    v.transform((s) => s === 'true' || s === '1'),
-  ),
-);
 const IntParam = (min: number, max: number) =>
   v.optional(
     v.pipe(
