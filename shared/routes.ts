@@ -45,10 +45,17 @@ export const routes = {
     auth: 'none',
     access: { table: 'RW' },
     summary: 'Get a temporary client token',
-    description: 'Exchanges the client name and API key for a token valid for TOKEN_TTL_SECONDS (default 3600). Wrong name or key: 401 with one cause for both.',
+    description:
+      'Exchanges the client name and API key for a token valid for TOKEN_TTL_SECONDS (default 3600). Wrong name or key: 401 with one cause for both. ' +
+      'Rotating the API key revokes every token issued before. Failed attempts from one source address are limited (5 per client name, 20 in all, per 15-minute window): beyond, 429 with Retry-After, before any key check.',
     tags: ['auth'],
     request: { query: TokenQuerySchema },
-    responses: { 200: { description: 'A new token', schema: TokenSchema }, 400: errorResponses[400], 401: { description: 'Invalid username or password', schema: ErrorSchema } },
+    responses: {
+      200: { description: 'A new token', schema: TokenSchema },
+      400: errorResponses[400],
+      401: { description: 'Invalid username or password', schema: ErrorSchema },
+      429: { description: 'Too many failed logins from this source address; Retry-After says when to try again', schema: ErrorSchema },
+    },
   },
   listsList: {
     method: 'GET',

@@ -38,6 +38,10 @@ describe('admin CLI', () => {
 
     const rotated = await admin('rotate-key', name);
     expect((await request(`${service.url}/v1/token?username=${name}&password=${encodeURIComponent(created.api_key)}`)).status).toBe(401);
+    // Every token issued with the old key is revoked at once.
+    const revoked = await request(`${service.url}/v1/newsletters/lists`, { token });
+    expect(revoked.status).toBe(401);
+    expect(revoked.body.cause).toMatch(/^Token revoked/);
     expect((await request(`${service.url}/v1/token?username=${name}&password=${encodeURIComponent(rotated.api_key)}`)).status).toBe(200);
   });
 
