@@ -24,6 +24,7 @@ import {
   LegacyRecommendationsSchema,
   PreferencesBodySchema,
   PreferencesParamsSchema,
+  PreferencesQuerySchema,
   PreferencesSchema,
   RecommendationsParamsSchema,
   RecommendationsQuerySchema,
@@ -291,6 +292,7 @@ export const routes = {
     responses: {
       200: { description: 'Recommendations (JSON; JSONP as application/javascript when `callback` is set)', schema: v.union([SmartSectionSchema, LegacyRecommendationsSchema]) },
       400: errorResponses[400],
+      403: { description: 'The client requires signed reader ids and `sig` is missing or wrong (JSON, also for JSONP requests)', schema: ErrorSchema },
       404: { description: 'Unknown block key', schema: ErrorSchema },
     },
   },
@@ -308,7 +310,7 @@ export const routes = {
     responses: {
       200: { description: 'Recorded; `guid` is the article id', schema: TrackResultSchema },
       400: errorResponses[400],
-      403: { description: "The URL's host is not one of the client's site hosts (or the client has none yet)", schema: ErrorSchema },
+      403: { description: "The URL's host is not one of the client's site hosts (or the client has none yet), or the client requires signed reader ids and `sig` is missing or wrong", schema: ErrorSchema },
       404: { description: 'Unknown tracking key', schema: ErrorSchema },
     },
   },
@@ -333,8 +335,8 @@ export const routes = {
     summary: "A reader's theme preferences (spec 4.13)",
     description: 'A reader without preferences has `themes: []` and `updated_at: null`.',
     tags: ['recommendations'],
-    request: { params: PreferencesParamsSchema },
-    responses: { 200: { description: 'The preferences', schema: PreferencesSchema }, 400: errorResponses[400], 401: errorResponses[401] },
+    request: { params: PreferencesParamsSchema, query: PreferencesQuerySchema },
+    responses: { 200: { description: 'The preferences', schema: PreferencesSchema }, 400: errorResponses[400], 401: errorResponses[401], 403: { description: 'The client requires signed reader ids and `sig` is missing or wrong (JSON, also for JSONP requests)', schema: ErrorSchema } },
   },
   preferencesPut: {
     method: 'PUT',
@@ -345,8 +347,8 @@ export const routes = {
     summary: "Set a reader's theme preferences (spec 4.13)",
     description: 'Replaces the themes (array or comma-separated string; trimmed, lower-cased, at most 50 of 64 characters); `[]` clears them. The themes match the `service:themes` meta of articles.',
     tags: ['recommendations'],
-    request: { params: PreferencesParamsSchema, body: PreferencesBodySchema },
-    responses: { 200: { description: 'The preferences now', schema: PreferencesSchema }, 400: errorResponses[400], 401: errorResponses[401] },
+    request: { params: PreferencesParamsSchema, query: PreferencesQuerySchema, body: PreferencesBodySchema },
+    responses: { 200: { description: 'The preferences now', schema: PreferencesSchema }, 400: errorResponses[400], 401: errorResponses[401], 403: { description: 'The client requires signed reader ids and `sig` is missing or wrong (JSON, also for JSONP requests)', schema: ErrorSchema } },
   },
   libraryGet: {
     method: 'GET',

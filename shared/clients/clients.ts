@@ -25,6 +25,10 @@ export interface Client {
   siteHosts?: string[];
   /** Counts API key rotations (absent: 0). A token is valid only while it carries the current generation. */
   keyGeneration?: number;
+  /** Signed reader ids required (shared/recos/reader-ids.ts); off when absent. */
+  signedIds?: boolean;
+  /** The secret reader ids are signed with (HMAC-SHA256), made when signed ids are first turned on. */
+  signingSecret?: string;
 }
 
 /** A form (spec 4.1): a list form subscribes to its lists; a global form lets the reader pick among them. */
@@ -139,6 +143,24 @@ export async function rotateApiKey(clientId: string): Promise<string> {
     }),
   );
   return apiKey;
+}
+
+/**
+ * Turns signed reader ids on or off; a signing secret is made the first time
+ * (or anew with `rotate`). Returns the setting and the secret.
+ */
+export async function setSignedIds(clientId: string, on: boolean, rotate = false): Promise<{ signedIds: boolean; signingSecret?: string }> {
+  const client = await requireClient(clientId);
+  const signingSecret = rotate || (on && !client.signingSecret) ? newSecret() : client.signingSecret;
+  await ddb.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.client(clientId),
+      UpdateExpression: signingSecret ? 'SET signedIds = :on, signingSecret = :secret' : 'SET signedIds = :on',
+      ExpressionAttributeValues: { ':on': on, ...(signingSecret ? { ':secret': signingSecret } : {}) },
+    }),
+  );
+  return { signedIds: on, signingSecret };
 }
 
 /** Turns on a client setting such as premium events (spec §5.6). */
