@@ -101,7 +101,7 @@ export const routes = {
     auth: 'token',
     access: { table: 'RW', events: 'RW' },
     summary: 'Subscribe, unsubscribe or update one subscriber or a batch of up to 20,000',
-    description: 'Invalid lines are reported in `report.errors` and skipped; valid lines are applied. An address given twice: the last line wins. Counter definitions: README.',
+    description: 'Invalid lines are reported in `report.errors` and skipped; valid lines are applied. An address given twice: the last line wins. Counter definitions: docs/api.md.',
     tags: ['subscribers'],
     request: { params: ListIdParamsSchema, body: SubscribersBodySchema, bodyDoc: v.union([SubscriberInputSchema, v.array(SubscriberInputSchema)]) },
     responses: {
@@ -286,7 +286,7 @@ export const routes = {
     access: { table: 'R' },
     summary: "A reader's recommendations for a block (smart section)",
     description:
-      'The page being read is `page_url`, else the `referer` header. `format` (else the block setting `envelope`) picks the smart-section envelope `{result: {recommendation}, algo, status}` or the earlier `{count, start, recommendations}`. `callback` returns JSONP (application/javascript). `published_time` is Unix seconds. At most 4 DynamoDB calls (see README).',
+      'The page being read is `page_url`, else the `referer` header. `format` (else the block setting `envelope`) picks the smart-section envelope `{result: {recommendation}, algo, status}` or the earlier `{count, start, recommendations}`. `callback` returns JSONP (application/javascript). `published_time` is Unix seconds. At most 4 DynamoDB calls (docs/architecture.md).',
     tags: ['recommendations'],
     request: { params: RecommendationsParamsSchema, query: RecommendationsQuerySchema },
     responses: {

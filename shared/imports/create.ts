@@ -19,7 +19,7 @@ export interface ImportRequest {
   update_list?: boolean;
 }
 
-/** The safe-fetch settings from configuration (README: IMPORT_*). */
+/** The safe-fetch settings from configuration (docs/operations.md: IMPORT_*). */
 export function fetchOptions(): SafeFetchOptions {
   return {
     allowLoopback: config.importAllowLoopback,
