@@ -24,6 +24,7 @@ import {
   LegacyRecommendationsSchema,
   PreferencesBodySchema,
   PreferencesParamsSchema,
+  PreferencesQuerySchema,
   PreferencesSchema,
   RecommendationsParamsSchema,
   RecommendationsQuerySchema,
@@ -34,7 +35,7 @@ import {
   TrackParamsSchema,
   TrackResultSchema,
 } from './recos/schemas.js';
-import { EventFileParamsSchema } from './events/schemas.js';
+import { EventFileParamsSchema, EventFileQuerySchema } from './events/schemas.js';
 import { FileIdParamsSchema, ImportBodySchema, ImportedFileSchema } from './imports/schemas.js';
 
 export const routes = {
@@ -45,10 +46,17 @@ export const routes = {
     auth: 'none',
     access: { table: 'RW' },
     summary: 'Get a temporary client token',
-    description: 'Exchanges the client name and API key for a token valid for TOKEN_TTL_SECONDS (default 3600). Wrong name or key: 401 with one cause for both.',
+    description:
+      'Exchanges the client name and API key for a token valid for TOKEN_TTL_SECONDS (default 3600). Wrong name or key: 401 with one cause for both. ' +
+      'Rotating the API key revokes every token issued before. Failed attempts from one source address are limited (5 per client name, 20 in all, per 15-minute window): beyond, 429 with Retry-After, before any key check.',
     tags: ['auth'],
     request: { query: TokenQuerySchema },
-    responses: { 200: { description: 'A new token', schema: TokenSchema }, 400: errorResponses[400], 401: { description: 'Invalid username or password', schema: ErrorSchema } },
+    responses: {
+      200: { description: 'A new token', schema: TokenSchema },
+      400: errorResponses[400],
+      401: { description: 'Invalid username or password', schema: ErrorSchema },
+      429: { description: 'Too many failed logins from this source address; Retry-After says when to try again', schema: ErrorSchema },
+    },
   },
   listsList: {
     method: 'GET',
@@ -94,7 +102,7 @@ export const routes = {
     access: { table: 'RW', events: 'RW' },
     summary: 'Subscribe, unsubscribe or update one subscriber or a batch of up to 20,000',
     description:
-      'Invalid lines are reported in `report.errors` and skipped; valid lines are applied. An address given twice: the last line wins. Counter definitions: README. ' +
+      'Invalid lines are reported in `report.errors` and skipped; valid lines are applied. An address given twice: the last line wins. Counter definitions: docs/api.md. ' +
       '`data_*` values: numbers from -(2^53-1) to 2^53-1 (0 or at least 1e-130 in magnitude), at most 16 levels of nesting, no empty keys, at most 10,240 bytes of JSON per line and 65,536 stored per subscriber.',
     tags: ['subscribers'],
     request: { params: ListIdParamsSchema, body: SubscribersBodySchema, bodyDoc: v.union([SubscriberInputSchema, v.array(SubscriberInputSchema)]) },
@@ -180,11 +188,11 @@ export const routes = {
     access: { table: 'R', events: 'RW' },
     summary: 'The CSV file of one event type and UTC day (premium)',
     description:
-      'Header of spec §6, then one line per event sorted by date (UTC, YYYY-MM-DD HH:MM:SS). Today (and yesterday until 00:10 UTC) is assembled on the fly and marked `X-Events-Incomplete: true`. A day without events: the header line alone. Files above EVENTS_INLINE_MAX_BYTES: 302 to a presigned S3 URL valid EVENTS_URL_TTL_SECONDS.',
+      'Header of spec §6, then one line per event sorted by date (UTC, YYYY-MM-DD HH:MM:SS). Today (and yesterday until 00:10 UTC) is assembled on the fly and marked `X-Events-Incomplete: true`. A day without events: the header line alone. Files above EVENTS_INLINE_MAX_BYTES: 302 to a presigned S3 URL valid EVENTS_URL_TTL_SECONDS. Cells are formula-safe by default (OWASP CSV injection: a leading apostrophe before `=`, `+`, `-`, `@`, tab, CR); `raw=true` asks for the values as recorded.',
     tags: ['events'],
-    request: { params: EventFileParamsSchema },
+    request: { params: EventFileParamsSchema, query: EventFileQuerySchema },
     responses: {
-      200: { description: 'The CSV file', contentType: 'text/csv; charset=utf-8' },
+      200: { description: 'The CSV file. Cells that would begin with `=`, `+`, `-`, `@`, tab or CR get a leading apostrophe so no spreadsheet evaluates them; `raw=true` serves the recorded values', contentType: 'text/csv; charset=utf-8' },
       302: { description: 'Large file: Location is a short-lived presigned S3 URL' },
       400: errorResponses[400],
       401: errorResponses[401],
@@ -291,12 +299,13 @@ export const routes = {
     access: { table: 'R' },
     summary: "A reader's recommendations for a block (smart section)",
     description:
-      'The page being read is `page_url`, else the `referer` header. `format` (else the block setting `envelope`) picks the smart-section envelope `{result: {recommendation}, algo, status}` or the earlier `{count, start, recommendations}`. `callback` returns JSONP (application/javascript). `published_time` is Unix seconds. At most 4 DynamoDB calls (see README).',
+      'The page being read is `page_url`, else the `referer` header. `format` (else the block setting `envelope`) picks the smart-section envelope `{result: {recommendation}, algo, status}` or the earlier `{count, start, recommendations}`. `callback` returns JSONP (application/javascript). `published_time` is Unix seconds. At most 4 DynamoDB calls (docs/architecture.md).',
     tags: ['recommendations'],
     request: { params: RecommendationsParamsSchema, query: RecommendationsQuerySchema },
     responses: {
       200: { description: 'Recommendations (JSON; JSONP as application/javascript when `callback` is set)', schema: v.union([SmartSectionSchema, LegacyRecommendationsSchema]) },
       400: errorResponses[400],
+      403: { description: 'The client requires signed reader ids and `sig` is missing or wrong (JSON, also for JSONP requests)', schema: ErrorSchema },
       404: { description: 'Unknown block key', schema: ErrorSchema },
     },
   },
@@ -314,7 +323,7 @@ export const routes = {
     responses: {
       200: { description: 'Recorded; `guid` is the article id', schema: TrackResultSchema },
       400: errorResponses[400],
-      403: { description: "The URL's host is not one of the client's site hosts (or the client has none yet)", schema: ErrorSchema },
+      403: { description: "The URL's host is not one of the client's site hosts (or the client has none yet), or the client requires signed reader ids and `sig` is missing or wrong", schema: ErrorSchema },
       404: { description: 'Unknown tracking key', schema: ErrorSchema },
       415: { description: 'Body neither JSON nor a form', schema: ErrorSchema },
     },
@@ -340,8 +349,8 @@ export const routes = {
     summary: "A reader's theme preferences (spec 4.13)",
     description: 'A reader without preferences has `themes: []` and `updated_at: null`.',
     tags: ['recommendations'],
-    request: { params: PreferencesParamsSchema },
-    responses: { 200: { description: 'The preferences', schema: PreferencesSchema }, 400: errorResponses[400], 401: errorResponses[401] },
+    request: { params: PreferencesParamsSchema, query: PreferencesQuerySchema },
+    responses: { 200: { description: 'The preferences', schema: PreferencesSchema }, 400: errorResponses[400], 401: errorResponses[401], 403: { description: 'The client requires signed reader ids and `sig` is missing or wrong (JSON, also for JSONP requests)', schema: ErrorSchema } },
   },
   preferencesPut: {
     method: 'PUT',
@@ -352,8 +361,14 @@ export const routes = {
     summary: "Set a reader's theme preferences (spec 4.13)",
     description: 'Replaces the themes (array or comma-separated string; trimmed, lower-cased, at most 50 of 64 characters); `[]` clears them. The themes match the `service:themes` meta of articles.',
     tags: ['recommendations'],
-    request: { params: PreferencesParamsSchema, body: PreferencesBodySchema },
-    responses: { 200: { description: 'The preferences now', schema: PreferencesSchema }, 400: errorResponses[400], 401: errorResponses[401], 415: errorResponses[415] },
+    request: { params: PreferencesParamsSchema, query: PreferencesQuerySchema, body: PreferencesBodySchema },
+    responses: {
+      200: { description: 'The preferences now', schema: PreferencesSchema },
+      400: errorResponses[400],
+      401: errorResponses[401],
+      403: { description: 'The client requires signed reader ids and `sig` is missing or wrong (JSON, also for JSONP requests)', schema: ErrorSchema },
+      415: errorResponses[415],
+    },
   },
   libraryGet: {
     method: 'GET',

@@ -63,7 +63,7 @@ export function openApiDocument(serverUrl?: string) {
     info: {
       title: 'Newsletter subscribers, events and recommendations service',
       version: '1.0.0',
-      description: 'Generated from the route table (shared/routes.ts). Decisions where the spec is silent are in the README.',
+      description: 'Generated from the route table (shared/routes.ts). Decisions where the spec is silent: docs/api.md.',
     },
     servers: serverUrl ? [{ url: serverUrl }] : [],
     paths,

@@ -11,3 +11,11 @@ export const errorResponses = {
   401: { description: 'Missing, unknown or expired token', schema: ErrorSchema },
   415: { description: 'Content-Type is not one the route takes (media types match case-insensitively, parameters allowed)', schema: ErrorSchema },
 } as const;
+
+/** An optional boolean query parameter: `true`/`1` or `false`/`0`. */
+export const BoolParam = v.optional(
+  v.pipe(
+    v.picklist(['true', 'false', '1', '0'], 'must be true or false'),
+    v.transform((s) => s === 'true' || s === '1'),
+  ),
+);

@@ -15,7 +15,7 @@ export const FileIdParamsSchema = v.object({
 
 const ErrorEntrySchema = v.object({ line: v.number(), email: v.nullable(v.string()), cause: v.string() });
 
-/** The imported file (spec 2.7), then the progress fields this service adds (README). */
+/** The imported file (spec 2.7), then the progress fields this service adds (docs/api.md). */
 export const ImportedFileSchema = v.object({
   id: v.pipe(v.number(), v.integer()),
   name: v.string(),

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { isWellFormed } from '../db/storable.js';
+import { BoolParam } from '../http/schemas.js';
 import { LIMITS } from './tracking.js';
 import { canonicalUrl } from './urls.js';
 
@@ -13,6 +14,9 @@ export const UserIdSchema = v.pipe(
 );
 
 const PublicKeySchema = v.pipe(v.string(), v.minLength(1), v.maxLength(128));
+
+/** `sig`: the reader id's signature (lowercase hex HMAC-SHA256), where the client requires signed ids. */
+export const SigSchema = v.optional(v.pipe(v.string(), v.maxLength(128, 'must be at most 128 characters'), v.description('Lowercase hex HMAC-SHA256 of the user id under the client\'s signing secret; required when the client has signed reader ids on (403 otherwise)')));
 
 const ArticleUrlSchema = v.pipe(
   v.string(),
@@ -55,6 +59,7 @@ export const TrackParamsSchema = v.object({ tracking_key: PublicKeySchema });
 /** The tracking body (JSON, or a form body from the browser library's beacon). */
 export const TrackBodySchema = v.object({
   user_id: UserIdSchema,
+  sig: SigSchema,
   url: ArticleUrlSchema,
   title: text(500),
   description: text(2000),
@@ -83,12 +88,6 @@ export type TrackBodyOutput = v.InferOutput<typeof TrackBodySchema>;
 
 export const TrackResultSchema = v.object({ status: v.literal('OK'), guid: v.string() });
 
-const BoolParam = v.optional(
-  v.pipe(
-    v.picklist(['true', 'false', '1', '0'], 'must be true or false'),
-    v.transform((s) => s === 'true' || s === '1'),
-  ),
-);
 const IntParam = (min: number, max: number) =>
   v.optional(
     v.pipe(
@@ -124,6 +123,7 @@ export const RecommendationsQuerySchema = v.object({
     ),
   ),
   format: v.optional(v.picklist(['smart-section', 'legacy'], 'must be smart-section or legacy')),
+  sig: SigSchema,
 });
 
 export const RecommendationSchema = v.object({
@@ -155,5 +155,6 @@ export const RedirectParamsSchema = v.object({ block_key: PublicKeySchema, guid:
 export const RedirectQuerySchema = v.object({ https: BoolParam });
 
 export const PreferencesParamsSchema = v.object({ user_id: UserIdSchema });
+export const PreferencesQuerySchema = v.object({ sig: SigSchema });
 export const PreferencesBodySchema = v.object({ themes: ThemesSchema(LIMITS.preferencesPerReader) });
 export const PreferencesSchema = v.object({ user_id: v.string(), themes: v.array(v.string()), updated_at: v.nullable(v.string()) });

@@ -162,6 +162,32 @@ describe('POST /v1/subscribe/{tracking_key}: the whole double opt-in flow', () =
     expect((await getSubscriber(client.username, lists[0], email))?.subscribed).toBe(true);
   });
 
+  it("a confirmation link confirms exactly its own submission: a stranger's later submission of the same address changes nothing it confirms", async () => {
+    const { client, globalForm, lists } = await setup();
+    const email = newEmail();
+    expect((await subscribe(client, { email, form_key: globalForm, email_lists: [lists[0]], data_first_name: 'Reader' })).status).toBe(200);
+    // Within the resend period: the same neutral answer, no email, and nothing is changed.
+    expect((await subscribe(client, { email, form_key: globalForm, email_lists: [lists[1]], data_first_name: 'Stranger', data_evil: 'x' })).status).toBe(200);
+    expect(await mailsTo(email)).toHaveLength(1);
+    // After it: the stranger's submission mails a link of its own; the reader's first link still confirms the reader's submission.
+    process.env.OPTIN_RESEND_MINUTES = '0';
+    try {
+      expect((await subscribe(client, { email, form_key: globalForm, email_lists: [lists[1]], data_first_name: 'Stranger', data_evil: 'x' })).status).toBe(200);
+    } finally {
+      delete process.env.OPTIN_RESEND_MINUTES;
+    }
+    const [readers, strangers] = (await mailsTo(email)).map(confirmationLink);
+    expect(strangers).toBeDefined();
+    expect((await request(readers)).text).toContain('Subscription confirmed');
+    const onFirst = await getSubscriber(client.username, lists[0], email);
+    expect(onFirst).toMatchObject({ subscribed: true, data: { data_first_name: 'Reader' } });
+    expect(JSON.stringify(onFirst)).not.toMatch(/Stranger|data_evil/);
+    expect(await getSubscriber(client.username, lists[1], email)).toBeUndefined();
+    // The later link belongs to the same registration, now confirmed: it changes nothing.
+    expect((await request(strangers)).text).toContain('Already confirmed');
+    expect(await getSubscriber(client.username, lists[1], email)).toBeUndefined();
+  });
+
   it('answers an already subscribed address exactly as a new one, without email or change', async () => {
     const { client, lists, listForm } = await setup();
     const email = newEmail();
