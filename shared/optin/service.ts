@@ -86,7 +86,9 @@ export async function subscribe(trackingKey: string, body: SubscribeBodyOutput, 
     const targets = lists.filter((_, i) => known[i]);
     if (targets.length === 0) throw new BadRequestError(`Could not update. Unknown subscriber ${body.email}.`);
     for (const listId of targets) {
-      await applySubscribers(clientId, listId, [{ line: 1, email: body.email, data: body.data, openTrackingConsent: body.openTrackingConsent }]);
+      const report = await applySubscribers(clientId, listId, [{ line: 1, email: body.email, data: body.data, openTrackingConsent: body.openTrackingConsent }]);
+      // The stored data would grow past its limit: nothing was written for this list.
+      if (report.errors.length > 0) throw new BadRequestError(`body: ${report.errors[0].cause}`);
     }
     return { success: messages.updated };
   }

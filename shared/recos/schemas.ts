@@ -77,7 +77,7 @@ export const TrackBodySchema = v.object({
       v.union([v.number(), v.pipe(v.string(), v.maxLength(64))], 'must be Unix seconds or an ISO 8601 date'),
       v.check(
         (t) => (typeof t === 'string' && t.trim() === '') || toUnixSeconds(t) !== undefined,
-        'must be Unix seconds (0 to 253402300799), milliseconds (up to 253402300799999) or an ISO 8601 date up to 9999-12-31',
+        'must be Unix seconds or an ISO 8601 date from 1970 to 9999-12-31 (0 to 253402300799 seconds; milliseconds above 10^11 accepted)',
       ),
       v.transform((t) => (typeof t === 'string' && t.trim() === '' ? undefined : toUnixSeconds(t))),
     ),
