@@ -95,6 +95,18 @@ describe('unstorable data_* values are line errors, never a 5xx or a partial wri
     expect(reply.body).toEqual({ status: 400, cause: expect.stringMatching(/^body: data_x: must be between/) });
   });
 
+  it('opt-in update=true refuses data_* that would outgrow the stored limit with a 400, nothing written', async () => {
+    const client = await newClient(service);
+    await setClientSetting(client.username, 'rateLimits', { perIpPerMinute: 100, perKeyPerMinute: 100 });
+    const formKey = await createForm(client.username, { listIds: [client.defaultListId], global: false });
+    await request(subscribers(client), { method: 'POST', token: client.token, body: { email: 'upd@example.com' } });
+    const update = (tag: string) =>
+      request(`${service.url}/v1/subscribe/${client.trackingKey}`, { method: 'POST', body: { email: 'upd@example.com', form_key: formKey, update: true, [`data_${tag}`]: 'y'.repeat(10_000) } });
+    for (const tag of ['a', 'b', 'c', 'd', 'e', 'f']) expect((await update(tag)).status).toBe(200);
+    const refused = await update('g');
+    expect(refused.body).toEqual({ status: 400, cause: expect.stringMatching(/^body: data_\* fields would exceed 65536 bytes/) });
+  });
+
   it('tracking: published_time 1e19 is a 400 naming the field, not a 500', async () => {
     const client = await newClient(service, { siteHosts: ['news.example'] });
     const reply = await request(`${service.url}/v1/track/${client.trackingKey}`, {
