@@ -15,7 +15,7 @@ import { parseSubscriberLines } from './parse.js';
 import { addDeltas, applyLine, buildReport, countState, dedupeLines, zeroDeltas, type CounterDeltas, type Outcome } from './rules.js';
 import { counterUpdate, listsOfEmail, pagePartition, readCounters, readPage, readSubscribers, toItem, type SubscriberItem } from './store.js';
 import type { Report, SubscriberLine } from './types.js';
-import { EmailSchema } from './schemas.js';
+import { DEFAULT_PAGE, EmailSchema } from './schemas.js';
 import * as v from 'valibot';
 import { createHash } from 'node:crypto';
 
@@ -210,11 +210,11 @@ function decodeCursor(cursor: string, clientId: string, listId: number, status: 
 export async function listSubscribers(
   clientId: string,
   listId: number,
-  q: { status?: 'subscribed' | 'unsubscribed'; offset: number; count: number; search?: string; cursor?: string },
+  q: { status?: 'subscribed' | 'unsubscribed'; offset?: number; count?: number; search?: string; cursor?: string },
 ) {
   await getList(clientId, listId);
   const startKey = q.cursor ? decodeCursor(q.cursor, clientId, listId, q.status, q.search) : undefined;
-  const page = await readPage({ clientId, listId, status: q.status, search: q.search, offset: q.offset, count: q.count, startKey });
+  const page = await readPage({ clientId, listId, status: q.status, search: q.search, offset: q.offset ?? 0, count: q.count ?? DEFAULT_PAGE, startKey });
   return {
     subscribers: page.items.map((s) => ({ email: s.email, guid: s.guid, subscribed: s.subscribed, subscribed_at: s.subscribedAt ?? null })),
     nextCursor: page.nextKey ? encodeCursor(page.nextKey) : undefined,
