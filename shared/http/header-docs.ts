@@ -16,7 +16,7 @@ export const headerDocs = {
   'x-content-type-options': { description: '`nosniff`: the script or data may not be taken as another type.', schema: { type: 'string', enum: ['nosniff'] } },
   'referrer-policy': { description: '`no-referrer`: the confirmation link does not leak to other sites.', schema: { type: 'string' } },
   'x-robots-tag': { description: '`noindex`.', schema: { type: 'string' } },
-  'content-security-policy': { description: 'The page loads nothing from elsewhere.', schema: { type: 'string' } },
+  'content-security-policy': { description: 'What the page may load: nothing from elsewhere.', schema: { type: 'string' } },
 } as const;
 
 export type HeaderName = keyof typeof headerDocs;

@@ -53,6 +53,8 @@ export interface RouteDef {
   /** 400s in the deprecated API's shape `{status: "INVALID_REQUEST", message}` (spec 4.10). */
   legacyErrors?: boolean;
   responses: Record<number, ResponseDoc>;
+  /** Package files shipped beside the handler (name → path in node_modules), served as they are (shared/http/assets.ts). */
+  assets?: Record<string, string>;
   /** Lambda settings beyond the defaults. */
   lambda?: { timeoutSeconds?: number; memoryMb?: number };
 }

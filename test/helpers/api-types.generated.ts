@@ -235,6 +235,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The API reference, readable (Redoc)
+         * @description An HTML page rendering /v1/openapi.json with Redoc, served by this API (no CDN).
+         */
+        get: operations["docsGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/docs/redoc.standalone.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The reference page's renderer (Redoc's standalone script)
+         * @description Shipped beside the function, not bundled into it.
+         */
+        get: operations["docsScriptGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/subscribe/{tracking_key}": {
         parameters: {
             query?: never;
@@ -411,7 +451,7 @@ export interface components {
         ReferrerPolicy: string;
         /** @description `noindex`. */
         XRobotsTag: string;
-        /** @description The page loads nothing from elsewhere. */
+        /** @description What the page may load: nothing from elsewhere. */
         ContentSecurityPolicy: string;
     };
     pathItems: never;
@@ -1621,6 +1661,74 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    docsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reference page */
+            200: {
+                headers: {
+                    "cache-control": components["headers"]["CacheControl"];
+                    "content-security-policy": components["headers"]["ContentSecurityPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html; charset=utf-8": string;
+                };
+            };
+            /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    docsScriptGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script */
+            200: {
+                headers: {
+                    "cache-control": components["headers"]["CacheControl"];
+                    "x-content-type-options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/javascript; charset=utf-8": string;
                 };
             };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
