@@ -18,6 +18,7 @@ import type { Report, SubscriberLine } from './types.js';
 import { DEFAULT_PAGE, EmailSchema } from './schemas.js';
 import * as v from 'valibot';
 import { createHash } from 'node:crypto';
+import { count, hashForLog, logger } from '../observability/index.js';
 
 export { parseSubscriberLine, parseSubscriberLines } from './parse.js';
 
@@ -106,9 +107,10 @@ export async function applySubscribers(clientId: string, listId: number, lines: 
       failure ??= err;
     }
   });
+  count('SubscribersApplied', applied);
   if (events.length > 0) await storeEvents(clientId, unique, events, applied);
   if (failure) {
-    console.error(JSON.stringify({ level: 'error', message: 'subscriber write failed', applied, total: unique.length, error: String(failure) }));
+    logger.error('subscriber write failed', { applied, total: unique.length, error: failure as Error });
     if (applied === 0) throw failure;
     throw new PartialWriteError(applied, unique.length);
   }
@@ -137,10 +139,11 @@ async function storeEvents(clientId: string, lines: SubscriberLine[], events: Ev
         await sleep(backoffMs(attempt + 2));
         continue;
       }
-      console.error(JSON.stringify({ level: 'error', message: 'events not stored', clientId, error: String(err), events }));
+      // Addresses never reach the logs: each event is logged with a hash of its email in its place.
+      logger.error('events not stored', { error: err as Error, events: events.map(({ email, ...rest }) => ({ ...rest, emailHash: hashForLog(email) })) });
       throw new HttpError(
         503,
-        `${applied} subscribers were applied, but their ${events.length} events could not be stored (they were logged for recovery); the subscriber state is complete`,
+        `${applied} subscribers were applied, but their ${events.length} events could not be stored (they were logged, addresses hashed); the subscriber state is complete`,
         { 'retry-after': '1' },
       );
     }
