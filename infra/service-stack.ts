@@ -85,6 +85,7 @@ export class ServiceStack extends Stack {
         resources,
         timeoutSeconds: route.lambda?.timeoutSeconds,
         memoryMb: route.lambda?.memoryMb,
+        assets: route.assets,
       });
       api.addRoutes({ path: route.path, methods: [route.method as HttpMethod], integration: new HttpLambdaIntegration(`${route.id}Integration`, fn) });
     }

@@ -5,6 +5,7 @@
  */
 import * as v from 'valibot';
 import { TokenQuerySchema, TokenSchema } from './auth/schemas.js';
+import type { HeaderName } from './http/header-docs.js';
 import type { RouteDef } from './http/route.js';
 import { ErrorSchema, errorResponses } from './http/schemas.js';
 import { ListIdParamsSchema, ListSchema } from './lists/schemas.js';
@@ -14,12 +15,14 @@ import {
   ReportSchema,
   SubscriberInputSchema,
   SubscriberOutputSchema,
+  SubscribersBodyDoc,
   SubscribersBodySchema,
   LegacySubscriberSchema,
+  UsersDeleteBodyDoc,
   UsersDeleteBodySchema,
 } from './subscribers/schemas.js';
 import { InvalidRequestSchema } from './http/schemas.js';
-import { ConfirmParamsSchema, SubscribeBodySchema, SubscribeParamsSchema, SubscribeResultSchema } from './optin/schemas.js';
+import { ConfirmParamsSchema, SubscribeBodyDoc, SubscribeBodySchema, SubscribeParamsSchema, SubscribeResultSchema } from './optin/schemas.js';
 import {
   LegacyRecommendationsSchema,
   PreferencesBodySchema,
@@ -38,6 +41,11 @@ import {
 import { EventFileParamsSchema, EventFileQuerySchema } from './events/schemas.js';
 import { FileIdParamsSchema, ImportBodySchema, ImportedFileSchema } from './imports/schemas.js';
 
+/** The headers of every answer of the deprecated list-less API. */
+const DEPRECATED: HeaderName[] = ['deprecation', 'sunset', 'link'];
+/** The headers of the confirmation link's pages. */
+const PRIVATE_PAGE: HeaderName[] = ['cache-control', 'referrer-policy', 'x-robots-tag'];
+
 export const routes = {
   tokenGet: {
     method: 'GET',
@@ -52,7 +60,7 @@ export const routes = {
     tags: ['auth'],
     request: { query: TokenQuerySchema },
     responses: {
-      200: { description: 'A new token', schema: TokenSchema },
+      200: { description: 'A new token', schema: TokenSchema, headers: ['cache-control'] },
       400: errorResponses[400],
       401: { description: 'Invalid username or password', schema: ErrorSchema },
       429: { description: 'Too many failed logins from this source address; Retry-After says when to try again', schema: ErrorSchema },
@@ -92,7 +100,7 @@ export const routes = {
       'The response headers `X-Next-Cursor` and `Link: <…>; rel="next"` continue after the page at constant cost (pass `cursor`, not `offset`).',
     tags: ['subscribers'],
     request: { params: ListIdParamsSchema, query: ListingQuerySchema },
-    responses: { 200: { description: 'Subscribers (spec 2.3)', schema: v.array(SubscriberOutputSchema) }, 400: errorResponses[400], 401: errorResponses[401], 404: { description: 'Unknown list', schema: ErrorSchema } },
+    responses: { 200: { description: 'Subscribers (spec 2.3)', schema: v.array(SubscriberOutputSchema), headers: ['x-next-cursor', 'link'] }, 400: errorResponses[400], 401: errorResponses[401], 404: { description: 'Unknown list', schema: ErrorSchema } },
   },
   subscribersPost: {
     method: 'POST',
@@ -105,7 +113,7 @@ export const routes = {
       'Invalid lines are reported in `report.errors` and skipped; valid lines are applied. An address given twice: the last line wins. Counter definitions: docs/api.md. ' +
       '`data_*` values: numbers from -(2^53-1) to 2^53-1 (0 or at least 1e-130 in magnitude), at most 16 levels of nesting, no empty keys, at most 10,240 bytes of JSON per line and 65,536 stored per subscriber.',
     tags: ['subscribers'],
-    request: { params: ListIdParamsSchema, body: SubscribersBodySchema, bodyDoc: v.union([SubscriberInputSchema, v.array(SubscriberInputSchema)]) },
+    request: { params: ListIdParamsSchema, body: SubscribersBodySchema, bodyDoc: SubscribersBodyDoc },
     responses: {
       200: { description: 'The report (spec 2.6)', schema: ReportSchema },
       400: errorResponses[400],
@@ -126,7 +134,7 @@ export const routes = {
     summary: 'Delete users from all lists of the client',
     description: 'Up to 20,000 `{email}`. Any invalid email rejects the whole request; nothing is deleted. n is the number of distinct addresses given.',
     tags: ['subscribers'],
-    request: { body: UsersDeleteBodySchema },
+    request: { body: UsersDeleteBodySchema, bodyDoc: UsersDeleteBodyDoc },
     responses: {
       200: { description: '`{success: "<n> users have been deleted"}`', schema: v.object({ success: v.string() }) },
       400: errorResponses[400],
@@ -144,7 +152,7 @@ export const routes = {
     summary: 'Deprecated: count of the default list',
     tags: ['deprecated'],
     deprecated: true,
-    responses: { 200: { description: 'As GET …/lists/{list_id}/subscribers/count on the default list', schema: CountSchema }, 401: errorResponses[401] },
+    responses: { 200: { description: 'As GET …/lists/{list_id}/subscribers/count on the default list', schema: CountSchema, headers: DEPRECATED }, 401: errorResponses[401] },
   },
   legacySubscribersList: {
     method: 'GET',
@@ -156,7 +164,7 @@ export const routes = {
     tags: ['deprecated'],
     deprecated: true,
     request: { query: ListingQuerySchema },
-    responses: { 200: { description: 'As GET …/lists/{list_id}/subscribers on the default list', schema: v.array(SubscriberOutputSchema) }, 400: errorResponses[400], 401: errorResponses[401] },
+    responses: { 200: { description: 'As GET …/lists/{list_id}/subscribers on the default list', schema: v.array(SubscriberOutputSchema), headers: [...DEPRECATED, 'x-next-cursor'] }, 400: errorResponses[400], 401: errorResponses[401] },
   },
   legacySubscribersPost: {
     method: 'POST',
@@ -169,9 +177,9 @@ export const routes = {
     tags: ['deprecated'],
     deprecated: true,
     legacyErrors: true,
-    request: { body: SubscribersBodySchema, bodyDoc: v.union([LegacySubscriberSchema, v.array(SubscriberInputSchema)]) },
+    request: { body: SubscribersBodySchema, bodyDoc: v.union([LegacySubscriberSchema, SubscribersBodyDoc.options[1]]) },
     responses: {
-      200: { description: '`{success: "<n> subscriber(s) processed", report}`', schema: v.object({ success: v.string(), report: ReportSchema.entries.report }) },
+      200: { description: '`{success: "<n> subscriber(s) processed", report}`', schema: v.object({ success: v.string(), report: ReportSchema.entries.report }), headers: DEPRECATED },
       400: { description: 'Invalid lines', schema: InvalidRequestSchema },
       401: errorResponses[401],
       415: errorResponses[415],
@@ -192,8 +200,12 @@ export const routes = {
     tags: ['events'],
     request: { params: EventFileParamsSchema, query: EventFileQuerySchema },
     responses: {
-      200: { description: 'The CSV file. Cells that would begin with `=`, `+`, `-`, `@`, tab or CR get a leading apostrophe so no spreadsheet evaluates them; `raw=true` serves the recorded values', contentType: 'text/csv; charset=utf-8' },
-      302: { description: 'Large file: Location is a short-lived presigned S3 URL' },
+      200: {
+        description: 'The CSV file. Cells that would begin with `=`, `+`, `-`, `@`, tab or CR get a leading apostrophe so no spreadsheet evaluates them; `raw=true` serves the recorded values',
+        contentType: 'text/csv; charset=utf-8',
+        headers: ['x-events-incomplete', 'content-disposition', 'cache-control'],
+      },
+      302: { description: 'Large file: Location is a short-lived presigned S3 URL', headers: ['location', 'x-events-incomplete', 'cache-control'] },
       400: errorResponses[400],
       401: errorResponses[401],
       403: { description: 'Premium events not enabled for the client', schema: ErrorSchema },
@@ -212,7 +224,7 @@ export const routes = {
     tags: ['imports'],
     request: { body: ImportBodySchema },
     responses: {
-      201: { description: 'The file is stored; processing continues asynchronously', schema: ImportedFileSchema },
+      201: { description: 'The file is stored; processing continues asynchronously. Location: /v1/files/{file_id}', schema: ImportedFileSchema, headers: ['location'] },
       400: { description: 'Invalid body, or a URL that is refused or could not be fetched (`cause` starts with `url:`)', schema: ErrorSchema },
       401: errorResponses[401],
       404: { description: 'Unknown list', schema: ErrorSchema },
@@ -254,7 +266,30 @@ export const routes = {
     access: {},
     summary: 'This API description (OpenAPI 3.1)',
     tags: ['meta'],
-    responses: { 200: { description: 'The OpenAPI document' } },
+    responses: { 200: { description: 'The OpenAPI document', schema: v.record(v.string(), v.unknown()) } },
+  },
+  docsGet: {
+    method: 'GET',
+    path: '/v1/docs',
+    handler: 'functions/docs-get.ts',
+    auth: 'none',
+    access: {},
+    summary: 'The API reference, readable (Redoc)',
+    description: 'An HTML page rendering /v1/openapi.json with Redoc, served by this API (no CDN).',
+    tags: ['meta'],
+    responses: { 200: { description: 'The reference page', contentType: 'text/html; charset=utf-8', headers: ['cache-control', 'content-security-policy'] } },
+  },
+  docsScriptGet: {
+    method: 'GET',
+    path: '/v1/docs/redoc.standalone.js',
+    handler: 'functions/docs-script-get.ts',
+    auth: 'none',
+    access: {},
+    assets: { 'redoc.standalone.js': 'redoc/bundles/redoc.standalone.js' },
+    summary: "The reference page's renderer (Redoc's standalone script)",
+    description: 'Shipped beside the function, not bundled into it.',
+    tags: ['meta'],
+    responses: { 200: { description: 'The script', contentType: 'application/javascript; charset=utf-8', headers: ['cache-control', 'x-content-type-options'] } },
   },
   subscribePost: {
     method: 'POST',
@@ -266,9 +301,9 @@ export const routes = {
     description:
       'No token: the tracking key (path) and form_key (body) identify the client. A new address gets a confirmation email; an address already subscribed gets the same answer and nothing changes; update=true updates a known subscriber without email. Rate limits: 5 per IP and 10 overall per minute by default (per client), 429 with Retry-After beyond.',
     tags: ['opt-in'],
-    request: { params: SubscribeParamsSchema, body: SubscribeBodySchema, bodyTypes: ['json', 'form'] },
+    request: { params: SubscribeParamsSchema, body: SubscribeBodySchema, bodyDoc: SubscribeBodyDoc, bodyTypes: ['json', 'form'] },
     responses: {
-      200: { description: 'Confirmation email on its way (also for an address already subscribed), or subscriber updated', schema: SubscribeResultSchema },
+      200: { description: 'Confirmation email on its way (also for an address already subscribed), or subscriber updated', schema: SubscribeResultSchema, headers: ['cache-control'] },
       400: errorResponses[400],
       415: { description: 'Body neither JSON nor a form', schema: ErrorSchema },
       429: { description: 'Rate limit exceeded; Retry-After gives the seconds to wait', schema: ErrorSchema },
@@ -286,9 +321,10 @@ export const routes = {
     tags: ['opt-in'],
     request: { params: ConfirmParamsSchema },
     responses: {
-      200: { description: 'Confirmation page', contentType: 'text/html' },
-      302: { description: "Redirect to the form's confirmation URL" },
-      404: { description: 'Link not valid or expired (HTML page)', contentType: 'text/html' },
+      200: { description: 'Confirmation page', contentType: 'text/html; charset=utf-8', headers: [...PRIVATE_PAGE, 'content-security-policy'] },
+      302: { description: "Redirect to the form's confirmation URL", headers: ['location', ...PRIVATE_PAGE] },
+      400: { description: 'Not a link token at all', schema: ErrorSchema },
+      404: { description: 'Link not valid or expired (HTML page)', contentType: 'text/html; charset=utf-8', headers: [...PRIVATE_PAGE, 'content-security-policy'] },
     },
   },
   recosGet: {
@@ -303,7 +339,12 @@ export const routes = {
     tags: ['recommendations'],
     request: { params: RecommendationsParamsSchema, query: RecommendationsQuerySchema },
     responses: {
-      200: { description: 'Recommendations (JSON; JSONP as application/javascript when `callback` is set)', schema: v.union([SmartSectionSchema, LegacyRecommendationsSchema]) },
+      200: {
+        description: 'Recommendations (JSON; with `callback`, JSONP: `callback(<the same JSON>);` as application/javascript)',
+        schema: v.union([SmartSectionSchema, LegacyRecommendationsSchema]),
+        alternatives: [{ contentType: 'application/javascript' }],
+        headers: ['cache-control', 'x-content-type-options'],
+      },
       400: errorResponses[400],
       403: { description: 'The client requires signed reader ids and `sig` is missing or wrong (JSON, also for JSONP requests)', schema: ErrorSchema },
       404: { description: 'Unknown block key', schema: ErrorSchema },
@@ -321,7 +362,7 @@ export const routes = {
     tags: ['recommendations'],
     request: { params: TrackParamsSchema, body: TrackBodySchema, bodyTypes: ['json', 'form'] },
     responses: {
-      200: { description: 'Recorded; `guid` is the article id', schema: TrackResultSchema },
+      200: { description: 'Recorded; `guid` is the article id', schema: TrackResultSchema, headers: ['cache-control'] },
       400: errorResponses[400],
       403: { description: "The URL's host is not one of the client's site hosts (or the client has none yet), or the client requires signed reader ids and `sig` is missing or wrong", schema: ErrorSchema },
       404: { description: 'Unknown tracking key', schema: ErrorSchema },
@@ -338,7 +379,7 @@ export const routes = {
     description: 'Leads only to a known article of the block\'s client on its site hosts (counted as a click); `https=1` upgrades the target to https.',
     tags: ['recommendations'],
     request: { params: RedirectParamsSchema, query: RedirectQuerySchema },
-    responses: { 302: { description: 'To the article' }, 400: errorResponses[400], 404: { description: 'Unknown block key or article', schema: ErrorSchema } },
+    responses: { 302: { description: 'To the article', headers: ['location', 'cache-control'] }, 400: errorResponses[400], 404: { description: 'Unknown block key or article', schema: ErrorSchema } },
   },
   preferencesGet: {
     method: 'GET',
@@ -350,7 +391,7 @@ export const routes = {
     description: 'A reader without preferences has `themes: []` and `updated_at: null`.',
     tags: ['recommendations'],
     request: { params: PreferencesParamsSchema, query: PreferencesQuerySchema },
-    responses: { 200: { description: 'The preferences', schema: PreferencesSchema }, 400: errorResponses[400], 401: errorResponses[401], 403: { description: 'The client requires signed reader ids and `sig` is missing or wrong (JSON, also for JSONP requests)', schema: ErrorSchema } },
+    responses: { 200: { description: 'The preferences', schema: PreferencesSchema, headers: ['cache-control'] }, 400: errorResponses[400], 401: errorResponses[401], 403: { description: 'The client requires signed reader ids and `sig` is missing or wrong (JSON, also for JSONP requests)', schema: ErrorSchema } },
   },
   preferencesPut: {
     method: 'PUT',
@@ -363,7 +404,7 @@ export const routes = {
     tags: ['recommendations'],
     request: { params: PreferencesParamsSchema, query: PreferencesQuerySchema, body: PreferencesBodySchema },
     responses: {
-      200: { description: 'The preferences now', schema: PreferencesSchema },
+      200: { description: 'The preferences now', schema: PreferencesSchema, headers: ['cache-control'] },
       400: errorResponses[400],
       401: errorResponses[401],
       403: { description: 'The client requires signed reader ids and `sig` is missing or wrong (JSON, also for JSONP requests)', schema: ErrorSchema },
@@ -378,7 +419,7 @@ export const routes = {
     access: {},
     summary: 'The browser library ({script_url}/v1)',
     tags: ['recommendations'],
-    responses: { 200: { description: 'The library script', contentType: 'application/javascript' } },
+    responses: { 200: { description: 'The library script', contentType: 'application/javascript; charset=utf-8', headers: ['cache-control', 'x-content-type-options'] } },
   },
 } as const satisfies Record<string, RouteDef>;
 

@@ -26,6 +26,8 @@ export interface ServiceFunctionProps {
   timeoutSeconds?: number;
   memoryMb?: number;
   environment?: Record<string, string>;
+  /** Package files copied beside the bundle (name → path in node_modules), never bundled into it. */
+  assets?: Record<string, string>;
 }
 
 /**
@@ -49,7 +51,19 @@ export class ServiceFunction extends NodejsFunction {
       logGroup: new logs.LogGroup(scope, `${id}Logs`, { retention: logs.RetentionDays.ONE_MONTH }),
       environment: { ...resources.environment, ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
       // The SDK is bundled: functions run the versions the tests ran, not the runtime's.
-      bundling: { minify: true, sourceMap: true, target: 'node22', format: OutputFormat.CJS, bundleAwsSDK: true },
+      bundling: {
+        minify: true,
+        sourceMap: true,
+        target: 'node22',
+        format: OutputFormat.CJS,
+        bundleAwsSDK: true,
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (inputDir: string, outputDir: string) =>
+            Object.entries(props.assets ?? {}).map(([name, packagePath]) => `cp "${inputDir}/node_modules/${packagePath}" "${outputDir}/${name}"`),
+        },
+      },
     });
     if (access.table === 'R') resources.table.grantReadData(this);
     if (access.table === 'RW') resources.table.grantReadWriteData(this);

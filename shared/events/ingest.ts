@@ -5,6 +5,7 @@ import { listsOfEmail } from '../subscribers/store.js';
 import type { SubscriberLine } from '../subscribers/types.js';
 import { recordEvents } from './record.js';
 import { parseSesNotification, unwrapDeliveries, type Delivery, type DeliveryUnsubscribe } from './ses.js';
+import { hashForLog, logger } from '../observability/index.js';
 import { EVENT_ID_FIELD, type EventRecord } from './types.js';
 
 export interface IngestSummary {
@@ -16,8 +17,6 @@ export interface IngestSummary {
   batchItemFailures: Array<{ itemIdentifier: string }>;
 }
 
-const log = (level: 'info' | 'error', message: string, detail: Record<string, unknown>) =>
-  console.log(JSON.stringify({ level, message, ...detail }));
 
 /**
  * Unsubscribes the address from every list of the client where it is
@@ -38,7 +37,7 @@ async function unsubscribeEverywhere(clientId: string, u: DeliveryUnsubscribe, d
       if (!(err instanceof NotFoundError)) throw err;
     }
   }
-  if (changed === 0) log('info', 'delivery event changed no subscription', { clientId, email: u.email, cause: u.cause, deliveryId });
+  if (changed === 0) logger.info('delivery event changed no subscription', { clientId, emailHash: hashForLog(u.email), cause: u.cause, deliveryId });
   return changed;
 }
 
@@ -61,7 +60,7 @@ export async function ingestSesEvents(event: unknown): Promise<IngestSummary> {
   const failed = new Set<Delivery>();
   const fail = (d: Delivery, err: unknown) => {
     if (!d.itemId) throw err;
-    log('error', 'SES notification failed; SQS delivers it again', { deliveryId: d.id, error: (err as Error).message });
+    logger.error('SES notification failed; SQS delivers it again', { deliveryId: d.id, error: err as Error });
     failed.add(d);
   };
   const clients = new Map<string, Promise<boolean>>();
@@ -109,6 +108,6 @@ export async function ingestSesEvents(event: unknown): Promise<IngestSummary> {
     }
   }
   summary.batchItemFailures = [...failed].map((d) => ({ itemIdentifier: d.itemId! }));
-  if (summary.ignored.length > 0) log('info', 'SES notifications ignored', { reasons: summary.ignored });
+  if (summary.ignored.length > 0) logger.info('SES notifications ignored', { reasons: summary.ignored });
   return summary;
 }

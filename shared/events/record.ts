@@ -1,6 +1,7 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { randomUUID } from 'node:crypto';
 import { config } from '../config.js';
+import { count } from '../observability/index.js';
 import { s3 } from '../s3.js';
 import { eventPaths } from './paths.js';
 import type { EventName, EventRecord } from './types.js';
@@ -48,6 +49,7 @@ async function writeRaw(clientId: string, records: EventRecord[], name: () => st
       ),
     ),
   );
+  count('EventsRecorded', records.length);
 }
 
 /**

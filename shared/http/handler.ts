@@ -5,6 +5,7 @@ import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import * as v from 'valibot';
 import { authenticateToken } from '../auth/tokens.js';
+import { addLogKeys, count, logger, observe } from '../observability/index.js';
 import { BadRequestError, HttpError, InvalidRequestError, UnsupportedMediaTypeError } from './errors.js';
 import { isFormType, isJsonType, parseMediaType } from './media-type.js';
 import { json, type HttpResult } from './response.js';
@@ -93,9 +94,12 @@ function errorResponder(route?: RouteDef): middy.MiddlewareObj<APIGatewayProxyEv
       if (err instanceof HttpError) {
         request.response = json(err.status, err.body(), err.headers);
       } else {
-        console.error(JSON.stringify({ level: 'error', message: 'unhandled error', error: err?.message, stack: err?.stack }));
         request.response = json(500, { status: 500, cause: 'Internal error; it has been logged' });
       }
+      // One error line with the stack for every 5xx; a 4xx is the caller's problem and only counted.
+      const status = request.response.statusCode ?? 500;
+      count(status >= 500 ? 'ServerErrors' : 'ClientErrors');
+      if (status >= 500) logger.error('request failed', { status, error: err ?? undefined });
     },
   };
 }
@@ -106,7 +110,9 @@ function errorResponder(route?: RouteDef): middy.MiddlewareObj<APIGatewayProxyEv
  * handler function. Handler files only call this.
  */
 export function httpHandler<R extends RouteDef>(route: R, fn: (input: HandlerInput<R>) => Promise<HttpResult>) {
-  let stack = middy<APIGatewayProxyEventV2, HttpResult>()
+  let stack = middy<APIGatewayProxyEventV2, HttpResult>();
+  for (const m of observe<APIGatewayProxyEventV2, HttpResult>('route', `${route.method} ${route.path}`)) stack = stack.use(m);
+  stack = stack
     .use(errorResponder(route))
     .use(httpHeaderNormalizer() as middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult>)
     // Authentication before the body is looked at: an unauthenticated request is a 401 whatever its body.
@@ -114,6 +120,7 @@ export function httpHandler<R extends RouteDef>(route: R, fn: (input: HandlerInp
       before: async (request: Request) => {
         if (route.auth === 'token') {
           (request.context as AuthContext).clientId = await authenticateToken(request.event.headers?.['x-service-client-token']);
+          addLogKeys({ clientId: (request.context as AuthContext).clientId });
         }
       },
     });
@@ -136,5 +143,7 @@ export function httpHandler<R extends RouteDef>(route: R, fn: (input: HandlerInp
 
 /** The same error handling for a function with no route row (the `$default` fallback). */
 export function rawHttpHandler(fn: (event: APIGatewayProxyEventV2) => Promise<HttpResult>) {
-  return middy<APIGatewayProxyEventV2, HttpResult>().use(errorResponder()).handler(fn);
+  let stack = middy<APIGatewayProxyEventV2, HttpResult>();
+  for (const m of observe<APIGatewayProxyEventV2, HttpResult>('route', '$default')) stack = stack.use(m);
+  return stack.use(errorResponder()).handler(fn);
 }

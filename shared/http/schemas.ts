@@ -17,5 +17,6 @@ export const BoolParam = v.optional(
   v.pipe(
     v.picklist(['true', 'false', '1', '0'], 'must be true or false'),
     v.transform((s) => s === 'true' || s === '1'),
+    v.boolean(),
   ),
 );

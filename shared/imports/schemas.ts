@@ -10,7 +10,7 @@ export const ImportBodySchema = v.object({
 export type ImportBodyInput = v.InferInput<typeof ImportBodySchema>;
 
 export const FileIdParamsSchema = v.object({
-  file_id: v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,9}$/, 'file_id must be a positive integer'), v.transform(Number)),
+  file_id: v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,9}$/, 'file_id must be a positive integer'), v.transform(Number), v.number(), v.integer(), v.minValue(1)),
 });
 
 const ErrorEntrySchema = v.object({ line: v.number(), email: v.nullable(v.string()), cause: v.string() });

@@ -13,6 +13,7 @@ import type { Readable } from 'node:stream';
 import { config } from '../config.js';
 import { ddb, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
+import { count as countMetric, logger } from '../observability/index.js';
 import { s3 } from '../s3.js';
 import { applySubscribers } from '../subscribers/service.js';
 import type { Report, ReportError, SubscriberLine } from '../subscribers/types.js';
@@ -71,6 +72,8 @@ function addReport(progress: Progress, chunk: Chunk, report: Report | undefined)
   progress.unsubscribed += report?.nb_unsubscribed ?? 0;
   progress.dataChanged += report?.nb_data_changed ?? 0;
   progress.errors += chunk.errors.length;
+  countMetric('ImportLinesApplied', chunk.lines.length);
+  countMetric('ImportLinesFailed', chunk.errors.length);
   addFirstErrors(progress.firstErrors, chunk.errors);
   for (const email of chunk.kept) {
     if (progress.keptEmails.includes(email)) continue;
@@ -319,7 +322,7 @@ export async function handleUploadEvent(event: S3Event, context: Pick<Context, '
     const target = fileOfKey(record.s3.object.key);
     if (!target) continue;
     const outcome = await runImport(target.clientId, target.fileId, { owner: context.awsRequestId, remainingMs: () => context.getRemainingTimeInMillis() });
-    console.log(JSON.stringify({ level: 'info', message: 'import run', key: record.s3.object.key, outcome }));
+    logger.info('import run', { clientId: target.clientId, fileId: target.fileId, outcome });
     results.push({ key: record.s3.object.key, outcome });
   }
   return results;
@@ -346,7 +349,8 @@ export async function handleWorkerFailure(event: AsyncFailureEvent) {
     const target = fileOfKey(record.s3.object.key);
     if (!target) continue;
     const failed = await failFile(target.clientId, target.fileId, cause);
-    console.log(JSON.stringify({ level: 'warn', message: 'import worker failure', key: record.s3.object.key, failed, cause }));
+    logger.warn('import worker failure', { clientId: target.clientId, fileId: target.fileId, failed, cause });
+    if (failed) countMetric('ImportsFailed');
     results.push({ key: record.s3.object.key, failed });
   }
   return results;

@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { MAX_ID } from '../db/storable.js';
 import { emailSchema } from '../mail/address.js';
 import { dataFields } from '../subscribers/data.js';
+import { dataFieldsDoc } from '../subscribers/schemas.js';
 
 /**
  * Booleans of the opt-in form: JSON booleans, or their string form (HTML
@@ -77,6 +78,20 @@ export const SubscribeBodySchema = v.pipe(
       data,
     };
   }),
+);
+
+/** The same body as the API description shows it (JSON; a form sends the same names, booleans as `true`/`false`). */
+export const SubscribeBodyDoc = v.pipe(
+  v.looseObject({
+    email: v.pipe(v.string(), v.maxLength(254), v.email()),
+    form_key: v.pipe(v.string(), v.maxLength(128)),
+    email_lists: v.optional(
+      v.pipe(v.array(v.pipe(v.number(), v.integer(), v.minValue(1))), v.description('Global forms: the lists chosen among the form\'s lists (required); list forms ignore it')),
+    ),
+    open_tracking_consent: v.optional(v.boolean()),
+    update: v.optional(v.pipe(v.boolean(), v.description('true: update data_* and consent of a known subscriber, without email'))),
+  }),
+  v.metadata(dataFieldsDoc({ type: ['string', 'number', 'boolean', 'null'] })),
 );
 
 export type SubscribeBodyInput = v.InferInput<typeof SubscribeBodySchema>;

@@ -13,6 +13,7 @@ import { ddb, isConditionFailure, queryPages, runPool, tableName, transactWrite 
 import { keys } from '../db/keys.js';
 import { BadRequestError } from '../http/errors.js';
 import { mailer } from '../mail/mailer.js';
+import { addLogKeys, count } from '../observability/index.js';
 import { enforceSubscribeLimits } from '../ratelimit/limits.js';
 import { applySubscribers, getSubscriber } from '../subscribers/service.js';
 import type { SubscriberLine } from '../subscribers/types.js';
@@ -74,6 +75,7 @@ export async function subscribe(trackingKey: string, body: SubscribeBodyOutput, 
   const tracking = await resolvePublicKey('tracking', trackingKey);
   if (!tracking) throw new BadRequestError('path.tracking_key: unknown tracking key');
   const clientId = tracking.clientId;
+  addLogKeys({ clientId });
   await enforceSubscribeLimits(clientId, sourceIp, (await getClient(clientId))?.rateLimits, now.getTime());
   const form = await resolvePublicKey('form', body.formKey);
   // A form of another client gets the same cause as an unknown one: keys of other clients are not confirmed.
@@ -96,6 +98,7 @@ export async function subscribe(trackingKey: string, body: SubscribeBodyOutput, 
   const toConfirm = lists.filter((_, i) => !known[i]?.subscribed);
   // Already subscribed everywhere: the same answer as a new registration, and nothing changes.
   if (toConfirm.length > 0) await registerPending(clientId, body, toConfirm, now);
+  count('OptinsSubmitted');
   return { success: messages.pending };
 }
 
@@ -278,6 +281,7 @@ export async function confirm(token: string, now = new Date()): Promise<ConfirmO
   } catch (err) {
     if (!lostRace(err)) throw err; // a concurrent click finished first: same result
   }
+  count('OptinsConfirmed');
   return { outcome: 'confirmed', ...outcome };
 }
 
@@ -304,6 +308,7 @@ export async function sendReminders(now = new Date()): Promise<{ reminded: numbe
       });
     }
   }
+  count('OptinRemindersSent', reminded);
   return { reminded };
 }
 

@@ -94,6 +94,8 @@ const IntParam = (min: number, max: number) =>
       v.string(),
       v.regex(/^\d{1,6}$/, 'must be a non-negative integer'),
       v.transform(Number),
+      v.number(),
+      v.integer(),
       v.minValue(min, `must be at least ${min}`),
       v.maxValue(max, `must be at most ${max}`),
     ),
@@ -107,7 +109,16 @@ export const RecommendationsParamsSchema = v.object({ block_key: PublicKeySchema
 export const RecommendationsQuerySchema = v.object({
   rows: IntParam(1, 100),
   start: IntParam(0, 100_000),
-  'excluded[]': v.optional(v.pipe(v.string(), v.description('URL-encoded URL left out of the result; repeat the parameter for several'))),
+  // Read from the raw query string (repeated values); the schema gives its type to the API description.
+  'excluded[]': v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((url) => [url]),
+      v.array(v.string()),
+      v.maxLength(100),
+      v.description('URLs left out of the result: repeat the parameter (`excluded[]=…&excluded[]=…`), at most 100'),
+    ),
+  ),
   shuffle: BoolParam,
   redir_https: BoolParam,
   noredir: BoolParam,

@@ -7,7 +7,8 @@ import { siteHostAllowed, storedSiteHosts } from '../clients/site-hosts.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../http/errors.js';
 import { envelope } from './envelope.js';
 import { DynamoStore } from './dynamo-store.js';
-import { algoName, shuffled } from './ranking.js';
+import { addLogKeys, count } from '../observability/index.js';
+import { algoName, shuffled, SIGNALS } from './ranking.js';
 import { rankingFor } from './recommend.js';
 import type { TrackBodyOutput } from './schemas.js';
 import { blockSettings, hostAllowed } from './settings.js';
@@ -122,6 +123,7 @@ export async function recommendations(q: RecommendationsRequest) {
   const excluded = excludedUrls(q.rawQueryString);
   const key = await resolvePublicKey('block', q.blockKey);
   if (!key) throw new NotFoundError('Unknown block key');
+  addLogKeys({ clientId: key.clientId });
   const client = getClient(key.clientId);
   const loading = client.then((c) => blockSettings(key, c));
   // Ranking (reads only) starts at once; nothing of it leaves unless the client accepts this reader id.
@@ -135,6 +137,9 @@ export async function recommendations(q: RecommendationsRequest) {
   const rows = Math.min(q.rows ?? settings.rows, settings.maxRows);
   let page = ranking.slice(start, start + rows);
   if (q.shuffle) page = shuffled(page);
+  count('RecommendationsServed', page.length);
+  // The cold-start fallback: items that nothing but popularity put there.
+  count('RecommendationsFromPopularity', page.filter((r) => SIGNALS.every((s) => s === 'popularity' || !(r.signals[s] > 0))).length);
   const links = { baseUrl: q.baseUrl, blockKey: q.blockKey, redirHttps: q.redirHttps ?? false, noredir: q.noredir ?? false };
   return envelope(q.format ?? settings.envelope, page, start, algoName(page), links, settings);
 }

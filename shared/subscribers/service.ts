@@ -15,9 +15,10 @@ import { MAX_ECHO, parseSubscriberLines } from './parse.js';
 import { addDeltas, applyLine, buildReport, countState, dedupeLines, zeroDeltas, type CounterDeltas, type Outcome } from './rules.js';
 import { counterUpdate, listsOfEmail, pagePartition, readCounters, readPage, readSubscribers, toItem, type SubscriberItem } from './store.js';
 import type { Report, ReportError, SubscriberLine } from './types.js';
-import { EmailSchema } from './schemas.js';
+import { DEFAULT_PAGE, EmailSchema } from './schemas.js';
 import * as v from 'valibot';
 import { createHash } from 'node:crypto';
+import { count, hashForLog, logger } from '../observability/index.js';
 
 export { parseSubscriberLine, parseSubscriberLines } from './parse.js';
 
@@ -133,12 +134,11 @@ export async function applySubscribers(clientId: string, listId: number, lines: 
       failure ??= err;
     }
   });
+  count('SubscribersApplied', applied);
   if (events.length > 0) await storeEvents(clientId, unique, events, applied);
   if (failure) {
     const retryable = isRetryableStorageFault(failure);
-    console.error(
-      JSON.stringify({ level: 'error', message: 'subscriber write failed', retryable, applied, total: unique.length, error: String(failure), detail: faultDetail(failure) }),
-    );
+    logger.error('subscriber write failed', { retryable, applied, total: unique.length, detail: faultDetail(failure), error: failure as Error });
     if (!retryable) throw new StorageBugError(applied, unique.length);
     throw new PartialWriteError(applied, unique.length);
   }
@@ -167,10 +167,11 @@ async function storeEvents(clientId: string, lines: SubscriberLine[], events: Ev
         await sleep(backoffMs(attempt + 2));
         continue;
       }
-      console.error(JSON.stringify({ level: 'error', message: 'events not stored', clientId, error: String(err), events }));
+      // Addresses never reach the logs: each event is logged with a hash of its email in its place.
+      logger.error('events not stored', { error: err as Error, events: events.map(({ email, ...rest }) => ({ ...rest, emailHash: hashForLog(email) })) });
       throw new HttpError(
         503,
-        `${applied} subscribers were applied, but their ${events.length} events could not be stored (they were logged for recovery); the subscriber state is complete`,
+        `${applied} subscribers were applied, but their ${events.length} events could not be stored (they were logged, addresses hashed); the subscriber state is complete`,
         { 'retry-after': '1' },
       );
     }
@@ -240,11 +241,11 @@ function decodeCursor(cursor: string, clientId: string, listId: number, status: 
 export async function listSubscribers(
   clientId: string,
   listId: number,
-  q: { status?: 'subscribed' | 'unsubscribed'; offset: number; count: number; search?: string; cursor?: string },
+  q: { status?: 'subscribed' | 'unsubscribed'; offset?: number; count?: number; search?: string; cursor?: string },
 ) {
   await getList(clientId, listId);
   const startKey = q.cursor ? decodeCursor(q.cursor, clientId, listId, q.status, q.search) : undefined;
-  const page = await readPage({ clientId, listId, status: q.status, search: q.search, offset: q.offset, count: q.count, startKey });
+  const page = await readPage({ clientId, listId, status: q.status, search: q.search, offset: q.offset ?? 0, count: q.count ?? DEFAULT_PAGE, startKey });
   return {
     subscribers: page.items.map((s) => ({ email: s.email, guid: s.guid, subscribed: s.subscribed, subscribed_at: s.subscribedAt ?? null })),
     nextCursor: page.nextKey ? encodeCursor(page.nextKey) : undefined,

@@ -1,7 +1,9 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { hashForLog } from '../../shared/observability/index.js';
 import { s3 } from '../../shared/s3.js';
 import { applySubscribers } from '../../shared/subscribers/service.js';
+import { captureOutput } from '../helpers/logs.js';
 import { newClient, request, useService } from '../helpers/service.js';
 import { rawEventObjects, recount } from '../helpers/subscribers.js';
 
@@ -43,15 +45,26 @@ describe('events when S3 fails after the subscribers were written', () => {
   it('answers the list API with a 503 that says the subscribers were applied and the events were not', async () => {
     const client = await newClient(service);
     failEventWrites(10);
-    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    const reply = await request(`${service.url}/v1/newsletters/lists/${client.defaultListId}/subscribers`, {
-      method: 'POST',
-      token: client.token,
-      body: [{ email: 'a@x.co' }, { email: 'b@x.co' }],
-    });
+    const output = captureOutput();
+    let reply: { status: number; body: any };
+    try {
+      reply = await request(`${service.url}/v1/newsletters/lists/${client.defaultListId}/subscribers`, {
+        method: 'POST',
+        token: client.token,
+        body: [{ email: 'a@x.co' }, { email: 'b@x.co' }],
+      });
+    } finally {
+      output.restore();
+    }
     expect(reply.status).toBe(503);
-    expect(reply.body.cause).toBe('2 subscribers were applied, but their 2 events could not be stored (they were logged for recovery); the subscriber state is complete');
-    expect(JSON.stringify(errors.mock.calls)).toContain('events not stored');
+    expect(reply.body.cause).toBe('2 subscribers were applied, but their 2 events could not be stored (they were logged, addresses hashed); the subscriber state is complete');
+    // The error lines carry the request's keys and the events, with no address in them.
+    const lines = output.json().filter((l) => l.level === 'ERROR');
+    const stored = lines.find((l) => l.message === 'events not stored');
+    expect(stored).toMatchObject({ route: 'POST /v1/newsletters/lists/{list_id}/subscribers', clientId: client.username, function_request_id: expect.any(String), correlation_id: expect.any(String) });
+    expect(stored!.events.map((e: { emailHash: string }) => e.emailHash).sort()).toEqual([hashForLog('a@x.co'), hashForLog('b@x.co')].sort());
+    expect(lines.filter((l) => l.message === 'request failed')).toHaveLength(1);
+    expect(output.text()).not.toMatch(/[ab]@x\.co/);
     expect(await recount(client.username, client.defaultListId)).toMatchObject({ subscribed: 2 });
   });
 

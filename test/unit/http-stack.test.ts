@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { httpHandler } from '../../shared/http/handler.js';
 import { json } from '../../shared/http/response.js';
 import { compilePath, type RouteDef } from '../../shared/http/route.js';
+import { captureOutput } from '../helpers/logs.js';
 
 const echoRoute = {
   method: 'POST',
@@ -67,16 +68,14 @@ describe('the middy stack', () => {
     const failing = httpHandler(echoRoute, async () => {
       throw new Error('secret detail');
     });
-    const errors: unknown[] = [];
-    const original = console.error;
-    console.error = (...args: unknown[]) => errors.push(args);
+    const output = captureOutput();
     try {
       const res = await failing(event('{"email":"a@b.co"}'), {} as Context);
       expect(res.statusCode).toBe(500);
       expect(res.body).not.toContain('secret detail');
-      expect(JSON.stringify(errors)).toContain('secret detail');
+      expect(output.text()).toContain('secret detail');
     } finally {
-      console.error = original;
+      output.restore();
     }
   });
 });

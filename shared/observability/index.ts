@@ -1,0 +1,119 @@
+/**
+ * The service's one Logger and one Metrics instance (Powertools for AWS
+ * Lambda), and the middlewares that attach them to an invocation. The HTTP
+ * stack (shared/http/handler.ts) and every job (`jobHandler`) use these; domain
+ * code logs through `logger` with a message and a few keys, and counts through
+ * `count`.
+ *
+ * Configuration: `POWERTOOLS_LOG_LEVEL` (or `LOG_LEVEL`; default INFO),
+ * `POWERTOOLS_SERVICE_NAME`, `POWERTOOLS_METRICS_NAMESPACE`; locally
+ * `POWERTOOLS_DEV=true` prints indented lines and turns metrics off unless
+ * `POWERTOOLS_METRICS_DISABLED=false`.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { createHash } from 'node:crypto';
+
+export const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME || 'newsletter-service' });
+
+/** Metric warnings go through the logger; "no metrics in this invocation" is the normal case for most requests, not a warning. */
+const metricsLogger = {
+  debug: (...a: unknown[]) => logger.debug(String(a[0])),
+  info: (...a: unknown[]) => logger.info(String(a[0])),
+  warn: (...a: unknown[]) => (String(a[0]).startsWith('No application metrics') ? undefined : logger.warn(String(a[0]))),
+  error: (...a: unknown[]) => logger.error(String(a[0])),
+};
+
+export const metrics = new Metrics({
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || 'NewsletterService',
+  serviceName: process.env.POWERTOOLS_SERVICE_NAME || 'newsletter-service',
+  logger: metricsLogger,
+});
+
+/** The metrics an operator watches (CloudWatch EMF, namespace `NewsletterService`, dimensions `service` and `route` or `job`). */
+export type MetricName =
+  | 'SubscribersApplied'
+  | 'ImportLinesApplied'
+  | 'ImportLinesFailed'
+  | 'ImportsFailed'
+  | 'EventsRecorded'
+  | 'RecommendationsServed'
+  | 'RecommendationsFromPopularity'
+  | 'OptinsSubmitted'
+  | 'OptinsConfirmed'
+  | 'OptinRemindersSent'
+  | 'ClientErrors'
+  | 'ServerErrors'
+  | 'JobFailures';
+
+/** Adds `value` to a counter of this invocation (published when the invocation ends). */
+export function count(name: MetricName, value = 1): void {
+  if (value > 0) metrics.addMetric(name, MetricUnit.Count, value);
+}
+
+/**
+ * A short stable hash of an email address (or another identifier that must
+ * not be logged): the same address gives the same value, so lines can be
+ * correlated without the address in the logs.
+ */
+export function hashForLog(value: string): string {
+  return createHash('sha256').update(value.trim().toLowerCase()).digest('hex').slice(0, 16);
+}
+
+/** Adds keys to every following line of this invocation (e.g. the client once authenticated). */
+export function addLogKeys(keys: Record<string, string | number | undefined>): void {
+  const defined = Object.fromEntries(Object.entries(keys).filter(([, value]) => value !== undefined));
+  logger.appendKeys(defined);
+}
+
+const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The middlewares every invocation starts with: the Lambda context and the
+ * route or job on every log line, a correlation id (the caller's
+ * `x-correlation-id` when well formed, else the API Gateway request id or the
+ * event's id), the route or job as the metric dimension, and metrics
+ * published when the invocation ends (also after an error).
+ */
+export function observe<E, R>(kind: 'route' | 'job', name: string): middy.MiddlewareObj<E, R, Error, Context>[] {
+  return [
+    injectLambdaContext(logger, { resetKeys: true }) as middy.MiddlewareObj<E, R, Error, Context>,
+    logMetrics(metrics) as middy.MiddlewareObj<E, R, Error, Context>,
+    {
+      before: async (request) => {
+        const event = (request.event ?? {}) as {
+          headers?: Record<string, string | undefined>;
+          requestContext?: { requestId?: string };
+          id?: string;
+        };
+        const given = event.headers?.['x-correlation-id'] ?? event.headers?.['X-Correlation-Id'];
+        const correlationId = given && CORRELATION_ID.test(given) ? given : (event.requestContext?.requestId ?? event.id ?? request.context?.awsRequestId);
+        logger.appendKeys({ [kind]: name });
+        if (correlationId) logger.setCorrelationId(correlationId);
+        metrics.addDimension(kind, name);
+      },
+    },
+  ];
+}
+
+/**
+ * A job's Lambda entry: its function with the logger and metrics attached.
+ * A run that throws is logged once with its stack, counted as `JobFailures`
+ * and rethrown, so Lambda retries it and its failure destination receives it.
+ */
+export function jobHandler<E, R>(job: string, fn: (event: E, context: Context) => Promise<R>) {
+  let stack = middy<E, R, Error, Context>();
+  for (const m of observe<E, R>('job', job)) stack = stack.use(m);
+  return stack
+    .use({
+      onError: async (request) => {
+        count('JobFailures');
+        logger.error('job failed', request.error as Error);
+      },
+    })
+    .handler(fn);
+}

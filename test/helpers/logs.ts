@@ -1,0 +1,36 @@
+/**
+ * Captures what this process writes to stdout and stderr (Powertools Logger
+ * and Metrics lines, in dev mode or not) and parses the JSON ones.
+ */
+export function captureOutput() {
+  const chunks: string[] = [];
+  const originals = { out: process.stdout.write, err: process.stderr.write };
+  const methods = ['log', 'info', 'warn', 'error', 'debug'] as const;
+  const consoleOriginals = methods.map((m) => console[m]);
+  const capture = (chunk: unknown) => {
+    chunks.push(String(chunk));
+    return true;
+  };
+  process.stdout.write = capture as typeof process.stdout.write;
+  process.stderr.write = capture as typeof process.stderr.write;
+  // In dev mode (POWERTOOLS_DEV) Powertools writes through the global console, which the test runner replaces.
+  for (const m of methods) console[m] = (...args: unknown[]) => void chunks.push(args.map(String).join(' '));
+  return {
+    text: () => chunks.join(''),
+    /** Every chunk that is one JSON object (a log line or an EMF metrics blob). */
+    json: (): Array<Record<string, any>> =>
+      chunks.flatMap((c) => {
+        try {
+          const parsed = JSON.parse(c);
+          return parsed && typeof parsed === 'object' ? [parsed] : [];
+        } catch {
+          return [];
+        }
+      }),
+    restore: () => {
+      process.stdout.write = originals.out;
+      process.stderr.write = originals.err;
+      methods.forEach((m, i) => (console[m] = consoleOriginals[i]));
+    },
+  };
+}
