@@ -9,6 +9,7 @@ import { pipeline, Transform } from 'node:stream';
 import { config } from '../config.js';
 import { getList, nextId } from '../lists/lists.js';
 import { checkUrl, safeFetch, UNREACHABLE, UrlFetchError, type SafeFetchOptions } from '../net/safe-fetch.js';
+import { logger } from '../observability/index.js';
 import { s3 } from '../s3.js';
 import { putFile, toImportedFile, emptyProgress, type ImportedFile } from './files.js';
 import { sourceKey } from './objects.js';
@@ -75,7 +76,7 @@ function meter() {
 
 /** Logs what the caller is not told (what the address resolved to, what answered), then hands the error on. */
 function withLog(err: UrlFetchError): UrlFetchError {
-  if (err.detail) console.warn(JSON.stringify({ level: 'warn', message: 'import URL not fetched', cause: err.message, detail: err.detail }));
+  if (err.detail) logger.warn('import URL not fetched', { cause: err.message, detail: err.detail });
   return err;
 }
 
