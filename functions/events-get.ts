@@ -6,8 +6,8 @@ import { routes } from '../shared/routes.js';
 
 const store = s3EventStore();
 
-export const handler = httpHandler(routes.eventsGet, async ({ clientId, params }) => {
-  const file = await getEventFile(store, clientId, params.event_name, params.date);
+export const handler = httpHandler(routes.eventsGet, async ({ clientId, params, query }) => {
+  const file = await getEventFile(store, clientId, params.event_name, params.date, new Date(), query.raw ? 'raw' : 'safe');
   const incomplete = { 'x-events-incomplete': String(!file.complete) };
   if ('url' in file) return redirect(file.url, 302, incomplete);
   return text(200, file.body, 'text/csv; charset=utf-8', {

@@ -11,6 +11,7 @@ export const handler = httpHandler(routes.recosGet, async ({ params, query, head
   const body = await recommendations({
     blockKey: params.block_key,
     userId: params.user_id,
+    sig: query.sig,
     rows: query.rows,
     start: query.start,
     shuffle: query.shuffle,

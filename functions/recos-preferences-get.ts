@@ -3,7 +3,7 @@ import { json } from '../shared/http/response.js';
 import { getPreferences } from '../shared/recos/service.js';
 import { routes } from '../shared/routes.js';
 
-export const handler = httpHandler(routes.preferencesGet, async ({ clientId, params }) => {
-  const p = await getPreferences(clientId, params.user_id);
+export const handler = httpHandler(routes.preferencesGet, async ({ clientId, params, query }) => {
+  const p = await getPreferences(clientId, params.user_id, query.sig);
   return json(200, { user_id: p.userId, themes: p.themes, updated_at: p.updatedAt }, { 'cache-control': 'no-store' });
 });

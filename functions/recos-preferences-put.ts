@@ -3,7 +3,7 @@ import { json } from '../shared/http/response.js';
 import { setPreferences } from '../shared/recos/service.js';
 import { routes } from '../shared/routes.js';
 
-export const handler = httpHandler(routes.preferencesPut, async ({ clientId, params, body }) => {
-  const p = await setPreferences(clientId, params.user_id, body.themes);
+export const handler = httpHandler(routes.preferencesPut, async ({ clientId, params, query, body }) => {
+  const p = await setPreferences(clientId, params.user_id, query.sig, body.themes);
   return json(200, { user_id: p.userId, themes: p.themes, updated_at: p.updatedAt }, { 'cache-control': 'no-store' });
 });

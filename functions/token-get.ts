@@ -3,7 +3,7 @@ import { httpHandler } from '../shared/http/handler.js';
 import { json } from '../shared/http/response.js';
 import { routes } from '../shared/routes.js';
 
-export const handler = httpHandler(routes.tokenGet, async ({ query }) => {
-  const { token } = await issueToken(query.username, query.password);
+export const handler = httpHandler(routes.tokenGet, async ({ query, sourceIp }) => {
+  const { token } = await issueToken(query.username, query.password, sourceIp);
   return json(200, { token }, { 'cache-control': 'no-store' });
 });

@@ -24,6 +24,10 @@ const usage = `Usage: npm run admin -- <command> [options]
   enable-premium <username>                  enables premium events (event file downloads)
   set-rate-limits <username> --per-ip N --per-key N
                                              overrides the opt-in rate limits (per minute)
+  set-signed-ids <username> --on|--off [--rotate]
+                                             requires signed reader ids on the recommendation,
+                                             tracking and preferences routes (or not); prints the
+                                             signing secret (--rotate: a new one)
   show-client <username>                     prints the client (without its key hash)`;
 
 function loadEnvironment() {
@@ -49,6 +53,9 @@ async function main(argv: string[]) {
       settings: { type: 'string' },
       'per-ip': { type: 'string' },
       'per-key': { type: 'string' },
+      on: { type: 'boolean' },
+      off: { type: 'boolean' },
+      rotate: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -87,6 +94,11 @@ async function main(argv: string[]) {
     case 'set-rate-limits':
       await clients.setClientSetting(username, 'rateLimits', { perIpPerMinute: Number(values['per-ip']), perKeyPerMinute: Number(values['per-key']) });
       return print({ username, rate_limits: { per_ip_per_minute: Number(values['per-ip']), per_key_per_minute: Number(values['per-key']) } });
+    case 'set-signed-ids': {
+      if (values.on === values.off) throw new Error('set-signed-ids needs --on or --off');
+      const set = await clients.setSignedIds(username, values.on ?? false, values.rotate ?? false);
+      return print({ username, signed_ids: set.signedIds, signing_secret: set.signingSecret ?? null });
+    }
     case 'show-client': {
       const { apiKeyHash: _hidden, ...client } = await clients.requireClient(username);
       return print(client);

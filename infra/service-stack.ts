@@ -140,6 +140,7 @@ export class ServiceStack extends Stack {
         timeoutSeconds: route.lambda?.timeoutSeconds,
         memoryMb: route.lambda?.memoryMb,
         reservedConcurrency: reservedConcurrency[route.id],
+        assets: route.assets,
       });
       functions.push({ id: route.id, fn });
       api.addRoutes({ path: route.path, methods: [route.method as HttpMethod], integration: new HttpLambdaIntegration(`${route.id}Integration`, fn) });

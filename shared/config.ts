@@ -1,6 +1,6 @@
 /**
  * Reads configuration from the environment. Every name is documented in the
- * README; the CDK stack and the local runtime set the same names.
+ * docs/operations.md; the CDK stack and the local runtime set the same names.
  * A required variable that is missing fails fast with its name.
  */
 function required(name: string): string {

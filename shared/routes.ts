@@ -5,6 +5,7 @@
  */
 import * as v from 'valibot';
 import { TokenQuerySchema, TokenSchema } from './auth/schemas.js';
+import type { HeaderName } from './http/header-docs.js';
 import type { RouteDef } from './http/route.js';
 import { ErrorSchema, errorResponses } from './http/schemas.js';
 import { ListIdParamsSchema, ListSchema } from './lists/schemas.js';
@@ -14,16 +15,19 @@ import {
   ReportSchema,
   SubscriberInputSchema,
   SubscriberOutputSchema,
+  SubscribersBodyDoc,
   SubscribersBodySchema,
   LegacySubscriberSchema,
+  UsersDeleteBodyDoc,
   UsersDeleteBodySchema,
 } from './subscribers/schemas.js';
 import { InvalidRequestSchema } from './http/schemas.js';
-import { ConfirmParamsSchema, SubscribeBodySchema, SubscribeParamsSchema, SubscribeResultSchema } from './optin/schemas.js';
+import { ConfirmParamsSchema, SubscribeBodyDoc, SubscribeBodySchema, SubscribeParamsSchema, SubscribeResultSchema } from './optin/schemas.js';
 import {
   LegacyRecommendationsSchema,
   PreferencesBodySchema,
   PreferencesParamsSchema,
+  PreferencesQuerySchema,
   PreferencesSchema,
   RecommendationsParamsSchema,
   RecommendationsQuerySchema,
@@ -34,8 +38,13 @@ import {
   TrackParamsSchema,
   TrackResultSchema,
 } from './recos/schemas.js';
-import { EventFileParamsSchema } from './events/schemas.js';
+import { EventFileParamsSchema, EventFileQuerySchema } from './events/schemas.js';
 import { FileIdParamsSchema, ImportBodySchema, ImportedFileSchema } from './imports/schemas.js';
+
+/** The headers of every answer of the deprecated list-less API. */
+const DEPRECATED: HeaderName[] = ['deprecation', 'sunset', 'link'];
+/** The headers of the confirmation link's pages. */
+const PRIVATE_PAGE: HeaderName[] = ['cache-control', 'referrer-policy', 'x-robots-tag'];
 
 export const routes = {
   tokenGet: {
@@ -45,10 +54,17 @@ export const routes = {
     auth: 'none',
     access: { table: 'RW' },
     summary: 'Get a temporary client token',
-    description: 'Exchanges the client name and API key for a token valid for TOKEN_TTL_SECONDS (default 3600). Wrong name or key: 401 with one cause for both.',
+    description:
+      'Exchanges the client name and API key for a token valid for TOKEN_TTL_SECONDS (default 3600). Wrong name or key: 401 with one cause for both. ' +
+      'Rotating the API key revokes every token issued before. Failed attempts from one source address are limited (5 per client name, 20 in all, per 15-minute window): beyond, 429 with Retry-After, before any key check.',
     tags: ['auth'],
     request: { query: TokenQuerySchema },
-    responses: { 200: { description: 'A new token', schema: TokenSchema }, 400: errorResponses[400], 401: { description: 'Invalid username or password', schema: ErrorSchema } },
+    responses: {
+      200: { description: 'A new token', schema: TokenSchema, headers: ['cache-control'] },
+      400: errorResponses[400],
+      401: { description: 'Invalid username or password', schema: ErrorSchema },
+      429: { description: 'Too many failed logins from this source address; Retry-After says when to try again', schema: ErrorSchema },
+    },
   },
   listsList: {
     method: 'GET',
@@ -84,7 +100,7 @@ export const routes = {
       'The response headers `X-Next-Cursor` and `Link: <…>; rel="next"` continue after the page at constant cost (pass `cursor`, not `offset`).',
     tags: ['subscribers'],
     request: { params: ListIdParamsSchema, query: ListingQuerySchema },
-    responses: { 200: { description: 'Subscribers (spec 2.3)', schema: v.array(SubscriberOutputSchema) }, 400: errorResponses[400], 401: errorResponses[401], 404: { description: 'Unknown list', schema: ErrorSchema } },
+    responses: { 200: { description: 'Subscribers (spec 2.3)', schema: v.array(SubscriberOutputSchema), headers: ['x-next-cursor', 'link'] }, 400: errorResponses[400], 401: errorResponses[401], 404: { description: 'Unknown list', schema: ErrorSchema } },
   },
   subscribersPost: {
     method: 'POST',
@@ -93,15 +109,19 @@ export const routes = {
     auth: 'token',
     access: { table: 'RW', events: 'W' },
     summary: 'Subscribe, unsubscribe or update one subscriber or a batch of up to 20,000',
-    description: 'Invalid lines are reported in `report.errors` and skipped; valid lines are applied. An address given twice: the last line wins. Counter definitions: README.',
+    description:
+      'Invalid lines are reported in `report.errors` and skipped; valid lines are applied. An address given twice: the last line wins. Counter definitions: docs/api.md. ' +
+      '`data_*` values: numbers from -(2^53-1) to 2^53-1 (0 or at least 1e-130 in magnitude), at most 16 levels of nesting, no empty keys, at most 10,240 bytes of JSON per line and 65,536 stored per subscriber.',
     tags: ['subscribers'],
-    request: { params: ListIdParamsSchema, body: SubscribersBodySchema, bodyDoc: v.union([SubscriberInputSchema, v.array(SubscriberInputSchema)]) },
+    request: { params: ListIdParamsSchema, body: SubscribersBodySchema, bodyDoc: SubscribersBodyDoc },
     responses: {
       200: { description: 'The report (spec 2.6)', schema: ReportSchema },
       400: errorResponses[400],
       401: errorResponses[401],
       404: { description: 'Unknown list', schema: ErrorSchema },
-      503: { description: 'Storage fault after part of the batch was applied; the cause says how much; retrying is safe', schema: ErrorSchema },
+      415: errorResponses[415],
+      500: { description: 'A storage error a retry cannot cure (a bug; logged); the cause says how much was applied', schema: ErrorSchema },
+      503: { description: 'Storage fault a retry can cure (throttling, a 5xx, a timeout) after part of the batch was applied; the cause says how much; retrying is safe', schema: ErrorSchema },
     },
     lambda: { timeoutSeconds: 29, memoryMb: 1024 },
   },
@@ -114,8 +134,13 @@ export const routes = {
     summary: 'Delete users from all lists of the client',
     description: 'Up to 20,000 `{email}`. Any invalid email rejects the whole request; nothing is deleted. n is the number of distinct addresses given.',
     tags: ['subscribers'],
-    request: { body: UsersDeleteBodySchema },
-    responses: { 200: { description: '`{success: "<n> users have been deleted"}`', schema: v.object({ success: v.string() }) }, 400: errorResponses[400], 401: errorResponses[401] },
+    request: { body: UsersDeleteBodySchema, bodyDoc: UsersDeleteBodyDoc },
+    responses: {
+      200: { description: '`{success: "<n> users have been deleted"}`', schema: v.object({ success: v.string() }) },
+      400: errorResponses[400],
+      401: errorResponses[401],
+      415: errorResponses[415],
+    },
     lambda: { timeoutSeconds: 29, memoryMb: 1024 },
   },
   legacySubscribersCount: {
@@ -127,7 +152,7 @@ export const routes = {
     summary: 'Deprecated: count of the default list',
     tags: ['deprecated'],
     deprecated: true,
-    responses: { 200: { description: 'As GET …/lists/{list_id}/subscribers/count on the default list', schema: CountSchema }, 401: errorResponses[401] },
+    responses: { 200: { description: 'As GET …/lists/{list_id}/subscribers/count on the default list', schema: CountSchema, headers: DEPRECATED }, 401: errorResponses[401] },
   },
   legacySubscribersList: {
     method: 'GET',
@@ -139,7 +164,7 @@ export const routes = {
     tags: ['deprecated'],
     deprecated: true,
     request: { query: ListingQuerySchema },
-    responses: { 200: { description: 'As GET …/lists/{list_id}/subscribers on the default list', schema: v.array(SubscriberOutputSchema) }, 400: errorResponses[400], 401: errorResponses[401] },
+    responses: { 200: { description: 'As GET …/lists/{list_id}/subscribers on the default list', schema: v.array(SubscriberOutputSchema), headers: [...DEPRECATED, 'x-next-cursor'] }, 400: errorResponses[400], 401: errorResponses[401] },
   },
   legacySubscribersPost: {
     method: 'POST',
@@ -152,11 +177,14 @@ export const routes = {
     tags: ['deprecated'],
     deprecated: true,
     legacyErrors: true,
-    request: { body: SubscribersBodySchema, bodyDoc: v.union([LegacySubscriberSchema, v.array(SubscriberInputSchema)]) },
+    request: { body: SubscribersBodySchema, bodyDoc: v.union([LegacySubscriberSchema, SubscribersBodyDoc.options[1]]) },
     responses: {
-      200: { description: '`{success: "<n> subscriber(s) processed", report}`', schema: v.object({ success: v.string(), report: ReportSchema.entries.report }) },
+      200: { description: '`{success: "<n> subscriber(s) processed", report}`', schema: v.object({ success: v.string(), report: ReportSchema.entries.report }), headers: DEPRECATED },
       400: { description: 'Invalid lines', schema: InvalidRequestSchema },
       401: errorResponses[401],
+      415: errorResponses[415],
+      500: { description: 'A storage error a retry cannot cure (a bug; logged)', schema: ErrorSchema },
+      503: { description: 'Storage fault a retry can cure; retrying is safe', schema: ErrorSchema },
     },
     lambda: { timeoutSeconds: 29, memoryMb: 1024 },
   },
@@ -168,12 +196,16 @@ export const routes = {
     access: { table: 'R', events: 'RW' },
     summary: 'The CSV file of one event type and UTC day (premium)',
     description:
-      'Header of spec §6, then one line per event sorted by date (UTC, YYYY-MM-DD HH:MM:SS). Today (and yesterday until 00:10 UTC) is assembled on the fly and marked `X-Events-Incomplete: true`. A day without events: the header line alone. Files above EVENTS_INLINE_MAX_BYTES: 302 to a presigned S3 URL valid EVENTS_URL_TTL_SECONDS.',
+      'Header of spec §6, then one line per event sorted by date (UTC, YYYY-MM-DD HH:MM:SS). Today (and yesterday until 00:10 UTC) is assembled on the fly and marked `X-Events-Incomplete: true`. A day without events: the header line alone. Files above EVENTS_INLINE_MAX_BYTES: 302 to a presigned S3 URL valid EVENTS_URL_TTL_SECONDS. Cells are formula-safe by default (OWASP CSV injection: a leading apostrophe before `=`, `+`, `-`, `@`, tab, CR); `raw=true` asks for the values as recorded.',
     tags: ['events'],
-    request: { params: EventFileParamsSchema },
+    request: { params: EventFileParamsSchema, query: EventFileQuerySchema },
     responses: {
-      200: { description: 'The CSV file', contentType: 'text/csv; charset=utf-8' },
-      302: { description: 'Large file: Location is a short-lived presigned S3 URL' },
+      200: {
+        description: 'The CSV file. Cells that would begin with `=`, `+`, `-`, `@`, tab or CR get a leading apostrophe so no spreadsheet evaluates them; `raw=true` serves the recorded values',
+        contentType: 'text/csv; charset=utf-8',
+        headers: ['x-events-incomplete', 'content-disposition', 'cache-control'],
+      },
+      302: { description: 'Large file: Location is a short-lived presigned S3 URL', headers: ['location', 'x-events-incomplete', 'cache-control'] },
       400: errorResponses[400],
       401: errorResponses[401],
       403: { description: 'Premium events not enabled for the client', schema: ErrorSchema },
@@ -192,10 +224,11 @@ export const routes = {
     tags: ['imports'],
     request: { body: ImportBodySchema },
     responses: {
-      201: { description: 'The file is stored; processing continues asynchronously', schema: ImportedFileSchema },
+      201: { description: 'The file is stored; processing continues asynchronously. Location: /v1/files/{file_id}', schema: ImportedFileSchema, headers: ['location'] },
       400: { description: 'Invalid body, or a URL that is refused or could not be fetched (`cause` starts with `url:`)', schema: ErrorSchema },
       401: errorResponses[401],
       404: { description: 'Unknown list', schema: ErrorSchema },
+      415: errorResponses[415],
     },
     lambda: { timeoutSeconds: 29, memoryMb: 512 },
   },
@@ -233,7 +266,30 @@ export const routes = {
     access: {},
     summary: 'This API description (OpenAPI 3.1)',
     tags: ['meta'],
-    responses: { 200: { description: 'The OpenAPI document' } },
+    responses: { 200: { description: 'The OpenAPI document', schema: v.record(v.string(), v.unknown()) } },
+  },
+  docsGet: {
+    method: 'GET',
+    path: '/v1/docs',
+    handler: 'functions/docs-get.ts',
+    auth: 'none',
+    access: {},
+    summary: 'The API reference, readable (Redoc)',
+    description: 'An HTML page rendering /v1/openapi.json with Redoc, served by this API (no CDN).',
+    tags: ['meta'],
+    responses: { 200: { description: 'The reference page', contentType: 'text/html; charset=utf-8', headers: ['cache-control', 'content-security-policy'] } },
+  },
+  docsScriptGet: {
+    method: 'GET',
+    path: '/v1/docs/redoc.standalone.js',
+    handler: 'functions/docs-script-get.ts',
+    auth: 'none',
+    access: {},
+    assets: { 'redoc.standalone.js': 'redoc/bundles/redoc.standalone.js' },
+    summary: "The reference page's renderer (Redoc's standalone script)",
+    description: 'Shipped beside the function, not bundled into it.',
+    tags: ['meta'],
+    responses: { 200: { description: 'The script', contentType: 'application/javascript; charset=utf-8', headers: ['cache-control', 'x-content-type-options'] } },
   },
   subscribePost: {
     method: 'POST',
@@ -245,9 +301,9 @@ export const routes = {
     description:
       'No token: the tracking key (path) and form_key (body) identify the client. A new address gets a confirmation email; an address already subscribed gets the same answer and nothing changes; update=true updates a known subscriber without email. Rate limits: 5 per IP and 10 overall per minute by default (per client), 429 with Retry-After beyond.',
     tags: ['opt-in'],
-    request: { params: SubscribeParamsSchema, body: SubscribeBodySchema, bodyTypes: ['json', 'form'] },
+    request: { params: SubscribeParamsSchema, body: SubscribeBodySchema, bodyDoc: SubscribeBodyDoc, bodyTypes: ['json', 'form'] },
     responses: {
-      200: { description: 'Confirmation email on its way (also for an address already subscribed), or subscriber updated', schema: SubscribeResultSchema },
+      200: { description: 'Confirmation email on its way (also for an address already subscribed), or subscriber updated', schema: SubscribeResultSchema, headers: ['cache-control'] },
       400: errorResponses[400],
       415: { description: 'Body neither JSON nor a form', schema: ErrorSchema },
       429: { description: 'Rate limit exceeded; Retry-After gives the seconds to wait', schema: ErrorSchema },
@@ -265,9 +321,10 @@ export const routes = {
     tags: ['opt-in'],
     request: { params: ConfirmParamsSchema },
     responses: {
-      200: { description: 'Confirmation page', contentType: 'text/html' },
-      302: { description: "Redirect to the form's confirmation URL" },
-      404: { description: 'Link not valid or expired (HTML page)', contentType: 'text/html' },
+      200: { description: 'Confirmation page', contentType: 'text/html; charset=utf-8', headers: [...PRIVATE_PAGE, 'content-security-policy'] },
+      302: { description: "Redirect to the form's confirmation URL", headers: ['location', ...PRIVATE_PAGE] },
+      400: { description: 'Not a link token at all', schema: ErrorSchema },
+      404: { description: 'Link not valid or expired (HTML page)', contentType: 'text/html; charset=utf-8', headers: [...PRIVATE_PAGE, 'content-security-policy'] },
     },
   },
   recosGet: {
@@ -278,12 +335,18 @@ export const routes = {
     access: { table: 'R' },
     summary: "A reader's recommendations for a block (smart section)",
     description:
-      'The page being read is `page_url`, else the `referer` header. `format` (else the block setting `envelope`) picks the smart-section envelope `{result: {recommendation}, algo, status}` or the earlier `{count, start, recommendations}`. `callback` returns JSONP (application/javascript). `published_time` is Unix seconds. At most 4 DynamoDB calls (see README).',
+      'The page being read is `page_url`, else the `referer` header. `format` (else the block setting `envelope`) picks the smart-section envelope `{result: {recommendation}, algo, status}` or the earlier `{count, start, recommendations}`. `callback` returns JSONP (application/javascript). `published_time` is Unix seconds. At most 4 DynamoDB calls (docs/architecture.md).',
     tags: ['recommendations'],
     request: { params: RecommendationsParamsSchema, query: RecommendationsQuerySchema },
     responses: {
-      200: { description: 'Recommendations (JSON; JSONP as application/javascript when `callback` is set)', schema: v.union([SmartSectionSchema, LegacyRecommendationsSchema]) },
+      200: {
+        description: 'Recommendations (JSON; with `callback`, JSONP: `callback(<the same JSON>);` as application/javascript)',
+        schema: v.union([SmartSectionSchema, LegacyRecommendationsSchema]),
+        alternatives: [{ contentType: 'application/javascript' }],
+        headers: ['cache-control', 'x-content-type-options'],
+      },
       400: errorResponses[400],
+      403: { description: 'The client requires signed reader ids and `sig` is missing or wrong (JSON, also for JSONP requests)', schema: ErrorSchema },
       404: { description: 'Unknown block key', schema: ErrorSchema },
     },
   },
@@ -295,14 +358,15 @@ export const routes = {
     access: { table: 'RW' },
     summary: 'Record a page view (navigation tracking)',
     description:
-      'JSON, or a form body (what the browser library sends with sendBeacon: no CORS preflight). `themes` is an array or a comma-separated string; `published_time` Unix seconds (milliseconds accepted) or ISO 8601.',
+      'JSON, or a form body (what the browser library sends with sendBeacon: no CORS preflight). `themes` is an array or a comma-separated string; `published_time` Unix seconds 0 to 253402300799 (milliseconds accepted, up to 253402300799999) or ISO 8601 up to 9999-12-31.',
     tags: ['recommendations'],
     request: { params: TrackParamsSchema, body: TrackBodySchema, bodyTypes: ['json', 'form'] },
     responses: {
-      200: { description: 'Recorded; `guid` is the article id', schema: TrackResultSchema },
+      200: { description: 'Recorded; `guid` is the article id', schema: TrackResultSchema, headers: ['cache-control'] },
       400: errorResponses[400],
-      403: { description: "The URL's host is not one of the client's site hosts (or the client has none yet)", schema: ErrorSchema },
+      403: { description: "The URL's host is not one of the client's site hosts (or the client has none yet), or the client requires signed reader ids and `sig` is missing or wrong", schema: ErrorSchema },
       404: { description: 'Unknown tracking key', schema: ErrorSchema },
+      415: { description: 'Body neither JSON nor a form', schema: ErrorSchema },
     },
   },
   redirectGet: {
@@ -315,7 +379,7 @@ export const routes = {
     description: 'Leads only to a known article of the block\'s client on its site hosts (counted as a click); `https=1` upgrades the target to https.',
     tags: ['recommendations'],
     request: { params: RedirectParamsSchema, query: RedirectQuerySchema },
-    responses: { 302: { description: 'To the article' }, 400: errorResponses[400], 404: { description: 'Unknown block key or article', schema: ErrorSchema } },
+    responses: { 302: { description: 'To the article', headers: ['location', 'cache-control'] }, 400: errorResponses[400], 404: { description: 'Unknown block key or article', schema: ErrorSchema } },
   },
   preferencesGet: {
     method: 'GET',
@@ -326,8 +390,8 @@ export const routes = {
     summary: "A reader's theme preferences (spec 4.13)",
     description: 'A reader without preferences has `themes: []` and `updated_at: null`.',
     tags: ['recommendations'],
-    request: { params: PreferencesParamsSchema },
-    responses: { 200: { description: 'The preferences', schema: PreferencesSchema }, 400: errorResponses[400], 401: errorResponses[401] },
+    request: { params: PreferencesParamsSchema, query: PreferencesQuerySchema },
+    responses: { 200: { description: 'The preferences', schema: PreferencesSchema, headers: ['cache-control'] }, 400: errorResponses[400], 401: errorResponses[401], 403: { description: 'The client requires signed reader ids and `sig` is missing or wrong (JSON, also for JSONP requests)', schema: ErrorSchema } },
   },
   preferencesPut: {
     method: 'PUT',
@@ -338,8 +402,14 @@ export const routes = {
     summary: "Set a reader's theme preferences (spec 4.13)",
     description: 'Replaces the themes (array or comma-separated string; trimmed, lower-cased, at most 50 of 64 characters); `[]` clears them. The themes match the `service:themes` meta of articles.',
     tags: ['recommendations'],
-    request: { params: PreferencesParamsSchema, body: PreferencesBodySchema },
-    responses: { 200: { description: 'The preferences now', schema: PreferencesSchema }, 400: errorResponses[400], 401: errorResponses[401] },
+    request: { params: PreferencesParamsSchema, query: PreferencesQuerySchema, body: PreferencesBodySchema },
+    responses: {
+      200: { description: 'The preferences now', schema: PreferencesSchema, headers: ['cache-control'] },
+      400: errorResponses[400],
+      401: errorResponses[401],
+      403: { description: 'The client requires signed reader ids and `sig` is missing or wrong (JSON, also for JSONP requests)', schema: ErrorSchema },
+      415: errorResponses[415],
+    },
   },
   libraryGet: {
     method: 'GET',
@@ -349,7 +419,7 @@ export const routes = {
     access: {},
     summary: 'The browser library ({script_url}/v1)',
     tags: ['recommendations'],
-    responses: { 200: { description: 'The library script', contentType: 'application/javascript' } },
+    responses: { 200: { description: 'The library script', contentType: 'application/javascript; charset=utf-8', headers: ['cache-control', 'x-content-type-options'] } },
   },
 } as const satisfies Record<string, RouteDef>;
 

@@ -30,6 +30,8 @@ export interface ServiceFunctionProps {
   environment?: Record<string, string>;
   /** Reserved concurrency (infra/protection.ts). */
   reservedConcurrency?: number;
+  /** Package files copied beside the bundle (name → path in node_modules), never bundled into it. */
+  assets?: Record<string, string>;
 }
 
 /**
@@ -54,7 +56,19 @@ export class ServiceFunction extends NodejsFunction {
       logGroup: new logs.LogGroup(scope, `${id}Logs`, { retention: logs.RetentionDays.ONE_MONTH }),
       environment: { ...resources.environment, ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
       // The SDK is bundled: functions run the versions the tests ran, not the runtime's.
-      bundling: { minify: true, sourceMap: true, target: 'node22', format: OutputFormat.CJS, bundleAwsSDK: true },
+      bundling: {
+        minify: true,
+        sourceMap: true,
+        target: 'node22',
+        format: OutputFormat.CJS,
+        bundleAwsSDK: true,
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (inputDir: string, outputDir: string) =>
+            Object.entries(props.assets ?? {}).map(([name, packagePath]) => `cp "${inputDir}/node_modules/${packagePath}" "${outputDir}/${name}"`),
+        },
+      },
     });
     if (access.table === 'R') resources.table.grantReadData(this);
     if (access.table === 'RW') resources.table.grantReadWriteData(this);

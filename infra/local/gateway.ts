@@ -123,7 +123,7 @@ async function readBody(req: http.IncomingMessage): Promise<Buffer | undefined> 
 
 /** Creates the gateway server; `mounts` serve static files (browser library, demo site, dev pages). */
 export function createGateway({ mounts = [] }: { mounts?: StaticMount[] } = {}): http.Server {
-  return http.createServer(async (req, res) => {
+  const server = http.createServer(async (req, res) => {
     try {
       const method = req.method ?? 'GET';
       const path = new URL(req.url ?? '/', 'http://localhost').pathname;
@@ -166,6 +166,26 @@ export function createGateway({ mounts = [] }: { mounts?: StaticMount[] } = {}):
       if (!res.headersSent) sendJson(res, 500, { status: 500, cause: 'Internal error (local gateway)' });
       else res.end();
     }
+  });
+  answerClientErrors(server);
+  return server;
+}
+
+/**
+ * Requests Node's HTTP parser refuses before any handler runs (a request line
+ * or headers above its limit, malformed HTTP) still get the JSON error body,
+ * as API Gateway answers such requests itself in AWS.
+ */
+function answerClientErrors(server: http.Server): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const status = tooLarge ? 431 : 400;
+    const body = JSON.stringify({ status, cause: tooLarge ? 'Request line and headers are too large' : 'Malformed HTTP request' });
+    socket.end(
+      `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+        `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
   });
 }
 

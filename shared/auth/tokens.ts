@@ -5,6 +5,7 @@ import { keys } from '../db/keys.js';
 import { UnauthorizedError } from '../http/errors.js';
 import * as v from 'valibot';
 import { getClient, UsernameSchema } from '../clients/clients.js';
+import { reserveLoginAttempt } from '../ratelimit/limits.js';
 import { decoyApiKeyHash, newSecret, sha256, verifyApiKey } from './secrets.js';
 
 export const BAD_CREDENTIALS = 'Invalid username or password';
@@ -12,19 +13,23 @@ export const BAD_CREDENTIALS = 'Invalid username or password';
 /**
  * Exchanges a client name and API key for a temporary token (spec 4.4).
  * The same cause is given whether the name or the key is wrong, and an
- * unknown name costs the same scrypt work as a wrong key.
+ * unknown name costs the same scrypt work as a wrong key. Failed attempts
+ * from the source address are limited (LOGIN_LIMITS) before any scrypt work.
  */
-export async function issueToken(username: string, password: string, now = Date.now()): Promise<{ token: string; expiresAt: string }> {
+export async function issueToken(username: string, password: string, sourceIp: string, now = Date.now()): Promise<{ token: string; expiresAt: string }> {
+  const attempt = await reserveLoginAttempt(username, sourceIp);
   // A name that cannot be a client name (too long for a key, say) is just another wrong name.
   const client = v.is(UsernameSchema, username) ? await getClient(username) : undefined;
   const ok = await verifyApiKey(password, client?.apiKeyHash ?? (await decoyApiKeyHash()));
   if (!client || !ok) throw new UnauthorizedError(BAD_CREDENTIALS);
+  await attempt.succeeded();
   const token = newSecret();
   const expiresAtMs = now + config.tokenTtlSeconds * 1000;
   await ddb.send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...keys.token(sha256(token)), type: 'token', clientId: client.id, expiresAt: expiresAtMs, ttl: Math.ceil(expiresAtMs / 1000) },
+      // The key generation the key was checked against: a rotation after this revokes the token.
+      Item: { ...keys.token(sha256(token)), type: 'token', clientId: client.id, keyGeneration: client.keyGeneration ?? 0, expiresAt: expiresAtMs, ttl: Math.ceil(expiresAtMs / 1000) },
     }),
   );
   return { token, expiresAt: new Date(expiresAtMs).toISOString() };
@@ -32,7 +37,9 @@ export async function issueToken(username: string, password: string, now = Date.
 
 /**
  * Resolves the client of a token from the `X-Service-Client-Token` header.
- * Missing, unknown and expired tokens are 401s (spec §5.3).
+ * Missing, unknown and expired tokens are 401s (spec §5.3), and so are
+ * tokens issued before the client's API key was last rotated (the client is
+ * read strongly consistent, so a rotation takes effect at once).
  */
 export async function authenticateToken(token: string | undefined, now = Date.now()): Promise<string> {
   if (!token) throw new UnauthorizedError('Missing X-Service-Client-Token header');
@@ -41,6 +48,10 @@ export async function authenticateToken(token: string | undefined, now = Date.no
   if (!item) throw new UnauthorizedError('Unknown token; request a new one from /v1/token');
   if (typeof item.expiresAt !== 'number' || item.expiresAt <= now) {
     throw new UnauthorizedError('Token expired; request a new one from /v1/token');
+  }
+  const client = await getClient(item.clientId as string, { consistent: true });
+  if (!client || (client.keyGeneration ?? 0) !== (item.keyGeneration ?? 0)) {
+    throw new UnauthorizedError('Token revoked: the API key it was issued with has been replaced; request a new one from /v1/token');
   }
   return item.clientId as string;
 }

@@ -4,8 +4,12 @@
  * the global `Recos`:
  *
  *   Recos.getAnonymousUserId()
- *   Recos.getRecommendations(block_key, user_id, display_function_name, number_of_recos, excluded_articles)
- *   Recos.trackPage(client_tracking_key, user_id)
+ *   Recos.getRecommendations(block_key, user_id, display_function_name, number_of_recos, excluded_articles, {sig})
+ *   Recos.trackPage(client_tracking_key, user_id, {sig})
+ *
+ * `{sig}` (optional, last): the reader id's signature from the publisher's
+ * back end, for clients that require signed reader ids. Anonymous ids
+ * (`anon-` + 32 hex digits, 128 random bits) need none.
  *
  * The API address is the script's own origin, or the `data-recos-url`
  * attribute of its script tag.
@@ -15,8 +19,13 @@ interface RecosLibrary {
   version: string;
   apiUrl: string;
   getAnonymousUserId(): string;
-  getRecommendations(blockKey: string, userId: string | null | undefined, displayFunctionName: string, numberOfRecos?: number, excludedArticles?: string[]): void;
-  trackPage(clientTrackingKey: string, userId?: string | null): Promise<boolean>;
+  getRecommendations(blockKey: string, userId: string | null | undefined, displayFunctionName: string, numberOfRecos?: number, excludedArticles?: string[], signed?: Signed): void;
+  trackPage(clientTrackingKey: string, userId?: string | null, signed?: Signed): Promise<boolean>;
+}
+
+/** A signed reader id's signature (computed by the publisher's back end). */
+interface Signed {
+  sig?: string;
 }
 
 const COOKIE = 'recos_uid';
@@ -27,10 +36,11 @@ const script = document.currentScript as HTMLScriptElement | null;
 const apiUrl = (script?.getAttribute('data-recos-url') || (script?.src ? new URL(script.src, location.href).origin : location.origin)).replace(/\/+$/, '');
 let memoryId: string | undefined;
 
+/** `anon-` and 128 random bits in hex: the shape the service recognises as anonymous (no signature needed). */
 function randomId(): string {
   const bytes = new Uint8Array(16);
   crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  return `anon-${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
 }
 
 function readCookie(name: string): string | undefined {
@@ -44,8 +54,9 @@ function readCookie(name: string): string | undefined {
 /** The anonymous reader's id: a first-party cookie created once (in memory when cookies are blocked). */
 function getAnonymousUserId(): string {
   const existing = readCookie(COOKIE);
-  if (existing && /^[0-9a-f]{32}$/.test(existing)) return existing;
-  const id = memoryId ?? randomId();
+  if (existing && /^anon-[0-9a-f]{32}$/.test(existing)) return existing;
+  // A cookie of the first library version (32 hex digits alone) becomes an anonymous id of the current shape.
+  const id = memoryId ?? (existing && /^[0-9a-f]{32}$/.test(existing) ? `anon-${existing}` : randomId());
   const secure = location.protocol === 'https:' ? '; Secure' : '';
   document.cookie = `${COOKIE}=${id}; path=/; max-age=${COOKIE_MAX_AGE}; SameSite=Lax${secure}`;
   memoryId = id;
@@ -82,7 +93,7 @@ function pageUrl(): string {
  * preflight) with fetch keepalive, or sendBeacon where fetch is missing.
  * Resolves true when the service accepted it (always true for a beacon).
  */
-function trackPage(clientTrackingKey: string, userId?: string | null): Promise<boolean> {
+function trackPage(clientTrackingKey: string, userId?: string | null, signed?: Signed): Promise<boolean> {
   const body = new URLSearchParams({
     user_id: userIdOrAnonymous(userId),
     url: pageUrl(),
@@ -93,6 +104,7 @@ function trackPage(clientTrackingKey: string, userId?: string | null): Promise<b
     published_time: meta('article:published_time'),
     themes: meta('service:themes'),
   });
+  if (signed?.sig) body.set('sig', signed.sig);
   const endpoint = `${apiUrl}/v1/track/${encodeURIComponent(clientTrackingKey)}`;
   if (typeof fetch === 'function') {
     return fetch(endpoint, { method: 'POST', body, keepalive: true, credentials: 'omit', mode: 'cors' }).then(
@@ -108,11 +120,12 @@ function trackPage(clientTrackingKey: string, userId?: string | null): Promise<b
  * The page's URL goes along as `page_url` (browsers send only the origin as
  * referer to another site).
  */
-function getRecommendations(blockKey: string, userId: string | null | undefined, displayFunctionName: string, numberOfRecos?: number, excludedArticles?: string[]): void {
+function getRecommendations(blockKey: string, userId: string | null | undefined, displayFunctionName: string, numberOfRecos?: number, excludedArticles?: string[], signed?: Signed): void {
   if (!CALLBACK.test(displayFunctionName)) throw new Error(`Recos: display function name "${displayFunctionName}" is not a global function name`);
   const query = new URLSearchParams({ callback: displayFunctionName, page_url: pageUrl() });
   if (numberOfRecos !== undefined && numberOfRecos !== null) query.set('rows', String(numberOfRecos));
   for (const url of excludedArticles ?? []) query.append('excluded[]', absolute(url));
+  if (signed?.sig) query.set('sig', signed.sig);
   const tag = document.createElement('script');
   tag.async = true;
   tag.src = `${apiUrl}/v1/clients/${encodeURIComponent(blockKey)}/users/${encodeURIComponent(userIdOrAnonymous(userId))}/recommendations?${query}`;

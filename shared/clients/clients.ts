@@ -23,6 +23,12 @@ export interface Client {
   rateLimits?: { perIpPerMinute?: number; perKeyPerMinute?: number };
   /** Hosts the client's articles live on (shared/clients/site-hosts.ts); absent or empty: no tracking, no recommendations. */
   siteHosts?: string[];
+  /** Counts API key rotations (absent: 0). A token is valid only while it carries the current generation. */
+  keyGeneration?: number;
+  /** Signed reader ids required (shared/recos/reader-ids.ts); off when absent. */
+  signedIds?: boolean;
+  /** The secret reader ids are signed with (HMAC-SHA256), made when signed ids are first turned on. */
+  signingSecret?: string;
 }
 
 /** A form (spec 4.1): a list form subscribes to its lists; a global form lets the reader pick among them. */
@@ -49,9 +55,9 @@ export interface TrackingKey {
 
 export type PublicKeyItem = FormKey | BlockKey | TrackingKey;
 
-/** Reads a client by its name (the client's id). */
-export async function getClient(clientId: string): Promise<Client | undefined> {
-  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.client(clientId) }));
+/** Reads a client by its name (the client's id); `consistent` for a read that must see a write made just before. */
+export async function getClient(clientId: string, { consistent = false } = {}): Promise<Client | undefined> {
+  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.client(clientId), ConsistentRead: consistent }));
   return out.Item as Client | undefined;
 }
 
@@ -120,7 +126,11 @@ export async function createClient(
   return { client: { ...client, defaultListId: list.id }, apiKey };
 }
 
-/** Replaces a client's API key; the old one stops working at once. Tokens already issued run out. */
+/**
+ * Replaces a client's API key. The old key stops working at once, and so does
+ * every token issued before: the key generation moves on, and a token is
+ * accepted only with the generation it was issued under.
+ */
 export async function rotateApiKey(clientId: string): Promise<string> {
   await requireClient(clientId);
   const apiKey = newSecret();
@@ -128,11 +138,29 @@ export async function rotateApiKey(clientId: string): Promise<string> {
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.client(clientId),
-      UpdateExpression: 'SET apiKeyHash = :h',
-      ExpressionAttributeValues: { ':h': await hashApiKey(apiKey) },
+      UpdateExpression: 'SET apiKeyHash = :h, keyGeneration = if_not_exists(keyGeneration, :zero) + :one',
+      ExpressionAttributeValues: { ':h': await hashApiKey(apiKey), ':zero': 0, ':one': 1 },
     }),
   );
   return apiKey;
+}
+
+/**
+ * Turns signed reader ids on or off; a signing secret is made the first time
+ * (or anew with `rotate`). Returns the setting and the secret.
+ */
+export async function setSignedIds(clientId: string, on: boolean, rotate = false): Promise<{ signedIds: boolean; signingSecret?: string }> {
+  const client = await requireClient(clientId);
+  const signingSecret = rotate || (on && !client.signingSecret) ? newSecret() : client.signingSecret;
+  await ddb.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.client(clientId),
+      UpdateExpression: signingSecret ? 'SET signedIds = :on, signingSecret = :secret' : 'SET signedIds = :on',
+      ExpressionAttributeValues: { ':on': on, ...(signingSecret ? { ':secret': signingSecret } : {}) },
+    }),
+  );
+  return { signedIds: on, signingSecret };
 }
 
 /** Turns on a client setting such as premium events (spec §5.6). */

@@ -42,7 +42,7 @@ export async function batchWrite(
   await runPool(chunks, concurrency, async (chunk) => {
     let pending = chunk;
     for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt >= maxAttempts) throw new Error(`BatchWriteItem left ${pending.length} items unprocessed`);
+      if (attempt >= maxAttempts) throw new UnprocessedError(`BatchWriteItem left ${pending.length} items unprocessed`);
       if (attempt > 0) await sleep(backoffMs(attempt));
       const out = await ddb.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
       pending = (out.UnprocessedItems?.[tableName()] ?? []) as WriteRequest[];
@@ -82,7 +82,7 @@ export async function batchGet<T>(
   await runPool(chunks, concurrency, async (chunk) => {
     let pending = chunk;
     for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt >= maxAttempts) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed`);
+      if (attempt >= maxAttempts) throw new UnprocessedError(`BatchGetItem left ${pending.length} keys unprocessed`);
       if (attempt > 0) await sleep(backoffMs(attempt));
       const out = await ddb.send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }));
       found.push(...((out.Responses?.[tableName()] ?? []) as T[]));
@@ -90,6 +90,71 @@ export async function batchGet<T>(
     }
   });
   return found;
+}
+
+/** A batch left items unprocessed after every retry: DynamoDB's throttling, curable by a later retry. */
+export class UnprocessedError extends Error {
+  override name = 'UnprocessedError';
+}
+
+type SdkFault = Error & {
+  code?: string;
+  $retryable?: unknown;
+  $metadata?: { httpStatusCode?: number };
+  CancellationReasons?: Array<{ Code?: string; Message?: string }>;
+};
+
+/** Error names of faults a later retry can cure: throttling, DynamoDB's own faults, timeouts. */
+const RETRYABLE_NAMES = new Set([
+  'UnprocessedError',
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'LimitExceededException',
+  'InternalServerError',
+  'InternalFailure',
+  'ServiceUnavailable',
+  'ServiceUnavailableException',
+  'TransactionInProgressException',
+  'TransactionConflictException',
+  'RequestTimeout',
+  'RequestTimeoutException',
+  'TimeoutError',
+]);
+const RETRYABLE_CANCELLATIONS = new Set(['None', 'ConditionalCheckFailed', 'TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
+const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_SOCKET']);
+
+/**
+ * True for a storage fault that a retry of the same request can cure
+ * (throttling, a 5xx of the service, a timeout, a network fault). Anything
+ * else (a ValidationException for a value the table cannot hold, a missing
+ * table, denied access) is a bug a retry repeats: false.
+ */
+export function isRetryableStorageFault(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const fault = err as SdkFault;
+  if (fault.name === 'TransactionCanceledException') {
+    return (fault.CancellationReasons ?? []).every((r) => RETRYABLE_CANCELLATIONS.has(r.Code ?? 'None'));
+  }
+  if (RETRYABLE_NAMES.has(fault.name)) return true;
+  if (fault.code && NETWORK_CODES.has(fault.code)) return true;
+  const status = fault.$metadata?.httpStatusCode;
+  if (status !== undefined) return status >= 500;
+  return Boolean(fault.$retryable) || (fault.cause instanceof Error && isRetryableStorageFault(fault.cause));
+}
+
+/** The fields of a storage error worth logging (never the request's values). */
+export function faultDetail(err: unknown): Record<string, unknown> {
+  if (!(err instanceof Error)) return { error: String(err) };
+  const fault = err as SdkFault;
+  return {
+    name: fault.name,
+    message: fault.message,
+    code: fault.code,
+    httpStatusCode: fault.$metadata?.httpStatusCode,
+    cancellationReasons: fault.CancellationReasons?.map((r) => r.Code),
+    stack: fault.stack,
+  };
 }
 
 /** True when a single-item write was refused by its ConditionExpression. */

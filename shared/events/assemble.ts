@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import type { CsvFormatterStream } from 'fast-csv';
-import { csvFormatter, csvRow } from './csv.js';
+import { csvFormatter, csvRow, type CsvVariant } from './csv.js';
 import { mergeSorted, sortedLines, splitLines, timedLines, type Batch } from './merge.js';
 import { eventPaths } from './paths.js';
 import type { EventStore, StoredObject } from './store.js';
@@ -21,6 +21,8 @@ export interface AssembleOptions {
   /** Rebuild even when the raw objects did not change since the last build. */
   force?: boolean;
   fanIn?: number;
+  /** `safe` (default): formula-safe cells; `raw`: the recorded values, under their own keys. */
+  variant?: CsvVariant;
 }
 
 export interface AssembleResult {
@@ -94,7 +96,7 @@ export function duplicateFilter(): (at: number, record: Record<string, unknown>)
 }
 
 /** Writes the merged lines as CSV rows into the formatter (duplicates dropped), honouring backpressure. */
-async function writeRows(event: EventName, batches: AsyncIterable<Batch>, csv: CsvFormatterStream<string[], string[]>): Promise<number> {
+async function writeRows(event: EventName, variant: CsvVariant, batches: AsyncIterable<Batch>, csv: CsvFormatterStream<string[], string[]>): Promise<number> {
   let events = 0;
   const duplicate = duplicateFilter();
   try {
@@ -103,7 +105,7 @@ async function writeRows(event: EventName, batches: AsyncIterable<Batch>, csv: C
         const record = JSON.parse(line) as Record<string, unknown>;
         if (duplicate(at, record)) continue;
         events++;
-        if (!csv.write(csvRow(event, record))) await once(csv, 'drain');
+        if (!csv.write(csvRow(event, record, variant))) await once(csv, 'drain');
       }
     }
     csv.end();
@@ -129,9 +131,9 @@ export async function assembleEvents(
   clientId: string,
   event: EventName,
   day: string,
-  { target = 'file', force = false, fanIn = FAN_IN }: AssembleOptions = {},
+  { target = 'file', force = false, fanIn = FAN_IN, variant = 'safe' }: AssembleOptions = {},
 ): Promise<AssembleResult> {
-  const plan = await planAssembly(store, clientId, event, day, { target, force });
+  const plan = await planAssembly(store, clientId, event, day, { target, force, variant });
   return plan.result ?? buildFile(store, plan, fanIn);
 }
 
@@ -141,6 +143,7 @@ interface Plan {
   event: EventName;
   day: string;
   target: 'file' | 'partial';
+  variant: CsvVariant;
   key: string;
   raws: StoredObject[];
   digest: string;
@@ -153,13 +156,13 @@ async function planAssembly(
   clientId: string,
   event: EventName,
   day: string,
-  { target = 'file', force = false }: AssembleOptions,
+  { target = 'file', force = false, variant = 'safe' }: AssembleOptions,
 ): Promise<Plan> {
   const raws = (await store.list(eventPaths.raw(clientId, event, day))).filter((o) => o.key.endsWith('.jsonl'));
-  const key = target === 'file' ? eventPaths.file(clientId, event, day) : eventPaths.partial(clientId, event, day);
+  const key = target === 'file' ? eventPaths.file(clientId, event, day, variant) : eventPaths.partial(clientId, event, day, variant);
   const base = { clientId, event, day, rawObjects: raws.length };
   const digest = sourceDigest(raws);
-  const plan: Plan = { clientId, event, day, target, key, raws, digest };
+  const plan: Plan = { clientId, event, day, target, variant, key, raws, digest };
   const existing = await store.head(key);
   if (raws.length === 0 && !existing) return { ...plan, result: { ...base, upToDate: true } };
   if (!force && existing?.metadata['source-digest'] === digest) return { ...plan, result: { ...base, key, upToDate: true } };
@@ -167,10 +170,10 @@ async function planAssembly(
 }
 
 /** Builds a planned file: merge passes, then the CSV upload. */
-async function buildFile(store: EventStore, { clientId, event, day, target, key, raws, digest }: Plan, fanIn: number): Promise<AssembleResult> {
+async function buildFile(store: EventStore, { clientId, event, day, target, variant, key, raws, digest }: Plan, fanIn: number): Promise<AssembleResult> {
   const base = { clientId, event, day, rawObjects: raws.length };
   // Once the day's file is built, the running file of the open day is obsolete.
-  const dropPartial = () => (target === 'file' ? store.remove([eventPaths.partial(clientId, event, day)]) : Promise.resolve());
+  const dropPartial = () => (target === 'file' ? store.remove([eventPaths.partial(clientId, event, day, variant)]) : Promise.resolve());
   const run = randomUUID();
   const tmpPrefix = eventPaths.tmp(clientId, event, day, run);
   const tmpKeys: string[] = [];
@@ -190,7 +193,7 @@ async function buildFile(store: EventStore, { clientId, event, day, target, key,
     }
     const csv = csvFormatter(event);
     const [events] = await Promise.all([
-      writeRows(event, mergeSorted(sources.map((s) => source(store, s.object, s.trusted))), csv),
+      writeRows(event, variant, mergeSorted(sources.map((s) => source(store, s.object, s.trusted))), csv),
       store
         .write(key, csv, { contentType: 'text/csv; charset=utf-8', metadata: { 'source-digest': digest, 'raw-objects': String(raws.length) } })
         .catch((err: Error) => {

@@ -2,7 +2,7 @@ import { getClient } from '../clients/clients.js';
 import { config } from '../config.js';
 import { BadRequestError, ForbiddenError } from '../http/errors.js';
 import { assembleEvents } from './assemble.js';
-import { csvHeaderLine } from './csv.js';
+import { csvHeaderLine, type CsvVariant } from './csv.js';
 import { daysBefore, utcDay } from './days.js';
 import { eventPaths, fileName } from './paths.js';
 import type { EventStore } from './store.js';
@@ -41,15 +41,16 @@ async function requirePremium(clientId: string): Promise<void> {
  * while no new raw record arrives. A day without events is the header
  * alone. Files above EVENTS_INLINE_MAX_BYTES come back as a presigned URL.
  */
-export async function getEventFile(store: EventStore, clientId: string, event: EventName, day: string, now = new Date()): Promise<EventFile> {
+export async function getEventFile(store: EventStore, clientId: string, event: EventName, day: string, now = new Date(), variant: CsvVariant = 'safe'): Promise<EventFile> {
   await requirePremium(clientId);
   if (day > utcDay(now)) throw new BadRequestError(`path.date: ${day} is in the future; files exist for past days and today (UTC)`);
   const complete = isDayClosed(day, now);
   const filename = fileName(event, day);
-  let key: string | undefined = complete ? eventPaths.file(clientId, event, day) : undefined;
-  let head = key ? await store.head(key) : undefined;
+  let key: string | undefined = complete ? eventPaths.file(clientId, event, day, variant) : undefined;
+  // A raw file is built on demand only, so the nightly job does not refresh it: check its sources every time.
+  let head = key && variant === 'safe' ? await store.head(key) : undefined;
   if (!head) {
-    const built = await assembleEvents(store, clientId, event, day, { target: complete ? 'file' : 'partial' });
+    const built = await assembleEvents(store, clientId, event, day, { target: complete ? 'file' : 'partial', variant });
     key = built.key;
     if (!key) return { filename, complete, body: csvHeaderLine(event) };
     head = await store.head(key);

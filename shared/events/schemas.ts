@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { BoolParam } from '../http/schemas.js';
 import { isCalendarDay } from './days.js';
 import { eventNames } from './types.js';
 
@@ -12,3 +13,6 @@ export const EventFileParamsSchema = v.object({
   ),
 });
 export type EventFileParamsInput = v.InferInput<typeof EventFileParamsSchema>;
+
+/** Query of the same route: `raw=true` asks for the recorded values, without formula escaping. */
+export const EventFileQuerySchema = v.object({ raw: BoolParam });

@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import { authenticateToken } from '../auth/tokens.js';
 import { addLogKeys, count, logger, observe } from '../observability/index.js';
 import { BadRequestError, HttpError, InvalidRequestError, UnsupportedMediaTypeError } from './errors.js';
+import { isFormType, isJsonType, parseMediaType } from './media-type.js';
 import { json, type HttpResult } from './response.js';
 import type { AnySchema, RouteDef } from './route.js';
 
@@ -55,6 +56,11 @@ function bodyParsers(route: RouteDef): middy.MiddlewareObj<APIGatewayProxyEventV
     {
       before: async (request: Request) => {
         if (request.event.body === undefined || request.event.body === '') throw new BadRequestError('body: a request body is required');
+        // Media types are case-insensitive and may carry spaces before parameters (RFC 9110); middy's parsers
+        // match one spelling only, so they (and the 415 check below) see the canonical form.
+        const headers = (request.event.headers ??= {});
+        const mediaType = parseMediaType(headers['content-type']);
+        if (mediaType) headers['content-type'] = mediaType.normalized;
       },
     },
     httpJsonBodyParser({ disableContentTypeError: true }) as middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult>,
@@ -64,8 +70,8 @@ function bodyParsers(route: RouteDef): middy.MiddlewareObj<APIGatewayProxyEventV
   }
   parsers.push({
     before: async (request: Request) => {
-      const contentType = (request.event.headers?.['content-type'] ?? '').toLowerCase();
-      const parsed = types.some((t) => (t === 'json' ? /^application\/(.+\+)?json($|;)/ : /^application\/x-www-form-urlencoded($|;)/).test(contentType));
+      const essence = parseMediaType(request.event.headers?.['content-type'])?.essence ?? '';
+      const parsed = types.some((t) => (t === 'json' ? isJsonType(essence) : isFormType(essence)));
       if (!parsed) throw new UnsupportedMediaTypeError(`Content-Type must be ${accepted}`);
     },
   });

@@ -1,71 +1,145 @@
-import { toJsonSchema } from '@valibot/to-json-schema';
+import { toJsonSchema, type ConversionConfig } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
+import { config } from '../config.js';
 import { routeList } from '../routes.js';
-import type { AnySchema, RouteDef } from './route.js';
+import { headerComponent, headerDocs, type HeaderName } from './header-docs.js';
+import type { AnySchema, ResponseDoc, RouteDef } from './route.js';
+import { ErrorSchema, InvalidRequestSchema } from './schemas.js';
 
-const jsonSchema = (schema: AnySchema) => {
-  const { $schema: _ignored, ...rest } = toJsonSchema(schema as v.GenericSchema, { errorMode: 'ignore', typeMode: 'input' }) as Record<string, unknown>;
-  return rest;
+/**
+ * Request bodies are described as clients may send them (`input`: e.g. a
+ * boolean or its string); parameters and responses as the service means
+ * them (`output`: `list_id` an integer, `shuffle` a boolean), which is what a
+ * generated client should type.
+ */
+const jsonSchema = (schema: AnySchema, typeMode: ConversionConfig['typeMode']) => {
+  const { $schema: _ignored, ...rest } = toJsonSchema(schema as v.GenericSchema, { errorMode: 'ignore', typeMode, target: 'draft-2020-12' }) as Record<string, unknown>;
+  return documentedAs(rest) as Record<string, unknown>;
 };
+
+/** A schema whose pipe carries `v.metadata({openapi: {...}})` is described by that JSON Schema instead of its conversion. */
+function documentedAs(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(documentedAs);
+  if (!node || typeof node !== 'object') return node;
+  const own = (node as { openapi?: unknown }).openapi;
+  if (own && typeof own === 'object') return own;
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, documentedAs(value)]));
+}
+
+const TOKEN_SCHEME = 'clientToken';
 
 function parameters(route: RouteDef) {
   const out: unknown[] = [];
   for (const [where, schema] of [['path', route.request?.params], ['query', route.request?.query]] as const) {
     if (!schema) continue;
-    const js = jsonSchema(schema) as { properties?: Record<string, unknown>; required?: string[] };
-    for (const [name, prop] of Object.entries(js.properties ?? {})) {
-      out.push({ name, in: where, required: where === 'path' || (js.required ?? []).includes(name), schema: prop });
+    const js = jsonSchema(schema, 'output') as { properties?: Record<string, { description?: string }>; required?: string[] };
+    for (const [name, { description, ...prop }] of Object.entries(js.properties ?? {})) {
+      const array = (prop as { type?: string }).type === 'array';
+      out.push({
+        name,
+        in: where,
+        required: where === 'path' || (js.required ?? []).includes(name),
+        description,
+        schema: prop,
+        ...(array ? { style: 'form', explode: true } : {}),
+      });
     }
-  }
-  if (route.auth === 'token') {
-    out.push({ name: 'X-Service-Client-Token', in: 'header', required: true, schema: { type: 'string' }, description: 'Token from GET /v1/token' });
   }
   return out;
 }
 
+/** Statuses every route of a kind can return, added where the row does not describe them itself. */
+function implicitResponses(route: RouteDef): Record<number, ResponseDoc> {
+  const error = route.legacyErrors ? InvalidRequestSchema : ErrorSchema;
+  const out: Record<number, ResponseDoc> = {};
+  if (route.request?.params || route.request?.query || route.request?.body) out[400] = { description: 'Invalid request; the cause names the field and the problem', schema: error };
+  if (route.auth === 'token') out[401] = { description: 'Missing, unknown, expired or revoked token', schema: ErrorSchema };
+  if (route.request?.body) {
+    out[413] = { description: 'Request body larger than 6 MiB (API Gateway and Lambda limit)', schema: ErrorSchema };
+    out[415] = { description: 'Content-Type is not one the route accepts', schema: ErrorSchema };
+  }
+  out[500] = { description: 'Unexpected error; it has been logged and the request changed nothing it did not report', schema: ErrorSchema };
+  return out;
+}
+
+const headerRefs = (names: HeaderName[]) => Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${headerComponent(name)}` }]));
+
+function response(status: number, doc: ResponseDoc) {
+  const headers = [...(doc.headers ?? []), ...(status === 429 || status === 503 ? (['retry-after'] as const) : [])];
+  const contents = [{ contentType: doc.contentType ?? 'application/json', schema: doc.schema }, ...(doc.alternatives ?? [])];
+  const hasBody = doc.schema || doc.contentType || doc.alternatives;
+  return {
+    description: doc.description,
+    headers: headers.length > 0 ? headerRefs([...new Set(headers)]) : undefined,
+    content: hasBody ? Object.fromEntries(contents.map((c) => [c.contentType, c.schema ? { schema: jsonSchema(c.schema, 'output') } : { schema: { type: 'string' } }])) : undefined,
+  };
+}
+
+function operation(route: RouteDef & { id: string }) {
+  const types = route.request?.bodyTypes ?? ['json'];
+  const body = route.request?.body
+    ? {
+        required: true,
+        content: Object.fromEntries(
+          types.map((t) => [t === 'json' ? 'application/json' : 'application/x-www-form-urlencoded', { schema: jsonSchema(route.request!.bodyDoc ?? route.request!.body!, 'input') }]),
+        ),
+      }
+    : undefined;
+  const responses = { ...implicitResponses(route), ...route.responses };
+  return {
+    operationId: route.id,
+    summary: route.summary,
+    description: route.description ?? route.summary,
+    tags: route.tags,
+    deprecated: route.deprecated,
+    security: route.auth === 'token' ? [{ [TOKEN_SCHEME]: [] }] : [],
+    parameters: parameters(route),
+    requestBody: body,
+    responses: Object.fromEntries(
+      Object.entries(responses)
+        .sort(([a], [b]) => Number(a) - Number(b))
+        .map(([status, doc]) => [status, response(Number(status), doc)]),
+    ),
+  };
+}
+
+const tagDescriptions: Record<string, string> = {
+  auth: 'Temporary client tokens',
+  lists: "The client's newsletter lists",
+  subscribers: 'Subscribers of a list: listing, counting, batch subscribe/unsubscribe/update, deletion',
+  deprecated: 'The deprecated list-less subscribers API (default list)',
+  events: 'Daily CSV files of newsletter events (premium)',
+  imports: 'CSV import by URL',
+  'opt-in': 'Double opt-in: form endpoint and confirmation link',
+  recommendations: 'Personalised article recommendations, tracking and the browser library',
+  meta: 'This API description',
+};
+
 /** The OpenAPI 3.1 document, generated from the route table and its valibot schemas. */
-export function openApiDocument(serverUrl?: string) {
+export function openApiDocument(serverUrl = config.publicBaseUrl) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routeList) {
-    const types = route.request?.bodyTypes ?? ['json'];
-    const body = route.request?.body
-      ? {
-          required: true,
-          content: Object.fromEntries(
-            types.map((t) => [t === 'json' ? 'application/json' : 'application/x-www-form-urlencoded', { schema: jsonSchema(route.request!.bodyDoc ?? route.request!.body!) }]),
-          ),
-        }
-      : undefined;
     paths[route.path] ??= {};
-    paths[route.path][route.method.toLowerCase()] = {
-      operationId: route.id,
-      summary: route.summary,
-      description: route.description,
-      tags: route.tags,
-      deprecated: route.deprecated,
-      parameters: parameters(route),
-      requestBody: body,
-      responses: Object.fromEntries(
-        Object.entries(route.responses).map(([status, doc]) => [
-          status,
-          {
-            description: doc.description,
-            content: doc.schema || doc.contentType
-              ? { [doc.contentType ?? 'application/json']: doc.schema ? { schema: jsonSchema(doc.schema) } : {} }
-              : undefined,
-          },
-        ]),
-      ),
-    };
+    paths[route.path][route.method.toLowerCase()] = operation(route);
   }
+  const tags = [...new Set(routeList.flatMap((r) => r.tags))].map((name) => ({ name, description: tagDescriptions[name] ?? name }));
   return {
     openapi: '3.1.0',
     info: {
       title: 'Newsletter subscribers, events and recommendations service',
       version: '1.0.0',
-      description: 'Generated from the route table (shared/routes.ts). Decisions where the spec is silent are in the README.',
+      description: 'Generated from the route table (shared/routes.ts). Decisions where the spec is silent: docs/api.md.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      contact: { name: 'Platform team', url: `${serverUrl}/v1/docs` },
     },
-    servers: serverUrl ? [{ url: serverUrl }] : [],
+    servers: [{ url: serverUrl, description: 'This deployment (http locally, https in AWS)' }],
+    tags,
     paths,
+    components: {
+      securitySchemes: {
+        [TOKEN_SCHEME]: { type: 'apiKey', in: 'header', name: 'X-Service-Client-Token', description: 'A token from GET /v1/token (valid TOKEN_TTL_SECONDS; revoked when the API key is rotated)' },
+      },
+      headers: Object.fromEntries(Object.entries(headerDocs).map(([name, doc]) => [headerComponent(name as HeaderName), doc])),
+    },
   };
 }

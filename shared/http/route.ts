@@ -1,4 +1,5 @@
 import type * as v from 'valibot';
+import type { HeaderName } from './header-docs.js';
 
 export type AnySchema = v.GenericSchema | v.GenericSchemaAsync;
 
@@ -23,6 +24,10 @@ export interface ResponseDoc {
   schema?: AnySchema;
   /** Content type of the body; JSON when absent. */
   contentType?: string;
+  /** Further content types the same status may carry (JSONP's `application/javascript`), with their schemas. */
+  alternatives?: Array<{ contentType: string; schema?: AnySchema }>;
+  /** The response headers it carries (shared/http/header-docs.ts). */
+  headers?: HeaderName[];
 }
 
 export interface RouteDef {
@@ -49,6 +54,8 @@ export interface RouteDef {
   /** 400s in the deprecated API's shape `{status: "INVALID_REQUEST", message}` (spec 4.10). */
   legacyErrors?: boolean;
   responses: Record<number, ResponseDoc>;
+  /** Package files shipped beside the handler (name → path in node_modules), served as they are (shared/http/assets.ts). */
+  assets?: Record<string, string>;
   /** Lambda settings beyond the defaults. */
   lambda?: { timeoutSeconds?: number; memoryMb?: number };
 }

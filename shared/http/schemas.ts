@@ -9,4 +9,14 @@ export const InvalidRequestSchema = v.object({ status: v.literal('INVALID_REQUES
 export const errorResponses = {
   400: { description: 'Invalid request; `cause` names the field and the problem', schema: ErrorSchema },
   401: { description: 'Missing, unknown or expired token', schema: ErrorSchema },
+  415: { description: 'Content-Type is not one the route takes (media types match case-insensitively, parameters allowed)', schema: ErrorSchema },
 } as const;
+
+/** An optional boolean query parameter: `true`/`1` or `false`/`0`. */
+export const BoolParam = v.optional(
+  v.pipe(
+    v.picklist(['true', 'false', '1', '0'], 'must be true or false'),
+    v.transform((s) => s === 'true' || s === '1'),
+    v.boolean(),
+  ),
+);

@@ -8,7 +8,8 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { pipeline, Transform } from 'node:stream';
 import { config } from '../config.js';
 import { getList, nextId } from '../lists/lists.js';
-import { checkUrl, safeFetch, UrlFetchError, type SafeFetchOptions } from '../net/safe-fetch.js';
+import { checkUrl, safeFetch, UNREACHABLE, UrlFetchError, type SafeFetchOptions } from '../net/safe-fetch.js';
+import { logger } from '../observability/index.js';
 import { s3 } from '../s3.js';
 import { putFile, toImportedFile, emptyProgress, type ImportedFile } from './files.js';
 import { sourceKey } from './objects.js';
@@ -19,7 +20,7 @@ export interface ImportRequest {
   update_list?: boolean;
 }
 
-/** The safe-fetch settings from configuration (README: IMPORT_*). */
+/** The safe-fetch settings from configuration (docs/operations.md: IMPORT_*). */
 export function fetchOptions(): SafeFetchOptions {
   return {
     allowLoopback: config.importAllowLoopback,
@@ -73,12 +74,27 @@ function meter() {
   return { stream, state };
 }
 
+/** Logs what the caller is not told (what the address resolved to, what answered), then hands the error on. */
+function withLog(err: UrlFetchError): UrlFetchError {
+  if (err.detail) logger.warn('import URL not fetched', { cause: err.message, detail: err.detail });
+  return err;
+}
+
+/** Runs a fetch step, logging the detail of a UrlFetchError it throws. */
+async function logged<T>(step: () => T | Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    throw err instanceof UrlFetchError ? withLog(err) : err;
+  }
+}
+
 /** Downloads and stores the file, records it as uploaded, and returns the imported file (spec 2.7). */
 export async function importFromUrl(clientId: string, input: ImportRequest): Promise<ImportedFile> {
   await getList(clientId, input.email_list_id);
   const options = fetchOptions();
-  const requested = checkUrl(input.url, options);
-  const fetched = await safeFetch(input.url, options);
+  const requested = await logged(() => checkUrl(input.url, options));
+  const fetched = await logged(() => safeFetch(input.url, options));
   const { stream, state } = meter();
   let bodyError: unknown;
   // Wired before any other await: the body flows (and may fail) from now on.
@@ -96,11 +112,11 @@ export async function importFromUrl(clientId: string, input: ImportRequest): Pro
   try {
     await upload.done();
   } catch (err) {
-    if (bodyError instanceof UrlFetchError) throw bodyError;
-    if (bodyError) throw new UrlFetchError(`download interrupted: ${(bodyError as Error).message}`);
+    if (bodyError instanceof UrlFetchError) throw withLog(bodyError);
+    if (bodyError) throw withLog(new UrlFetchError(UNREACHABLE, `download interrupted: ${(bodyError as Error).message}`));
     throw err;
   }
-  if (bodyError instanceof UrlFetchError) throw bodyError;
+  if (bodyError instanceof UrlFetchError) throw withLog(bodyError);
   const name = fileName(requested, fileId);
   const now = new Date().toISOString();
   const file = {

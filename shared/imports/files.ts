@@ -8,7 +8,7 @@ import { keys } from '../db/keys.js';
 import { NotFoundError } from '../http/errors.js';
 import type { ReportError } from '../subscribers/types.js';
 
-/** uploaded → processing → done | failed (README). */
+/** uploaded → processing → done | failed (docs/api.md). */
 export type ImportStatus = 'uploaded' | 'processing' | 'done' | 'failed';
 
 /** Errors kept for the API (the count is exact; the list is the first ones). */
@@ -112,7 +112,7 @@ export interface FileItem {
   lastError?: string;
 }
 
-/** The API view: spec 2.7's fields, then progress (README). */
+/** The API view: spec 2.7's fields, then progress (docs/api.md). */
 export function toImportedFile(f: FileItem) {
   const p = f.progress;
   return {

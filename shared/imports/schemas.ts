@@ -1,20 +1,21 @@
 import * as v from 'valibot';
+import { boundedInteger, MAX_ID } from '../db/storable.js';
 
 /** Body of POST /v1/files (spec 4.3). */
 export const ImportBodySchema = v.object({
-  email_list_id: v.pipe(v.number('email_list_id must be an integer'), v.integer('email_list_id must be an integer'), v.minValue(1, 'email_list_id must be positive')),
+  email_list_id: boundedInteger('email_list_id', 1, MAX_ID),
   url: v.pipe(v.string('url must be a string'), v.trim(), v.minLength(1, 'url is required'), v.maxLength(2048, 'url is longer than 2048 characters')),
   update_list: v.optional(v.boolean('update_list must be true or false'), false),
 });
 export type ImportBodyInput = v.InferInput<typeof ImportBodySchema>;
 
 export const FileIdParamsSchema = v.object({
-  file_id: v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,9}$/, 'file_id must be a positive integer'), v.transform(Number)),
+  file_id: v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,9}$/, 'file_id must be a positive integer'), v.transform(Number), v.number(), v.integer(), v.minValue(1)),
 });
 
 const ErrorEntrySchema = v.object({ line: v.number(), email: v.nullable(v.string()), cause: v.string() });
 
-/** The imported file (spec 2.7), then the progress fields this service adds (README). */
+/** The imported file (spec 2.7), then the progress fields this service adds (docs/api.md). */
 export const ImportedFileSchema = v.object({
   id: v.pipe(v.number(), v.integer()),
   name: v.string(),

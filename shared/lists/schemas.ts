@@ -14,5 +14,8 @@ export const ListIdParamsSchema = v.object({
     v.string(),
     v.regex(/^[1-9][0-9]{0,9}$/, 'list_id must be a positive integer'),
     v.transform(Number),
+    v.number(),
+    v.integer(),
+    v.minValue(1),
   ),
 });

@@ -36,7 +36,12 @@ export async function serveOutbox(dir: string, path: string): Promise<Served> {
     const table = rows.length ? `<table><tr><th>date</th><th>to</th><th>subject</th><th></th></tr>${rows.join('')}</table>` : '<p>No messages yet.</p>';
     return { status: 200, contentType: 'text/html; charset=utf-8', body: page('Outbox', `<h1>Outbox (${files.length})</h1><p>${escapeHtml(dir)}</p>${table}`) };
   }
-  const name = decodeURIComponent(path);
+  let name: string;
+  try {
+    name = decodeURIComponent(path);
+  } catch {
+    return undefined; // a malformed escape (`%E0%A4%A`) names no message: 404
+  }
   const eml = name.endsWith('.html') ? `${name.slice(0, -'.html'.length)}.eml` : name;
   if (!files.includes(eml)) return undefined;
   const raw = await readFile(join(dir, eml));

@@ -13,12 +13,27 @@ import { Transform, type Readable } from 'node:stream';
 import { BadRequestError } from '../http/errors.js';
 import { parseIp, refusal } from './address.js';
 
-/** A URL that may not or could not be fetched; a 400 whose cause starts with `url:`. */
+/**
+ * A URL that may not or could not be fetched; a 400 whose cause starts with
+ * `url:`. `detail` (what was resolved, connected, answered) is for the log
+ * only: the cause must not map the network for the caller.
+ */
 export class UrlFetchError extends BadRequestError {
-  constructor(cause: string) {
+  constructor(
+    cause: string,
+    readonly detail?: string,
+  ) {
     super(`url: ${cause}`);
   }
 }
+
+/** The one cause of every refused destination (private, loopback, metadata… addresses, before or after DNS, on any hop). */
+export const NOT_ALLOWED = 'the address is not allowed: only public http(s) addresses can be imported';
+/** The one cause of every destination that did not give the file: not found, refused, reset, silent, non-2xx, redirect loops, timeouts. */
+export const UNREACHABLE = 'the file could not be fetched: check that the URL is public and answers the file (2xx) within the time limit';
+
+const refused = (detail: string) => new UrlFetchError(NOT_ALLOWED, detail);
+const unreachable = (detail: string) => new UrlFetchError(UNREACHABLE, detail);
 
 export interface SafeFetchOptions {
   /** Lets loopback addresses through (local development and tests only). */
@@ -42,9 +57,9 @@ export interface FetchedFile {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-function refusedMessage(host: string, address: string, why: string): string {
+function refusedDetail(host: string, address: string, why: string): string {
   const shown = host.replace(/^\[|\]$/g, '') === address ? address : `${host} (${address})`;
-  return `refused: ${shown} is a ${why} address; only public addresses may be fetched`;
+  return `refused: ${shown} is a ${why} address`;
 }
 
 /** Checks that the URL is http(s) and, when its host is an IP literal, that the address may be reached. */
@@ -60,7 +75,7 @@ export function checkUrl(raw: string | URL, { allowLoopback }: Pick<SafeFetchOpt
   const literal = parseIp(url.hostname);
   if (literal) {
     const why = refusal(literal.toString(), { allowLoopback });
-    if (why) throw new UrlFetchError(refusedMessage(url.hostname, literal.toString(), why));
+    if (why) throw refused(refusedDetail(url.hostname, literal.toString(), why));
   }
   return url;
 }
@@ -72,9 +87,9 @@ export function guardedLookup(allowLoopback: boolean): LookupFunction {
       if (err) return callback(err);
       for (const { address } of addresses) {
         const why = refusal(address, { allowLoopback });
-        if (why) return callback(new UrlFetchError(refusedMessage(hostname, address, why)));
+        if (why) return callback(refused(refusedDetail(hostname, address, why)));
       }
-      if (addresses.length === 0) return callback(new UrlFetchError(`host ${hostname} has no address`));
+      if (addresses.length === 0) return callback(unreachable(`host ${hostname} has no address`));
       if (options.all) callback(null, addresses);
       else callback(null, addresses[0].address, addresses[0].family);
     });
@@ -83,17 +98,7 @@ export function guardedLookup(allowLoopback: boolean): LookupFunction {
 
 function describeNetworkError(err: NodeJS.ErrnoException, url: URL): UrlFetchError {
   if (err instanceof UrlFetchError) return err;
-  switch (err.code) {
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return new UrlFetchError(`host ${url.hostname} not found`);
-    case 'ECONNREFUSED':
-      return new UrlFetchError(`connection refused by ${url.host}`);
-    case 'ECONNRESET':
-      return new UrlFetchError(`connection reset by ${url.host}`);
-    default:
-      return new UrlFetchError(`could not fetch ${url.host}: ${err.code ?? err.message}`);
-  }
+  return unreachable(`${url.host}: ${err.code ?? err.message}`);
 }
 
 function requestOnce(url: URL, o: SafeFetchOptions, deadline: number): Promise<http.IncomingMessage> {
@@ -106,13 +111,13 @@ function requestOnce(url: URL, o: SafeFetchOptions, deadline: number): Promise<h
       headers: { 'user-agent': 'newsletter-service-import/1', accept: 'text/csv, text/plain;q=0.9, */*;q=0.5', 'accept-encoding': 'identity' },
     });
     const wait = Math.max(0, Math.min(o.connectTimeoutMs, deadline - Date.now()));
-    const timer = setTimeout(() => req.destroy(new UrlFetchError(`no answer from ${url.host} within ${wait} ms`)), wait);
+    const timer = setTimeout(() => req.destroy(unreachable(`no answer from ${url.host} within ${wait} ms`)), wait);
     req.on('socket', (socket) => {
       socket.once('connect', () => {
         // The address actually connected to, whatever resolved it.
         const peer = socket.remoteAddress ?? '';
         const why = refusal(peer, { allowLoopback: o.allowLoopback });
-        if (why) req.destroy(new UrlFetchError(refusedMessage(url.hostname, peer, why)));
+        if (why) req.destroy(refused(refusedDetail(url.hostname, peer, why)));
       });
     });
     req.once('response', (res) => {
@@ -152,19 +157,19 @@ export async function safeFetch(raw: string, o: SafeFetchOptions): Promise<Fetch
     const status = res.statusCode ?? 0;
     if (REDIRECTS.has(status) && res.headers.location) {
       res.destroy();
-      if (hop >= o.maxRedirects) throw new UrlFetchError(`more than ${o.maxRedirects} redirects`);
+      if (hop >= o.maxRedirects) throw unreachable(`more than ${o.maxRedirects} redirects`);
       let next: URL;
       try {
         next = new URL(res.headers.location, url);
       } catch {
-        throw new UrlFetchError(`redirect to an invalid URL from ${url.host}`);
+        throw unreachable(`redirect to an invalid URL from ${url.host}`);
       }
       url = checkUrl(next, o);
       continue;
     }
     if (status < 200 || status > 299) {
       res.destroy();
-      throw new UrlFetchError(`${url.host} answered ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''}`);
+      throw unreachable(`${url.host} answered ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''}`);
     }
     const contentLength = res.headers['content-length'] !== undefined ? Number(res.headers['content-length']) : undefined;
     if (contentLength !== undefined && contentLength > o.maxBytes) {
@@ -172,7 +177,7 @@ export async function safeFetch(raw: string, o: SafeFetchOptions): Promise<Fetch
       throw new UrlFetchError(`file is ${contentLength} bytes, more than ${o.maxBytes} bytes (IMPORT_MAX_BYTES)`);
     }
     const body = sizeLimit(o.maxBytes);
-    const timer = setTimeout(() => body.destroy(new UrlFetchError(`download not complete within ${o.timeoutMs} ms`)), Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(() => body.destroy(unreachable(`download not complete within ${o.timeoutMs} ms`)), Math.max(0, deadline - Date.now()));
     res.once('error', (err) => body.destroy(describeNetworkError(err as NodeJS.ErrnoException, url)));
     res.pipe(body);
     body.once('close', () => {

@@ -40,8 +40,3 @@ export function daysBetween(from: Date, to: Date): string[] {
   }
   return days;
 }
-
-/** Merges new data fields over stored ones (the latest submission wins per field). */
-export function mergeData(stored: Record<string, unknown> | undefined, incoming: Record<string, unknown>): Record<string, unknown> {
-  return { ...(stored ?? {}), ...incoming };
-}

@@ -1,5 +1,8 @@
 import * as v from 'valibot';
-import { MAX_DATA_BYTES } from '../subscribers/schemas.js';
+import { MAX_ID } from '../db/storable.js';
+import { emailSchema } from '../mail/address.js';
+import { dataFields } from '../subscribers/data.js';
+import { dataFieldsDoc } from '../subscribers/schemas.js';
 
 /**
  * Booleans of the opt-in form: JSON booleans, or their string form (HTML
@@ -15,6 +18,9 @@ export function looseBoolean(value: unknown): boolean | undefined {
   return undefined;
 }
 
+/** A short echo of a bad list id. */
+const describe = (item: unknown) => (typeof item === 'string' ? JSON.stringify(item.slice(0, 40)) : typeof item === 'number' ? String(item) : item === null ? 'null' : typeof item);
+
 /**
  * `email_lists` as JSON (array of ids) or from a form (repeated fields arrive
  * as an array, a single field as a string): always a list of integer ids.
@@ -25,40 +31,15 @@ export function normaliseListIds(value: unknown): number[] | undefined | string 
   const items = (Array.isArray(value) ? value : [value]).flatMap((item) => (typeof item === 'string' ? item.split(',') : [item]));
   const ids: number[] = [];
   for (const item of items) {
-    const id = typeof item === 'number' ? item : typeof item === 'string' && /^\s*\d{1,9}\s*$/.test(item) ? Number(item) : NaN;
-    if (!Number.isInteger(id) || id < 1) return `must be list ids (positive integers), got ${JSON.stringify(item)}`;
+    const id = typeof item === 'number' ? item : typeof item === 'string' && /^\s*\d{1,10}\s*$/.test(item) ? Number(item) : NaN;
+    if (!Number.isInteger(id) || id < 1 || id > MAX_ID) return `must be list ids (integers from 1 to ${MAX_ID}), got ${describe(item)}`;
     if (!ids.includes(id)) ids.push(id);
   }
   return ids.length ? ids : undefined;
 }
 
-const DATA_NAME = /^data_[A-Za-z0-9_.-]{1,64}$/;
-
-/**
- * The `data_*` fields of a body, by the same rules as the list API (names
- * `data_` + 1 to 64 of `A-Za-z0-9_.-`, scalar values, at most
- * MAX_DATA_BYTES of JSON in all); a string on failure (the problem).
- */
-export function dataFields(body: Record<string, unknown>): Record<string, unknown> | string {
-  const data: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(body)) {
-    if (!name.startsWith('data_')) continue;
-    if (!DATA_NAME.test(name)) return `${name.slice(0, 80)} is not a valid data field name`;
-    if (value !== null && !['string', 'number', 'boolean'].includes(typeof value)) return `${name}: must be a string, number, boolean or null`;
-    data[name] = value;
-  }
-  if (JSON.stringify(data).length > MAX_DATA_BYTES) return `data_* fields are larger than ${MAX_DATA_BYTES} bytes`;
-  return data;
-}
-
-export const EmailSchema = v.pipe(
-  v.string('must be a string'),
-  v.trim(),
-  v.nonEmpty('must not be empty'),
-  v.maxLength(254, 'must be a valid email'),
-  v.email('must be a valid email'),
-  v.toLowerCase(),
-);
+/** The service's address rule (shared/mail/address.ts); the cause says what is wrong. */
+export const EmailSchema = emailSchema();
 
 /**
  * Body of POST /v1/subscribe/{tracking_key} (spec 4.1), JSON or a form.
@@ -82,7 +63,7 @@ export const SubscribeBodySchema = v.pipe(
       addIssue({ message: 'must be true or false', path: [{ type: 'object', origin: 'value', input: body, key: 'update', value: body.update }] });
       return NEVER;
     }
-    const data = dataFields(body);
+    const data = dataFields(body, { scalars: true });
     if (typeof data === 'string') {
       addIssue({ message: data });
       return NEVER;
@@ -97,6 +78,20 @@ export const SubscribeBodySchema = v.pipe(
       data,
     };
   }),
+);
+
+/** The same body as the API description shows it (JSON; a form sends the same names, booleans as `true`/`false`). */
+export const SubscribeBodyDoc = v.pipe(
+  v.looseObject({
+    email: v.pipe(v.string(), v.maxLength(254), v.email()),
+    form_key: v.pipe(v.string(), v.maxLength(128)),
+    email_lists: v.optional(
+      v.pipe(v.array(v.pipe(v.number(), v.integer(), v.minValue(1))), v.description('Global forms: the lists chosen among the form\'s lists (required); list forms ignore it')),
+    ),
+    open_tracking_consent: v.optional(v.boolean()),
+    update: v.optional(v.pipe(v.boolean(), v.description('true: update data_* and consent of a known subscriber, without email'))),
+  }),
+  v.metadata(dataFieldsDoc({ type: ['string', 'number', 'boolean', 'null'] })),
 );
 
 export type SubscribeBodyInput = v.InferInput<typeof SubscribeBodySchema>;

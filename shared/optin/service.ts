@@ -18,7 +18,7 @@ import { enforceSubscribeLimits } from '../ratelimit/limits.js';
 import { applySubscribers, getSubscriber } from '../subscribers/service.js';
 import type { SubscriberLine } from '../subscribers/types.js';
 import { confirmationEmail } from './email.js';
-import { addDays, chooseLists, daysBetween, mergeData, resendDue } from './rules.js';
+import { addDays, chooseLists, daysBetween, resendDue } from './rules.js';
 import type { SubscribeBodyOutput } from './schemas.js';
 
 /** The 200 messages (spec 4.1). The first is also the answer for an address already subscribed. */
@@ -45,6 +45,10 @@ interface PendingItem {
   remindedAt?: string;
 }
 
+/**
+ * A confirmation link. It carries the submission it was mailed for (lists,
+ * data, consent), so it confirms exactly that, whatever was submitted later.
+ */
 interface TokenItem {
   clientId: string;
   email: string;
@@ -52,6 +56,10 @@ interface TokenItem {
   pendingId: string;
   expiresAt: string;
   usedAt?: string;
+  /** Absent on links mailed before links carried their submission: those confirm the pending record. */
+  listIds?: number[];
+  data?: Record<string, unknown>;
+  openTrackingConsent?: boolean | null;
 }
 
 const epochSeconds = (iso: string) => Math.ceil(Date.parse(iso) / 1000);
@@ -80,7 +88,9 @@ export async function subscribe(trackingKey: string, body: SubscribeBodyOutput, 
     const targets = lists.filter((_, i) => known[i]);
     if (targets.length === 0) throw new BadRequestError(`Could not update. Unknown subscriber ${body.email}.`);
     for (const listId of targets) {
-      await applySubscribers(clientId, listId, [{ line: 1, email: body.email, data: body.data, openTrackingConsent: body.openTrackingConsent }]);
+      const report = await applySubscribers(clientId, listId, [{ line: 1, email: body.email, data: body.data, openTrackingConsent: body.openTrackingConsent }]);
+      // The stored data would grow past its limit: nothing was written for this list.
+      if (report.errors.length > 0) throw new BadRequestError(`body: ${report.errors[0].cause}`);
     }
     return { success: messages.updated };
   }
@@ -97,23 +107,27 @@ async function registerPending(clientId: string, body: SubscribeBodyOutput, list
   const key = keys.optinPending(clientId, body.email, body.formKey);
   const existing = (await ddb.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item as PendingItem | undefined;
   if (existing && existing.expiresAt > nowIso) {
-    const due = resendDue(existing.lastSentAt, now, config.optinResendMinutes);
-    const updated: PendingItem = { ...existing, listIds, data: mergeData(existing.data, body.data), openTrackingConsent: body.openTrackingConsent ?? existing.openTrackingConsent };
+    // Within the resend period a resubmission changes nothing: no email, so nothing it asked for could ever be
+    // confirmed, and the links already mailed keep confirming what their own submissions asked for.
+    if (!resendDue(existing.lastSentAt, now, config.optinResendMinutes)) return;
+    // Due: this submission becomes what reminders re-send, and its own link goes out.
+    const updated: PendingItem = { ...existing, listIds, data: body.data, openTrackingConsent: body.openTrackingConsent, lastSentAt: nowIso };
     try {
       await ddb.send(
         new UpdateCommand({
           TableName: tableName(),
           Key: key,
-          UpdateExpression: `SET listIds = :lists, #data = :data, openTrackingConsent = :consent${due ? ', lastSentAt = :now' : ''}`,
+          UpdateExpression: 'SET listIds = :lists, #data = :data, openTrackingConsent = :consent, lastSentAt = :now',
           // Only one of concurrent resubmissions wins the right to resend.
-          ConditionExpression: due ? 'pendingId = :pid AND lastSentAt = :prev' : 'pendingId = :pid',
+          ConditionExpression: 'pendingId = :pid AND lastSentAt = :prev',
           ExpressionAttributeNames: { '#data': 'data' },
           ExpressionAttributeValues: {
             ':lists': listIds,
             ':data': updated.data,
             ':consent': updated.openTrackingConsent ?? null,
             ':pid': existing.pendingId,
-            ...(due ? { ':now': nowIso, ':prev': existing.lastSentAt } : {}),
+            ':now': nowIso,
+            ':prev': existing.lastSentAt,
           },
         }),
       );
@@ -121,7 +135,7 @@ async function registerPending(clientId: string, body: SubscribeBodyOutput, list
       if (lostRace(err)) return;
       throw err;
     }
-    if (due) await mailLink(updated, false, now);
+    await mailLink(updated, false, now);
     return;
   }
   const expiresAt = addDays(now, config.optinExpiryDays);
@@ -172,7 +186,11 @@ async function registerPending(clientId: string, body: SubscribeBodyOutput, list
   }
 }
 
-/** Stores the hash of a new single-use token for a pending opt-in and mails its link. */
+/**
+ * Stores the hash of a new single-use token for a pending opt-in, with the
+ * submission it confirms (the pending record's lists, data and consent as
+ * they are now), and mails its link.
+ */
 async function mailLink(pending: PendingItem, reminder: boolean, now: Date): Promise<void> {
   const token = newSecret();
   const tokenItem: TokenItem = {
@@ -181,6 +199,9 @@ async function mailLink(pending: PendingItem, reminder: boolean, now: Date): Pro
     formKey: pending.formKey,
     pendingId: pending.pendingId,
     expiresAt: pending.expiresAt,
+    listIds: pending.listIds,
+    data: pending.data,
+    openTrackingConsent: pending.openTrackingConsent ?? null,
   };
   await ddb.send(
     new PutCommand({
@@ -239,13 +260,15 @@ export async function confirm(token: string, now = new Date()): Promise<ConfirmO
     if (lostRace(err)) return { outcome: 'already', ...outcome };
     throw err;
   }
-  for (const listId of pending.listIds) {
+  // What this link's own submission asked for (links mailed before links carried it: the pending record).
+  const asked = found.listIds ? found : pending;
+  for (const listId of asked.listIds!) {
     const line: SubscriberLine & { opId: string } = {
       line: 1,
       email: pending.email,
       subscribed: true,
-      data: pending.data,
-      openTrackingConsent: pending.openTrackingConsent ?? undefined,
+      data: asked.data ?? {},
+      openTrackingConsent: asked.openTrackingConsent ?? undefined,
       opId: `optin#${pending.pendingId}#${listId}`,
     };
     await applySubscribers(pending.clientId, listId, [line]);

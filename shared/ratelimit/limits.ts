@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import type { Client } from '../clients/clients.js';
 import { TooManyRequestsError } from '../http/errors.js';
-import { consume } from './ratelimit.js';
+import { consume, release } from './ratelimit.js';
 
 /** Spec §8 defaults of POST /v1/subscribe. */
 export const DEFAULT_SUBSCRIBE_LIMITS = { perIpPerMinute: 5, perKeyPerMinute: 10 };
@@ -41,4 +41,35 @@ export async function enforceSubscribeLimits(clientId: string, sourceIp: string,
   if (!key.allowed) {
     throw new TooManyRequestsError(`Too many requests for this form: at most ${limits.perKeyPerMinute} per minute; retry in ${key.retryAfterSeconds} s`, key.retryAfterSeconds);
   }
+}
+
+/**
+ * Failed logins (GET /v1/token) allowed per window before 429: per client
+ * name from one source address, and per source address whatever the names.
+ * Keyed by the source, so a stranger elsewhere cannot lock a client out.
+ */
+export const LOGIN_LIMITS = { perNameAndIp: 5, perIp: 20, windowMinutes: 15 };
+
+/**
+ * Reserves one login attempt for a name from a source address before any
+ * key hashing: 429 with Retry-After when the window's failed attempts are
+ * used up. The caller gives the attempt back (`succeeded`) when the key was
+ * right, so only failures count.
+ */
+export async function reserveLoginAttempt(username: string, sourceIp: string, nowMs = Date.now()): Promise<{ succeeded: () => Promise<void> }> {
+  const windowMs = LOGIN_LIMITS.windowMinutes * 60_000;
+  const ip = ipBucket(sourceIp);
+  const scopes = [`login#${ip}#${username.slice(0, 100)}`, `login#${ip}`];
+  const byName = await consume(scopes[0], LOGIN_LIMITS.perNameAndIp, nowMs, windowMs);
+  if (!byName.allowed) throw tooManyLogins(byName.retryAfterSeconds);
+  const byIp = await consume(scopes[1], LOGIN_LIMITS.perIp, nowMs, windowMs);
+  if (!byIp.allowed) {
+    await release(scopes[0], nowMs, windowMs);
+    throw tooManyLogins(byIp.retryAfterSeconds);
+  }
+  return { succeeded: async () => void (await Promise.all(scopes.map((scope) => release(scope, nowMs, windowMs)))) };
+}
+
+function tooManyLogins(retryAfterSeconds: number): TooManyRequestsError {
+  return new TooManyRequestsError(`Too many failed logins from this address; retry in ${retryAfterSeconds} s`, retryAfterSeconds);
 }

@@ -1,4 +1,6 @@
 import * as v from 'valibot';
+import { isWellFormed } from '../db/storable.js';
+import { BoolParam } from '../http/schemas.js';
 import { LIMITS } from './tracking.js';
 import { canonicalUrl } from './urls.js';
 
@@ -8,9 +10,13 @@ export const UserIdSchema = v.pipe(
   v.minLength(1, 'must not be empty'),
   v.maxLength(128, 'must be at most 128 characters'),
   v.regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters'),
+  v.check(isWellFormed, 'must not contain unpaired surrogates (invalid Unicode)'),
 );
 
 const PublicKeySchema = v.pipe(v.string(), v.minLength(1), v.maxLength(128));
+
+/** `sig`: the reader id's signature (lowercase hex HMAC-SHA256), where the client requires signed ids. */
+export const SigSchema = v.optional(v.pipe(v.string(), v.maxLength(128, 'must be at most 128 characters'), v.description('Lowercase hex HMAC-SHA256 of the user id under the client\'s signing secret; required when the client has signed reader ids on (403 otherwise)')));
 
 const ArticleUrlSchema = v.pipe(
   v.string(),
@@ -29,14 +35,23 @@ const ThemesSchema = (max: number) =>
     v.union([v.array(v.string()), v.string()], 'must be an array of strings or a comma-separated string'),
     v.transform((value) => normaliseThemes(Array.isArray(value) ? value : [value])),
     v.check((themes) => themes.every((t) => t.length <= 64), 'each theme must be at most 64 characters'),
+    v.check((themes) => themes.every(isWellFormed), 'themes must not contain unpaired surrogates (invalid Unicode)'),
     v.check((themes) => themes.length <= max, `at most ${max} themes`),
   );
 
-/** Unix seconds from seconds, milliseconds (values above 10^11), a numeric string or an ISO 8601 date. */
+/** Latest published_time accepted: 9999-12-31T23:59:59Z in Unix seconds. */
+export const MAX_PUBLISHED_SECONDS = 253_402_300_799;
+
+/**
+ * Unix seconds from seconds, milliseconds (values above 10^11), a numeric
+ * string or an ISO 8601 date; undefined for anything else or outside
+ * 1970-01-01 … 9999-12-31 (what storage and dates can hold).
+ */
 export function toUnixSeconds(value: number | string): number | undefined {
-  const n = typeof value === 'number' ? value : /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : Date.parse(value) / 1000;
+  const n = typeof value === 'number' ? value : /^\d{1,20}(\.\d{1,20})?$/.test(value.trim()) ? Number(value) : Date.parse(value) / 1000;
   if (!Number.isFinite(n) || n < 0) return undefined;
-  return Math.floor(n > 1e11 ? n / 1000 : n);
+  const seconds = Math.floor(n > 1e11 ? n / 1000 : n);
+  return seconds <= MAX_PUBLISHED_SECONDS ? seconds : undefined;
 }
 
 export const TrackParamsSchema = v.object({ tracking_key: PublicKeySchema });
@@ -44,6 +59,7 @@ export const TrackParamsSchema = v.object({ tracking_key: PublicKeySchema });
 /** The tracking body (JSON, or a form body from the browser library's beacon). */
 export const TrackBodySchema = v.object({
   user_id: UserIdSchema,
+  sig: SigSchema,
   url: ArticleUrlSchema,
   title: text(500),
   description: text(2000),
@@ -58,8 +74,11 @@ export const TrackBodySchema = v.object({
   category: text(200),
   published_time: v.optional(
     v.pipe(
-      v.union([v.number(), v.string()], 'must be Unix seconds or an ISO 8601 date'),
-      v.check((t) => (typeof t === 'string' && t.trim() === '') || toUnixSeconds(t) !== undefined, 'must be Unix seconds or an ISO 8601 date'),
+      v.union([v.number(), v.pipe(v.string(), v.maxLength(64))], 'must be Unix seconds or an ISO 8601 date'),
+      v.check(
+        (t) => (typeof t === 'string' && t.trim() === '') || toUnixSeconds(t) !== undefined,
+        'must be Unix seconds or an ISO 8601 date from 1970 to 9999-12-31 (0 to 253402300799 seconds; milliseconds above 10^11 accepted)',
+      ),
       v.transform((t) => (typeof t === 'string' && t.trim() === '' ? undefined : toUnixSeconds(t))),
     ),
   ),
@@ -69,18 +88,14 @@ export type TrackBodyOutput = v.InferOutput<typeof TrackBodySchema>;
 
 export const TrackResultSchema = v.object({ status: v.literal('OK'), guid: v.string() });
 
-const BoolParam = v.optional(
-  v.pipe(
-    v.picklist(['true', 'false', '1', '0'], 'must be true or false'),
-    v.transform((s) => s === 'true' || s === '1'),
-  ),
-);
 const IntParam = (min: number, max: number) =>
   v.optional(
     v.pipe(
       v.string(),
       v.regex(/^\d{1,6}$/, 'must be a non-negative integer'),
       v.transform(Number),
+      v.number(),
+      v.integer(),
       v.minValue(min, `must be at least ${min}`),
       v.maxValue(max, `must be at most ${max}`),
     ),
@@ -94,7 +109,16 @@ export const RecommendationsParamsSchema = v.object({ block_key: PublicKeySchema
 export const RecommendationsQuerySchema = v.object({
   rows: IntParam(1, 100),
   start: IntParam(0, 100_000),
-  'excluded[]': v.optional(v.pipe(v.string(), v.description('URL-encoded URL left out of the result; repeat the parameter for several'))),
+  // Read from the raw query string (repeated values); the schema gives its type to the API description.
+  'excluded[]': v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((url) => [url]),
+      v.array(v.string()),
+      v.maxLength(100),
+      v.description('URLs left out of the result: repeat the parameter (`excluded[]=…&excluded[]=…`), at most 100'),
+    ),
+  ),
   shuffle: BoolParam,
   redir_https: BoolParam,
   noredir: BoolParam,
@@ -110,6 +134,7 @@ export const RecommendationsQuerySchema = v.object({
     ),
   ),
   format: v.optional(v.picklist(['smart-section', 'legacy'], 'must be smart-section or legacy')),
+  sig: SigSchema,
 });
 
 export const RecommendationSchema = v.object({
@@ -141,5 +166,6 @@ export const RedirectParamsSchema = v.object({ block_key: PublicKeySchema, guid:
 export const RedirectQuerySchema = v.object({ https: BoolParam });
 
 export const PreferencesParamsSchema = v.object({ user_id: UserIdSchema });
+export const PreferencesQuerySchema = v.object({ sig: SigSchema });
 export const PreferencesBodySchema = v.object({ themes: ThemesSchema(LIMITS.preferencesPerReader) });
 export const PreferencesSchema = v.object({ user_id: v.string(), themes: v.array(v.string()), updated_at: v.nullable(v.string()) });

@@ -13,6 +13,7 @@ import { rankingFor } from './recommend.js';
 import type { TrackBodyOutput } from './schemas.js';
 import { blockSettings, hostAllowed } from './settings.js';
 import type { Article, Envelope, Preferences } from './types.js';
+import { checkReaderId } from './reader-ids.js';
 import { trackPageView } from './tracking.js';
 import { canonicalUrl, toHttps } from './urls.js';
 
@@ -45,7 +46,9 @@ export async function trackView(trackingKey: string, body: TrackBodyOutput, orig
       throw new BadRequestError(`body.url: a page of ${originHost} can only track URLs of its own site`);
     }
   }
-  const siteHosts = storedSiteHosts((await getClient(key.clientId))?.siteHosts);
+  const client = await getClient(key.clientId);
+  checkReaderId(client, body.user_id, body.sig, 'body.sig');
+  const siteHosts = storedSiteHosts(client?.siteHosts);
   const urlHost = new URL(body.url).hostname;
   if (siteHosts.length === 0) {
     throw new ForbiddenError('body.url: the client has no site hosts yet, so tracking is off (support sets them: admin set-hosts)');
@@ -103,6 +106,8 @@ export interface RecommendationsRequest {
   redirHttps?: boolean;
   noredir?: boolean;
   format?: Envelope;
+  /** The reader id's signature, where the client requires signed ids. */
+  sig?: string;
   /** `page_url` parameter, else the referer header. */
   pageUrl?: string;
   referer?: string;
@@ -119,9 +124,14 @@ export async function recommendations(q: RecommendationsRequest) {
   const key = await resolvePublicKey('block', q.blockKey);
   if (!key) throw new NotFoundError('Unknown block key');
   addLogKeys({ clientId: key.clientId });
-  const loading = getClient(key.clientId).then((client) => blockSettings(key, client));
-  const pageUrl = canonicalUrl(q.pageUrl ?? q.referer ?? '');
-  const ranking = await rankingFor(store, loading, { clientId: key.clientId, userId: q.userId, pageUrl, excluded, now: nowSeconds() });
+  const client = getClient(key.clientId);
+  const loading = client.then((c) => blockSettings(key, c));
+  // Ranking (reads only) starts at once; nothing of it leaves unless the client accepts this reader id.
+  const allowed = client.then((c) => checkReaderId(c, q.userId, q.sig, 'query.sig'));
+  const ranked = rankingFor(store, loading, { clientId: key.clientId, userId: q.userId, pageUrl: canonicalUrl(q.pageUrl ?? q.referer ?? ''), excluded, now: nowSeconds() });
+  ranked.catch(() => undefined);
+  await allowed;
+  const ranking = await ranked;
   const settings = await loading;
   const start = q.start ?? 0;
   const rows = Math.min(q.rows ?? settings.rows, settings.maxRows);
@@ -151,14 +161,16 @@ export async function clickTarget(blockKey: string, guid: string, https: boolean
 }
 
 /** Sets a reader's theme preferences (replacing them; an empty list clears them). */
-export async function setPreferences(clientId: string, userId: string, themes: string[]): Promise<Preferences> {
+export async function setPreferences(clientId: string, userId: string, sig: string | undefined, themes: string[]): Promise<Preferences> {
+  checkReaderId(await getClient(clientId), userId, sig, 'query.sig');
   const preferences = { userId, themes, updatedAt: new Date().toISOString() };
   await store.putPreferences(clientId, preferences);
   return preferences;
 }
 
 /** A reader's theme preferences; none set reads as an empty list. */
-export async function getPreferences(clientId: string, userId: string): Promise<Preferences | { userId: string; themes: string[]; updatedAt: null }> {
+export async function getPreferences(clientId: string, userId: string, sig: string | undefined): Promise<Preferences | { userId: string; themes: string[]; updatedAt: null }> {
+  checkReaderId(await getClient(clientId), userId, sig, 'query.sig');
   return (await store.getPreferences(clientId, userId)) ?? { userId, themes: [], updatedAt: null };
 }
 

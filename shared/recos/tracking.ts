@@ -3,7 +3,7 @@ import type { RecosStore } from './store.js';
 import { articleGuid } from './urls.js';
 import type { Article, Reader } from './types.js';
 
-/** Storage bounds per reader and per article (README "Recommendations: storage"). */
+/** Storage bounds per reader and per article (docs/architecture.md "Recommendations: storage"). */
 export const LIMITS = {
   /** Most recent distinct reads kept per reader. */
   readsPerReader: 100,

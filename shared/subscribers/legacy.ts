@@ -7,7 +7,7 @@ import { InvalidRequestError } from '../http/errors.js';
 import { parseSubscriberLines } from './parse.js';
 import { LEGACY_PROFILE_FIELDS, MAX_LINES } from './schemas.js';
 import { applySubscribers } from './service.js';
-import type { Report } from './types.js';
+import type { Report, ReportError } from './types.js';
 
 /** Deprecated since 2026-01-01, sunset 2027-12-31 (the spec shows no dates; these are ours). */
 export const DEPRECATED_SINCE = Date.UTC(2026, 0, 1);
@@ -37,18 +37,22 @@ export async function legacySubscribe(clientId: string, body: unknown): Promise<
   const raws = Array.isArray(body) ? body : [body];
   if (raws.length === 0) throw new InvalidRequestError('1 error(s): the array is empty');
   if (raws.length > MAX_LINES) throw new InvalidRequestError(`1 error(s): at most ${MAX_LINES} subscribers per request, got ${raws.length}`);
-  const withProfile = raws.map((raw) => {
+  const profileErrors: ReportError[] = [];
+  const withProfile = raws.map((raw, i) => {
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw;
     const entry = { ...(raw as Record<string, unknown>) };
     for (const field of LEGACY_PROFILE_FIELDS) {
-      if (field in entry) {
-        entry[`data_${field}`] = entry[field];
-        delete entry[field];
-      }
+      if (!(field in entry)) continue;
+      const value = entry[field];
+      if (value !== null && typeof value !== 'string') profileErrors.push({ line: i + 1, email: null, cause: `${field} must be a string` });
+      entry[`data_${field}`] = value;
+      delete entry[field];
     }
     return entry;
   });
-  const { lines, errors } = parseSubscriberLines(withProfile);
+  const parsed = parseSubscriberLines(withProfile);
+  const lines = parsed.lines.filter((l) => !profileErrors.some((e) => e.line === l.line));
+  const errors = [...profileErrors, ...parsed.errors.filter((e) => !profileErrors.some((p) => p.line === e.line))].sort((a, b) => a.line - b.line);
   if (errors.length > 0) {
     const shown = errors.slice(0, 50).map((e) => `L${e.line}: ${e.cause}`);
     throw new InvalidRequestError(`${errors.length} error(s): ${shown.join(', ')}${errors.length > 50 ? `, … (${errors.length - 50} more)` : ''}`);

@@ -3,10 +3,9 @@
  * (spec 2.4, 2.8) or report errors. Pure.
  */
 import * as v from 'valibot';
-import { LenientSubscriberInputSchema, MAX_DATA_BYTES, SubscriberInputSchema } from './schemas.js';
+import { dataFields } from './data.js';
+import { LenientSubscriberInputSchema, SubscriberInputSchema } from './schemas.js';
 import type { ReportError, SubscriberLine } from './types.js';
-
-const DATA_NAME = /^data_[A-Za-z0-9_.-]{1,64}$/;
 
 /** Longest echo of a given email in a report error: reports stay small whatever the input. */
 export const MAX_ECHO = 254;
@@ -31,13 +30,8 @@ export function parseSubscriberLine(
     return { line, email: rawEmail, cause: v.getDotPath(issue) === 'email' ? 'email is missing or invalid' : issue.message };
   }
   const input = parsed.output as Record<string, unknown> & v.InferOutput<typeof SubscriberInputSchema>;
-  const data: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(input)) {
-    if (!name.startsWith('data_')) continue;
-    if (!DATA_NAME.test(name)) return { line, email: rawEmail, cause: `${name.slice(0, 80)} is not a valid data field name` };
-    data[name] = value;
-  }
-  if (JSON.stringify(data).length > MAX_DATA_BYTES) return { line, email: rawEmail, cause: `data_* fields are larger than ${MAX_DATA_BYTES} bytes` };
+  const data = dataFields(input);
+  if (typeof data === 'string') return { line, email: rawEmail, cause: data };
   return {
     line,
     email: input.email,

@@ -5,7 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
+import { jsonBytes } from '../db/storable.js';
 import type { EventRecord } from '../events/types.js';
+import { MAX_STORED_DATA_BYTES } from './data.js';
 import type { Report, ReportError, SubscriberLine, UnsubscribeCause } from './types.js';
 
 /** What applying one line did, as the report counts it. */
@@ -55,6 +57,8 @@ export interface Change {
   outcome: Outcome;
   deltas: CounterDeltas;
   events: EventRecord[];
+  /** Why the line was not applied (nothing written), for the report's errors. */
+  refused?: string;
 }
 
 /** Default guid of a subscriber: the md5 of the lower-cased email (spec 2.4, 2.8). */
@@ -109,6 +113,9 @@ export function applyLine(prior: SubscriberState | undefined, line: SubscriberLi
   for (const [name, value] of Object.entries(line.data ?? {})) {
     if (value === null) delete data[name];
     else data[name] = value;
+  }
+  if (line.data && jsonBytes(data) > MAX_STORED_DATA_BYTES) {
+    return { outcome: noOutcome(), deltas: zeroDeltas(), events: [], refused: `data_* fields would exceed ${MAX_STORED_DATA_BYTES} bytes for this subscriber; remove some (null) first` };
   }
   const guid = line.guid ?? prior?.guid ?? defaultGuid(line.email);
   const openTrackingConsent = line.openTrackingConsent ?? prior?.openTrackingConsent;

@@ -1,9 +1,12 @@
 import * as v from 'valibot';
+import { isWellFormed } from '../db/storable.js';
+import { emailSchema } from '../mail/address.js';
+
+/** A count in a response: a non-negative integer. */
+const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
 /** Most lines one request may carry (spec §8). */
 export const MAX_LINES = 20_000;
-/** Largest `data_*` payload one subscriber may carry (JSON bytes), well under DynamoDB's 400 KB item limit. */
-export const MAX_DATA_BYTES = 10_240;
 
 const booleanLike = (message: string) =>
   v.union(
@@ -11,17 +14,13 @@ const booleanLike = (message: string) =>
     message,
   );
 
-/** email: trimmed, lower-cased, at most 254 characters (RFC 5321). */
-export const EmailSchema = v.pipe(
-  v.string('email is missing or invalid'),
-  v.trim(),
-  v.toLowerCase(),
-  v.maxLength(254, 'email is missing or invalid'),
-  v.email('email is missing or invalid'),
-);
+/** email: the service's address rule (shared/mail/address.ts), trimmed and lower-cased. */
+export const EmailSchema = emailSchema('email is missing or invalid');
 
 /** open_tracking_consent: true/false in any case; any other value leaves consent unchanged (spec 2.4). */
-const ConsentSchema = v.optional(v.fallback(v.union([booleanLike(''), v.undefined()]), undefined));
+const ConsentSchema = v.optional(
+  v.pipe(v.fallback(v.union([booleanLike(''), v.undefined()]), undefined), v.metadata({ openapi: { type: 'boolean', description: 'true/false (any case, also as a string); any other value leaves the consent unchanged' } })),
+);
 
 const fields = {
   email: EmailSchema,
@@ -31,11 +30,13 @@ const fields = {
       v.trim(),
       v.minLength(1, 'guid must not be empty'),
       v.maxLength(255, 'guid is longer than 255 characters'),
+      v.check(isWellFormed, 'guid must not contain unpaired surrogates (invalid Unicode)'),
     ),
   ),
   unsubscribed_cause: v.optional(
     v.pipe(
       v.string('unsubscribed_cause must be READER or PUBLISHER'),
+      v.metadata({ openapi: { type: 'string', enum: ['READER', 'PUBLISHER'], description: 'Why an unsubscribed line is unsubscribed (case-insensitive); READER by default' } }),
       v.trim(),
       v.toUpperCase(),
       v.picklist(['READER', 'PUBLISHER'], 'unsubscribed_cause must be READER or PUBLISHER'),
@@ -44,11 +45,19 @@ const fields = {
   open_tracking_consent: ConsentSchema,
 };
 
+/** How the API description shows a body's `data_*` fields (in a `v.metadata`): names `data_<1 to 64 of A-Za-z0-9_.->`. */
+export const dataFieldsDoc = (value: Record<string, unknown> = {}) => ({
+  patternProperties: { '^data_[A-Za-z0-9_.-]{1,64}$': { description: 'A custom data field, kept with the subscriber', ...value } },
+});
+
 /** One subscriber as written (spec 2.4); `data_*` fields pass through. */
-export const SubscriberInputSchema = v.looseObject(
-  { ...fields, subscribed: v.optional(booleanLike('subscribed must be true or false')) },
-  'a subscriber must be a JSON object',
+export const SubscriberInputSchema = v.pipe(
+  v.looseObject({ ...fields, subscribed: v.optional(booleanLike('subscribed must be true or false')) }, 'a subscriber must be a JSON object'),
+  v.metadata(dataFieldsDoc()),
 );
+
+/** The list API's body as the API description shows it: one subscriber, or 1 to 20,000. */
+export const SubscribersBodyDoc = v.union([SubscriberInputSchema, v.pipe(v.array(SubscriberInputSchema), v.minLength(1), v.maxLength(MAX_LINES))]);
 
 /** The same, for CSV lines: an invalid `subscribed` counts as absent (spec 2.8). */
 export const LenientSubscriberInputSchema = v.looseObject(
@@ -74,21 +83,21 @@ export const SubscribersBodySchema = v.union(
 
 export const ReportSchema = v.object({
   report: v.object({
-    errors: v.array(v.object({ line: v.number(), email: v.nullable(v.string()), cause: v.string() })),
-    unique_emails_count: v.number(),
-    duplicate_emails_count: v.number(),
-    duplicate_guid_count: v.number(),
-    nb_created: v.number(),
-    nb_subscribed: v.number(),
-    nb_unsubscribed: v.number(),
-    nb_data_changed: v.number(),
+    errors: v.array(v.object({ line: Count, email: v.nullable(v.string()), cause: v.string() })),
+    unique_emails_count: Count,
+    duplicate_emails_count: Count,
+    duplicate_guid_count: Count,
+    nb_created: Count,
+    nb_subscribed: Count,
+    nb_unsubscribed: Count,
+    nb_data_changed: Count,
   }),
 });
 
 export const CountSchema = v.object({
-  subscribed: v.number(),
-  unsubscribed: v.number(),
-  cause: v.object({ HARD_BOUNCE: v.number(), PUBLISHER: v.number(), READER: v.number() }),
+  subscribed: Count,
+  unsubscribed: Count,
+  cause: v.object({ HARD_BOUNCE: Count, PUBLISHER: Count, READER: Count }),
 });
 
 /** Listing page size: default and maximum (spec 4.7 leaves them open). */
@@ -100,6 +109,8 @@ const intParam = (name: string, min: number, max: number) =>
     v.string(),
     v.regex(/^\d{1,9}$/, `${name} must be an integer from ${min} to ${max}`),
     v.transform(Number),
+    v.number(),
+    v.integer(),
     v.minValue(min, `${name} must be an integer from ${min} to ${max}`),
     v.maxValue(max, `${name} must be an integer from ${min} to ${max}`),
   );
@@ -107,12 +118,12 @@ const intParam = (name: string, min: number, max: number) =>
 export const ListingQuerySchema = v.pipe(
   v.object({
     status: v.optional(v.picklist(['subscribed', 'unsubscribed'], 'status must be subscribed or unsubscribed')),
-    offset: v.optional(intParam('offset', 0, 100_000_000), '0'),
-    count: v.optional(intParam('count', 1, MAX_PAGE), String(DEFAULT_PAGE)),
+    offset: v.optional(v.pipe(intParam('offset', 0, 100_000_000), v.metadata({ default: 0 }))),
+    count: v.optional(v.pipe(intParam('count', 1, MAX_PAGE), v.metadata({ default: DEFAULT_PAGE }))),
     search: v.optional(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.maxLength(254, 'search is longer than 254 characters'))),
     cursor: v.optional(v.pipe(v.string(), v.maxLength(2048, 'cursor is invalid'))),
   }),
-  v.check((q) => !(q.cursor && q.offset > 0), 'offset and cursor cannot be combined'),
+  v.check((q) => !(q.cursor && (q.offset ?? 0) > 0), 'offset and cursor cannot be combined'),
 );
 
 export const SubscriberOutputSchema = v.object({
@@ -122,6 +133,10 @@ export const SubscriberOutputSchema = v.object({
   subscribed_at: v.nullable(v.string()),
 });
 
+/** The users/delete body as the API description shows it. */
+export const UsersDeleteBodyDoc = v.pipe(v.array(v.object({ email: v.pipe(v.string(), v.maxLength(254)) })), v.minLength(1), v.maxLength(MAX_LINES));
+
+/** Body of POST /v1/users/delete: `[{email}]` (spec 4.2); entries are checked one by one so every bad one is named. */
 export const UsersDeleteBodySchema = v.pipe(
   v.array(v.unknown(), 'must be an array of {email} objects'),
   v.minLength(1, 'the array is empty'),
@@ -135,5 +150,5 @@ export const LEGACY_PROFILE_FIELDS = ['pseudo', 'first_name', 'last_name', 'loca
 export const LegacySubscriberSchema = v.looseObject({
   ...fields,
   subscribed: v.optional(booleanLike('subscribed must be true or false')),
-  ...Object.fromEntries(LEGACY_PROFILE_FIELDS.map((name) => [name, v.optional(v.string())])),
+  ...Object.fromEntries(LEGACY_PROFILE_FIELDS.map((name) => [name, v.optional(v.nullable(v.string()))])),
 });

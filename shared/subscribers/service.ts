@@ -3,7 +3,7 @@
  * deprecated API, CSV import, opt-in confirmation, bounces, deletion) goes
  * through it, so the counters stay exact and every state change is an event.
  */
-import { backoffMs, isTransactionConflict, runPool, sleep, tableName, transactWrite } from '../db/client.js';
+import { backoffMs, faultDetail, isRetryableStorageFault, isTransactionConflict, runPool, sleep, tableName, transactWrite } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import { recordEvents, recordEventsOnce } from '../events/record.js';
 import type { EventRecord } from '../events/types.js';
@@ -11,11 +11,11 @@ import { BadRequestError, HttpError } from '../http/errors.js';
 import { getList } from '../lists/lists.js';
 import { forgetPendingOptins } from '../optin/forget.js';
 import { forgetReaders } from '../recos/service.js';
-import { parseSubscriberLines } from './parse.js';
+import { MAX_ECHO, parseSubscriberLines } from './parse.js';
 import { addDeltas, applyLine, buildReport, countState, dedupeLines, zeroDeltas, type CounterDeltas, type Outcome } from './rules.js';
 import { counterUpdate, listsOfEmail, pagePartition, readCounters, readPage, readSubscribers, toItem, type SubscriberItem } from './store.js';
-import type { Report, SubscriberLine } from './types.js';
-import { EmailSchema } from './schemas.js';
+import type { Report, ReportError, SubscriberLine } from './types.js';
+import { DEFAULT_PAGE, EmailSchema } from './schemas.js';
 import * as v from 'valibot';
 import { createHash } from 'node:crypto';
 import { count, hashForLog, logger } from '../observability/index.js';
@@ -39,21 +39,46 @@ export class PartialWriteError extends HttpError {
 }
 
 /**
+ * A storage error that a retry cannot cure (a value the table refuses, say):
+ * a bug of the service. Logged with its detail; the caller gets a generic 500
+ * that still says how much was applied.
+ */
+export class StorageBugError extends HttpError {
+  constructor(applied: number, total: number) {
+    super(
+      500,
+      applied === 0
+        ? 'Internal error; nothing was applied. It has been logged.'
+        : `Internal error after ${applied} of ${total} subscribers were applied; the rest were not. It has been logged.`,
+    );
+  }
+}
+
+/**
  * Applies one transaction's worth of lines: reads their current state,
  * writes the new states and the counter deltas in one transaction
  * conditioned on the versions read, and re-reads and retries on a conflict.
  */
-async function applyChunk(clientId: string, listId: number, lines: SubscriberLine[]): Promise<{ outcomes: Outcome[]; events: EventRecord[] }> {
+async function applyChunk(
+  clientId: string,
+  listId: number,
+  lines: SubscriberLine[],
+): Promise<{ outcomes: Outcome[]; events: EventRecord[]; refused: ReportError[] }> {
   for (let attempt = 0; ; attempt++) {
     const current = await readSubscribers(clientId, listId, lines.map((l) => l.email));
     const now = new Date().toISOString();
     const deltas = zeroDeltas();
     const outcomes: Outcome[] = [];
     const events: EventRecord[] = [];
+    const refused: ReportError[] = [];
     const writes = [];
     for (const line of lines) {
       const prior = current.get(line.email);
       const change = applyLine(prior, line, now, listId);
+      if (change.refused) {
+        refused.push({ line: line.line, email: line.email, cause: change.refused });
+        continue;
+      }
       outcomes.push(change.outcome);
       events.push(...change.events);
       addDeltas(deltas, change.deltas);
@@ -70,10 +95,10 @@ async function applyChunk(clientId: string, listId: number, lines: SubscriberLin
       }
     }
     const counter = counterUpdate(clientId, listId, deltas);
-    if (writes.length === 0) return { outcomes, events };
+    if (writes.length === 0) return { outcomes, events, refused };
     try {
       await transactWrite(counter ? [...writes, counter] : writes);
-      return { outcomes, events };
+      return { outcomes, events, refused };
     } catch (err) {
       if (!isTransactionConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
       await sleep(backoffMs(attempt));
@@ -94,6 +119,7 @@ export async function applySubscribers(clientId: string, listId: number, lines: 
   for (let i = 0; i < unique.length; i += LINES_PER_TRANSACTION) chunks.push(unique.slice(i, i + LINES_PER_TRANSACTION));
   const outcomes: Outcome[] = [];
   const events: EventRecord[] = [];
+  const refused: ReportError[] = [];
   let applied = 0;
   let failure: unknown;
   await runPool(chunks, TRANSACTIONS_IN_FLIGHT, async (chunk) => {
@@ -102,6 +128,7 @@ export async function applySubscribers(clientId: string, listId: number, lines: 
       const result = await applyChunk(clientId, listId, chunk);
       outcomes.push(...result.outcomes);
       events.push(...result.events);
+      refused.push(...result.refused);
       applied += chunk.length;
     } catch (err) {
       failure ??= err;
@@ -110,11 +137,12 @@ export async function applySubscribers(clientId: string, listId: number, lines: 
   count('SubscribersApplied', applied);
   if (events.length > 0) await storeEvents(clientId, unique, events, applied);
   if (failure) {
-    logger.error('subscriber write failed', { applied, total: unique.length, error: failure as Error });
-    if (applied === 0) throw failure;
+    const retryable = isRetryableStorageFault(failure);
+    logger.error('subscriber write failed', { retryable, applied, total: unique.length, detail: faultDetail(failure), error: failure as Error });
+    if (!retryable) throw new StorageBugError(applied, unique.length);
     throw new PartialWriteError(applied, unique.length);
   }
-  return buildReport([], unique.length, duplicateEmails, duplicateGuids, outcomes);
+  return buildReport(refused.sort((a, b) => a.line - b.line), unique.length, duplicateEmails, duplicateGuids, outcomes);
 }
 
 /**
@@ -159,7 +187,7 @@ export async function subscribeBatch(clientId: string, listId: number, body: unk
   const raws = Array.isArray(body) ? body : [body];
   const { lines, errors } = parseSubscriberLines(raws);
   const report = lines.length > 0 ? await applySubscribers(clientId, listId, lines) : buildReport([], 0, 0, 0, []);
-  return { ...report, errors };
+  return { ...report, errors: [...errors, ...report.errors].sort((a, b) => a.line - b.line) };
 }
 
 /** One subscriber of a list, or undefined. */
@@ -213,15 +241,24 @@ function decodeCursor(cursor: string, clientId: string, listId: number, status: 
 export async function listSubscribers(
   clientId: string,
   listId: number,
-  q: { status?: 'subscribed' | 'unsubscribed'; offset: number; count: number; search?: string; cursor?: string },
+  q: { status?: 'subscribed' | 'unsubscribed'; offset?: number; count?: number; search?: string; cursor?: string },
 ) {
   await getList(clientId, listId);
   const startKey = q.cursor ? decodeCursor(q.cursor, clientId, listId, q.status, q.search) : undefined;
-  const page = await readPage({ clientId, listId, status: q.status, search: q.search, offset: q.offset, count: q.count, startKey });
+  const page = await readPage({ clientId, listId, status: q.status, search: q.search, offset: q.offset ?? 0, count: q.count ?? DEFAULT_PAGE, startKey });
   return {
     subscribers: page.items.map((s) => ({ email: s.email, guid: s.guid, subscribed: s.subscribed, subscribed_at: s.subscribedAt ?? null })),
     nextCursor: page.nextKey ? encodeCursor(page.nextKey) : undefined,
   };
+}
+
+const clip = (s: string) => (s.length > MAX_ECHO ? `${s.slice(0, MAX_ECHO)}…` : s);
+
+/** A short echo of a bad entry: its type, or a string or number itself. */
+function describeEntry(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(clip(value));
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
+  return Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : typeof value;
 }
 
 /**
@@ -233,10 +270,14 @@ export async function deleteUsers(clientId: string, body: unknown[]): Promise<nu
   const errors: string[] = [];
   const emails = new Set<string>();
   body.forEach((entry) => {
-    const raw = entry && typeof entry === 'object' ? (entry as { email?: unknown }).email : entry;
+    if (!entry || typeof entry !== 'object' || Array.isArray(entry)) {
+      errors.push(`an entry must be an {email} object, got ${describeEntry(entry)}`);
+      return;
+    }
+    const raw = (entry as { email?: unknown }).email;
     const parsed = v.safeParse(EmailSchema, raw);
     if (parsed.success) emails.add(parsed.output);
-    else errors.push(`email is not valid ${typeof raw === 'string' ? raw : JSON.stringify(raw ?? null)}`);
+    else errors.push(`email is not valid ${typeof raw === 'string' ? clip(raw) : describeEntry(raw ?? null)}`);
   });
   if (errors.length > 0) {
     const shown = errors.slice(0, 20).join(', ') + (errors.length > 20 ? `, … (${errors.length - 20} more)` : '');

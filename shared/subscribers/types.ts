@@ -42,7 +42,7 @@ export interface ReportError {
   cause: string;
 }
 
-/** The subscription report (spec 2.6); the README defines each counter. */
+/** The subscription report (spec 2.6); docs/api.md defines each counter. */
 export interface Report {
   errors: ReportError[];
   unique_emails_count: number;

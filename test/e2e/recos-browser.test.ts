@@ -6,7 +6,8 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBlock } from '../../shared/clients/clients.js';
+import { createBlock, setSignedIds } from '../../shared/clients/clients.js';
+import { readerSignature } from '../../shared/recos/reader-ids.js';
 import { articleGuid } from '../../shared/recos/urls.js';
 import { recosMounts, type DemoArticle, type DemoKeys } from '../../infra/local/recos-mounts.js';
 import { launchChromium } from '../helpers/browser.js';
@@ -57,7 +58,7 @@ describe('browser library on the demo site', () => {
       shown = await tab.$$eval('#recos a', (links) => links.map((a) => ({ href: (a as HTMLAnchorElement).href, guid: a.getAttribute('data-guid') ?? '' })));
     }
     expect(new Set(ids).size).toBe(1);
-    expect(ids[0]).toMatch(/^[0-9a-f]{32}$/);
+    expect(ids[0]).toMatch(/^anon-[0-9a-f]{32}$/);
     expect((await context.cookies()).find((c) => c.name === 'recos_uid')?.value).toBe(ids[0]);
 
     // On the third page: 4 items, none of them the current page or the two pages read before.
@@ -97,6 +98,44 @@ describe('browser library on the demo site', () => {
     await Promise.all([tab.waitForURL((url) => url.pathname.startsWith('/demo/articles/'), { timeout: 10_000 }), tab.click('#recos a >> nth=0')]);
     expect(redirects).toEqual([302]);
     expect(articleGuid(tab.url())).toBe(again[0]);
+    await context.close();
+  });
+
+  it('passes a signed reader id (trackPage and getRecommendations take {sig} last) for a publisher that requires signatures', async () => {
+    const publisher = await newClient(service, { siteHosts: ['127.0.0.1'] });
+    const block = await createBlock(publisher.username, { name: 'signed block' });
+    const { signingSecret } = await setSignedIds(publisher.username, true);
+    const sig = readerSignature(signingSecret!, 'member-42');
+    const context = await browser.newContext();
+    const tab = await context.newPage();
+    const statuses: number[] = [];
+    tab.on('response', (res) => {
+      if (res.url().includes(`/clients/${block}/`)) statuses.push(res.status());
+    });
+    await tab.goto(page('climate-summit'));
+    await tab.waitForSelector('#recos[data-state="done"]', { timeout: 10_000 });
+    type Lib = { trackPage(...a: unknown[]): Promise<boolean>; getRecommendations(...a: unknown[]): void };
+    const tracked = await tab.evaluate(
+      async ([key, s]) => {
+        const Recos = (window as unknown as { Recos: Lib }).Recos;
+        return [await Recos.trackPage(key, 'member-42'), await Recos.trackPage(key, 'member-42', { sig: 'f'.repeat(64) }), await Recos.trackPage(key, 'member-42', { sig: s })];
+      },
+      [publisher.trackingKey, sig],
+    );
+    expect(tracked).toEqual([false, false, true]);
+    const shown = await tab.evaluate(
+      ([b, s]) =>
+        new Promise<unknown>((done) => {
+          const w = window as unknown as { Recos: Lib; signedShown(r: unknown): void };
+          w.signedShown = done;
+          w.Recos.getRecommendations(b, 'member-42', 'signedShown', 4, [], { sig: s });
+        }),
+      [block, sig],
+    );
+    expect(shown).toMatchObject({ result: { recommendation: expect.any(Array) } });
+    // Unsigned, the service refuses: the display function is never called.
+    await tab.evaluate((b) => (window as unknown as { Recos: Lib }).Recos.getRecommendations(b, 'member-42', 'signedShown', 4), block);
+    await expect.poll(() => statuses).toEqual([200, 403]);
     await context.close();
   });
 });

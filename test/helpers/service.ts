@@ -7,6 +7,7 @@ import type http from 'node:http';
 import { afterAll, beforeAll } from 'vitest';
 import { createGateway, listen, type StaticMount } from '../../infra/local/gateway.js';
 import { createClient } from '../../shared/clients/clients.js';
+import { checkResponse } from './api-contract.js';
 
 export interface Service {
   url: string;
@@ -49,6 +50,7 @@ export async function request<T = any>(
     body: raw ?? (body !== undefined ? JSON.stringify(body) : undefined),
   });
   const text = await res.text();
+  checkResponse(method, url, res.status, res.headers, text);
   let parsed: unknown = text;
   if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
   return { status: res.status, headers: res.headers, body: parsed as T, text };

