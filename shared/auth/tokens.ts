@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
 import { ddb, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
@@ -28,19 +28,4 @@ export async function issueToken(username: string, password: string, now = Date.
     }),
   );
   return { token, expiresAt: new Date(expiresAtMs).toISOString() };
-}
-
-/**
- * Resolves the client of a token from the `X-Service-Client-Token` header.
- * Missing, unknown and expired tokens are 401s (spec §5.3).
- */
-export async function authenticateToken(token: string | undefined, now = Date.now()): Promise<string> {
-  if (!token) throw new UnauthorizedError('Missing X-Service-Client-Token header');
-  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.token(sha256(token)) }));
-  const item = out.Item;
-  if (!item) throw new UnauthorizedError('Unknown token; request a new one from /v1/token');
-  if (typeof item.expiresAt !== 'number' || item.expiresAt <= now) {
-    throw new UnauthorizedError('Token expired; request a new one from /v1/token');
-  }
-  return item.clientId as string;
 }
