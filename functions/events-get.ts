@@ -1,3 +1,4 @@
+import { authenticateToken } from '../shared/auth/authenticate.js';
 import { getEventFile } from '../shared/events/download.js';
 import { s3EventStore } from '../shared/events/store.js';
 import { httpHandler } from '../shared/http/handler.js';
@@ -15,4 +16,4 @@ export const handler = httpHandler(routes.eventsGet, async ({ clientId, params, 
     'content-disposition': `attachment; filename="${file.filename}"`,
     'cache-control': file.complete ? 'private, max-age=300' : 'no-store',
   });
-});
+}, authenticateToken);

@@ -1,6 +1,7 @@
+import { authenticateToken } from '../shared/auth/authenticate.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { json } from '../shared/http/response.js';
 import { listImportedFiles } from '../shared/imports/files.js';
 import { routes } from '../shared/routes.js';
 
-export const handler = httpHandler(routes.filesList, async ({ clientId }) => json(200, await listImportedFiles(clientId)));
+export const handler = httpHandler(routes.filesList, async ({ clientId }) => json(200, await listImportedFiles(clientId)), authenticateToken);

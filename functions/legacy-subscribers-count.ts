@@ -1,3 +1,4 @@
+import { authenticateToken } from '../shared/auth/authenticate.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { json } from '../shared/http/response.js';
 import { routes } from '../shared/routes.js';
@@ -7,4 +8,4 @@ import { countSubscribers } from '../shared/subscribers/service.js';
 export const handler = httpHandler(routes.legacySubscribersCount, async ({ clientId }) => {
   const listId = await defaultListOf(clientId);
   return json(200, await countSubscribers(clientId, listId), deprecationHeaders(listId, 'count'));
-});
+}, authenticateToken);

@@ -1,3 +1,4 @@
+import { authenticateToken } from '../shared/auth/authenticate.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { json, nextPageHeaders } from '../shared/http/response.js';
 import { routes } from '../shared/routes.js';
@@ -8,4 +9,4 @@ export const handler = httpHandler(routes.legacySubscribersList, async ({ client
   const listId = await defaultListOf(clientId);
   const page = await listSubscribers(clientId, listId, query);
   return json(200, page.subscribers, { ...deprecationHeaders(listId, 'subscribers'), ...nextPageHeaders(event.rawPath, query, page.nextCursor) });
-});
+}, authenticateToken);

@@ -1,3 +1,4 @@
+import { authenticateToken } from '../shared/auth/authenticate.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { json } from '../shared/http/response.js';
 import { routes } from '../shared/routes.js';
@@ -6,4 +7,4 @@ import { deprecationHeaders, legacySubscribe } from '../shared/subscribers/legac
 export const handler = httpHandler(routes.legacySubscribersPost, async ({ clientId, body }) => {
   const { listId, count, report } = await legacySubscribe(clientId, body);
   return json(200, { success: `${count} subscriber(s) processed`, report }, deprecationHeaders(listId, 'subscribers'));
-});
+}, authenticateToken);

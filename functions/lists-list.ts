@@ -1,6 +1,7 @@
+import { authenticateToken } from '../shared/auth/authenticate.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { json } from '../shared/http/response.js';
 import { listLists } from '../shared/lists/lists.js';
 import { routes } from '../shared/routes.js';
 
-export const handler = httpHandler(routes.listsList, async ({ clientId }) => json(200, await listLists(clientId)));
+export const handler = httpHandler(routes.listsList, async ({ clientId }) => json(200, await listLists(clientId)), authenticateToken);

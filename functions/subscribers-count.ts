@@ -1,8 +1,11 @@
+import { authenticateToken } from '../shared/auth/authenticate.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { json } from '../shared/http/response.js';
 import { routes } from '../shared/routes.js';
 import { countSubscribers } from '../shared/subscribers/service.js';
 
-export const handler = httpHandler(routes.subscribersCount, async ({ clientId, params }) =>
-  json(200, await countSubscribers(clientId, params.list_id)),
+export const handler = httpHandler(
+  routes.subscribersCount,
+  async ({ clientId, params }) => json(200, await countSubscribers(clientId, params.list_id)),
+  authenticateToken,
 );

@@ -2,12 +2,13 @@ import { type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { resolve } from 'node:path';
 import type { Access } from '../../shared/http/route.js';
+import { bundling } from './bundling.js';
 
 export const projectRoot = resolve(import.meta.dirname, '../..');
 
@@ -54,14 +55,9 @@ export class ServiceFunction extends NodejsFunction {
       tracing: lambda.Tracing.ACTIVE,
       reservedConcurrentExecutions: props.reservedConcurrency,
       logGroup: new logs.LogGroup(scope, `${id}Logs`, { retention: logs.RetentionDays.ONE_MONTH }),
-      environment: { ...resources.environment, ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
-      // The SDK is bundled: functions run the versions the tests ran, not the runtime's.
+      environment: { ...resources.environment, ...props.environment },
       bundling: {
-        minify: true,
-        sourceMap: true,
-        target: 'node22',
-        format: OutputFormat.CJS,
-        bundleAwsSDK: true,
+        ...bundling,
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],

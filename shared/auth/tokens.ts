@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
 import { ddb, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
@@ -33,25 +33,4 @@ export async function issueToken(username: string, password: string, sourceIp: s
     }),
   );
   return { token, expiresAt: new Date(expiresAtMs).toISOString() };
-}
-
-/**
- * Resolves the client of a token from the `X-Service-Client-Token` header.
- * Missing, unknown and expired tokens are 401s (spec §5.3), and so are
- * tokens issued before the client's API key was last rotated (the client is
- * read strongly consistent, so a rotation takes effect at once).
- */
-export async function authenticateToken(token: string | undefined, now = Date.now()): Promise<string> {
-  if (!token) throw new UnauthorizedError('Missing X-Service-Client-Token header');
-  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.token(sha256(token)) }));
-  const item = out.Item;
-  if (!item) throw new UnauthorizedError('Unknown token; request a new one from /v1/token');
-  if (typeof item.expiresAt !== 'number' || item.expiresAt <= now) {
-    throw new UnauthorizedError('Token expired; request a new one from /v1/token');
-  }
-  const client = await getClient(item.clientId as string, { consistent: true });
-  if (!client || (client.keyGeneration ?? 0) !== (item.keyGeneration ?? 0)) {
-    throw new UnauthorizedError('Token revoked: the API key it was issued with has been replaced; request a new one from /v1/token');
-  }
-  return item.clientId as string;
 }

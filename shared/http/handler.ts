@@ -4,7 +4,6 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import * as v from 'valibot';
-import { authenticateToken } from '../auth/tokens.js';
 import { addLogKeys, count, logger, observe } from '../observability/index.js';
 import { BadRequestError, HttpError, InvalidRequestError, UnsupportedMediaTypeError } from './errors.js';
 import { isFormType, isJsonType, parseMediaType } from './media-type.js';
@@ -30,6 +29,8 @@ export interface HandlerInput<R extends RouteDef> {
 type Request = middy.Request<APIGatewayProxyEventV2, HttpResult, Error, Context>;
 /** The Lambda context of one invocation, carrying the client the token authenticated. */
 type AuthContext = Context & { clientId?: string };
+/** Resolves the client of a token header or throws a 401 (the token service, handed in by token routes). */
+export type Authenticate = (token: string | undefined) => Promise<string>;
 
 /** Names the failing field and the problem: `body.email: Invalid email`. */
 export function describeIssues(where: string, issues: readonly v.BaseIssue<unknown>[]): string {
@@ -107,9 +108,17 @@ function errorResponder(route?: RouteDef): middy.MiddlewareObj<APIGatewayProxyEv
 /**
  * The one middy stack of every HTTP function: error responder, header
  * normaliser, token auth, body parser(s), then valibot validation and the
- * handler function. Handler files only call this.
+ * handler function. Handler files only call this. A `token` route hands in
+ * its `authenticate`, so routes without a token never load the token,
+ * clients or DynamoDB code.
  */
-export function httpHandler<R extends RouteDef>(route: R, fn: (input: HandlerInput<R>) => Promise<HttpResult>) {
+export function httpHandler<R extends RouteDef>(
+  route: R,
+  fn: (input: HandlerInput<R>) => Promise<HttpResult>,
+  ...auth: R['auth'] extends 'token' ? [authenticate: Authenticate] : []
+) {
+  const [authenticate] = auth as [Authenticate?];
+  if (route.auth === 'token' && !authenticate) throw new Error(`${route.path}: a token route needs its authenticate function`);
   let stack = middy<APIGatewayProxyEventV2, HttpResult>();
   for (const m of observe<APIGatewayProxyEventV2, HttpResult>('route', `${route.method} ${route.path}`)) stack = stack.use(m);
   stack = stack
@@ -118,8 +127,8 @@ export function httpHandler<R extends RouteDef>(route: R, fn: (input: HandlerInp
     // Authentication before the body is looked at: an unauthenticated request is a 401 whatever its body.
     .use({
       before: async (request: Request) => {
-        if (route.auth === 'token') {
-          (request.context as AuthContext).clientId = await authenticateToken(request.event.headers?.['x-service-client-token']);
+        if (authenticate) {
+          (request.context as AuthContext).clientId = await authenticate(request.event.headers?.['x-service-client-token']);
           addLogKeys({ clientId: (request.context as AuthContext).clientId });
         }
       },
