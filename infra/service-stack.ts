@@ -100,7 +100,8 @@ export class ServiceStack extends Stack {
     stage.routeSettings = Object.fromEntries(
       routeList
         .filter((r) => routeThrottles[r.id])
-        .map((r) => [`${r.method} ${r.path}`, { throttlingRateLimit: routeThrottles[r.id].rateLimit, throttlingBurstLimit: routeThrottles[r.id].burstLimit }]),
+        // RouteSettings is untyped JSON in CDK: CloudFormation's own (PascalCase) property names.
+        .map((r) => [`${r.method} ${r.path}`, { ThrottlingRateLimit: routeThrottles[r.id].rateLimit, ThrottlingBurstLimit: routeThrottles[r.id].burstLimit }]),
     );
     stage.accessLogSettings = {
       destinationArn: accessLogs.logGroupArn,

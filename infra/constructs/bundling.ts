@@ -19,7 +19,7 @@ const alias = { '@aws-sdk/credential-provider-node': resolve(import.meta.dirname
 export const bundling = {
   minify: true,
   sourceMap: false,
-  keepNames: true,
+  keepNames: false,
   target: 'node22',
   format: OutputFormat.ESM,
   mainFields: ['module', 'main'],

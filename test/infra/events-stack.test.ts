@@ -30,10 +30,14 @@ describe('ServiceStack, event files', () => {
     const { batchSize, maxBatchingWindowSeconds, maxReceiveCount } = jobs.sesEvents.trigger.sesEventsQueue;
     expect(batchSize).toBeGreaterThanOrEqual(1000);
     expect(maxBatchingWindowSeconds).toBeGreaterThanOrEqual(60);
-    template.resourceCountIs('AWS::SNS::Topic', 1);
-    template.resourceCountIs('AWS::SNS::Subscription', 1);
-    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'sqs', Endpoint: { 'Fn::GetAtt': [Match.stringLikeRegexp('^sesEventsQueue'), 'Arn'] } });
-    template.resourceCountIs('AWS::SQS::Queue', 2);
+    // The SES events topic and the alarm topic.
+    template.resourceCountIs('AWS::SNS::Topic', 2);
+    expect(Object.values(template.findResources('AWS::SNS::Subscription')).filter((s) => s.Properties.Protocol === 'sqs')).toHaveLength(1);
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'sqs',
+      Endpoint: { 'Fn::GetAtt': [Match.stringLikeRegexp('^sesEventsQueue'), 'Arn'] },
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^sesEventsUndelivered'), 'Arn'] } },
+    });
     template.hasResourceProperties('AWS::SQS::Queue', {
       RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^sesEventsDeadLetters'), 'Arn'] }, maxReceiveCount },
       VisibilityTimeout: 6 * jobs.sesEvents.timeoutSeconds + maxBatchingWindowSeconds,

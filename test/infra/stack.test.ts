@@ -35,8 +35,10 @@ function expectGrants(id: string, access: Access) {
   const s3Writes = actions.filter((a) => a === 's3:PutObject').length;
   const s3Reads = actions.filter((a) => a === 's3:GetObject*').length;
   const buckets = [access.imports, access.events];
-  expect(s3Reads, `${id} bucket reads`).toBe(buckets.filter(Boolean).length);
-  expect(s3Writes, `${id} bucket writes`).toBe(buckets.filter((b) => b === 'RW').length);
+  expect(s3Reads, `${id} bucket reads`).toBe(buckets.filter((b) => b === 'R' || b === 'RW').length);
+  expect(s3Writes, `${id} bucket writes`).toBe(buckets.filter((b) => b === 'W' || b === 'RW').length);
+  // A function that only writes (events) cannot delete or overwrite-by-delete what others recorded.
+  expect(actions.some((a) => a.startsWith('s3:DeleteObject')), `${id} deletes`).toBe(buckets.includes('RW'));
   expect(actions.includes('ses:SendEmail'), `${id} mail`).toBe(access.mail === true);
 }
 
