@@ -26,7 +26,7 @@ const rate = (n: number, ms: number) => `${((n / ms) * 1000).toFixed(0)}/s`;
 try {
   const { createClient, createForm, setClientSetting } = await import('../shared/clients/clients.js');
   const { consume } = await import('../shared/ratelimit/ratelimit.js');
-  const { outboxDir } = await import('../shared/mail/mailer.js');
+  const { outboxDir } = await import('../shared/mail/outbox-mailer.js');
   const { client } = await createClient(`bench-${Date.now()}`);
   await setClientSetting(client.id, 'rateLimits', { perIpPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 });
   const formKey = await createForm(client.id, { listIds: [client.defaultListId], global: false });

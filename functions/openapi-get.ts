@@ -1,6 +1,6 @@
 import { httpHandler } from '../shared/http/handler.js';
 import { openApiDocument } from '../shared/http/openapi.js';
 import { json } from '../shared/http/response.js';
-import { routes } from '../shared/routes.js';
+import { docRoutes } from '../shared/routes/docs.js';
 
-export const handler = httpHandler(routes.openapiGet, async () => json(200, openApiDocument()));
+export const handler = httpHandler(docRoutes.openapiGet, async () => json(200, openApiDocument()));

@@ -2,11 +2,11 @@ import { httpHandler } from '../shared/http/handler.js';
 import { redirect, text } from '../shared/http/response.js';
 import { confirmationPage } from '../shared/optin/email.js';
 import { confirm } from '../shared/optin/service.js';
-import { routes } from '../shared/routes.js';
+import { optinRoutes } from '../shared/routes/optin.js';
 
 const noStore = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-robots-tag': 'noindex' };
 
-export const handler = httpHandler(routes.optinConfirm, async ({ params }) => {
+export const handler = httpHandler(optinRoutes.optinConfirm, async ({ params }) => {
   const result = await confirm(params.token);
   if (result.outcome !== 'invalid' && result.redirectUrl) return redirect(result.redirectUrl, 302, noStore);
   const page = confirmationPage(result.outcome, result.publisher);

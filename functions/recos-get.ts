@@ -3,11 +3,11 @@ import { httpHandler } from '../shared/http/handler.js';
 import { json, text } from '../shared/http/response.js';
 import { jsonp } from '../shared/recos/envelope.js';
 import { recommendations } from '../shared/recos/service.js';
-import { routes } from '../shared/routes.js';
+import { recoRoutes } from '../shared/routes/recos.js';
 
 const noStore = { 'cache-control': 'private, no-store' };
 
-export const handler = httpHandler(routes.recosGet, async ({ params, query, headers, event }) => {
+export const handler = httpHandler(recoRoutes.recosGet, async ({ params, query, headers, event }) => {
   const body = await recommendations({
     blockKey: params.block_key,
     userId: params.user_id,

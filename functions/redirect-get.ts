@@ -1,8 +1,8 @@
 import { httpHandler } from '../shared/http/handler.js';
 import { redirect } from '../shared/http/response.js';
 import { clickTarget } from '../shared/recos/service.js';
-import { routes } from '../shared/routes.js';
+import { recoRoutes } from '../shared/routes/recos.js';
 
-export const handler = httpHandler(routes.redirectGet, async ({ params, query }) =>
+export const handler = httpHandler(recoRoutes.redirectGet, async ({ params, query }) =>
   redirect(await clickTarget(params.block_key, params.guid, query.https ?? false)),
 );

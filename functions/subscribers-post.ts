@@ -1,11 +1,11 @@
 import { authenticateToken } from '../shared/auth/authenticate.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { json } from '../shared/http/response.js';
-import { routes } from '../shared/routes.js';
+import { subscriberRoutes } from '../shared/routes/subscribers.js';
 import { subscribeBatch } from '../shared/subscribers/service.js';
 
 export const handler = httpHandler(
-  routes.subscribersPost,
+  subscriberRoutes.subscribersPost,
   async ({ clientId, params, body }) => json(200, { report: await subscribeBatch(clientId, params.list_id, body) }),
   authenticateToken,
 );

@@ -38,9 +38,10 @@ export class Operations extends Construct {
     Validations.of(subscription).acknowledge({ id: 'Serverless::Serverless-SNSRedrivePolicy', reason: 'An email subscription: SNS retries email itself and a DLQ of undelivered alarm emails would have no reader.' });
     subscription.cfnOptions.condition = new CfnCondition(this, 'HasAlarmEmail', { expression: Fn.conditionNot(Fn.conditionEquals(email.valueAsString, '')) });
 
-    const alarm = (name: string, description: string, metric: cw.IMetric, threshold: number, evaluationPeriods = 1) => {
+    /** One alarm; `runbook` is its heading's anchor in docs/operations.md ("Alarms"). */
+    const alarm = (name: string, runbook: string, description: string, metric: cw.IMetric, threshold: number, evaluationPeriods = 1) => {
       const a = new cw.Alarm(this, name, {
-        alarmDescription: `${description} Runbook: docs/operations.md#${name.toLowerCase()}`,
+        alarmDescription: `${description} Runbook: docs/operations.md#${runbook}`,
         metric,
         threshold,
         evaluationPeriods,
@@ -57,22 +58,30 @@ export class Operations extends Construct {
     const serverErrors = api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' });
     // Percent of requests answered 5xx; quiet periods (under 20 requests) do not count.
     const errorRate = new cw.MathExpression({ expression: 'IF(requests >= 20, 100 * errors / requests, 0)', usingMetrics: { requests, errors: serverErrors }, period: FIVE_MINUTES, label: 'API 5xx %' });
-    alarm('Api5xxRate', 'More than 1% of API requests answered 5xx in 5 minutes.', errorRate, 1);
+    alarm('Api5xxRate', 'api-5xx-rate', 'More than 1% of API requests answered 5xx in 5 minutes.', errorRate, 1);
 
     for (const { id: fnId, fn } of functions) {
-      alarm(`${fnId}Errors`, `Function ${fnId} failed (crash, timeout or a job run that threw).`, fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }), 1);
-      alarm(`${fnId}Throttles`, `Function ${fnId} was throttled (its reserved concurrency or the account limit).`, fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }), 1);
+      alarm(`${fnId}Errors`, 'function-errors', `Function ${fnId} failed (crash, timeout or a job run that threw).`, fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }), 1);
+      alarm(`${fnId}Throttles`, 'function-throttles', `Function ${fnId} was throttled (its reserved concurrency or the account limit).`, fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }), 1);
     }
     for (const queue of deadLetterQueues) {
       const name = queue.node.id;
-      alarm(`${name}NotEmpty`, `A message waits in the dead-letter queue ${name}.`, queue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }), 1);
+      alarm(`${name}NotEmpty`, 'dead-letter-queue-not-empty', `A message waits in the dead-letter queue ${name}.`, queue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }), 1);
     }
     const custom = (metricName: string, dimensionsMap: Record<string, string>) =>
       new cw.Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { service: SERVICE_NAME, ...dimensionsMap }, period: FIVE_MINUTES, statistic: 'Sum' });
-    alarm('ImportsFailed', 'An import failed after all its attempts (the file says failed, with a cause).', custom('ImportsFailed', { job: 'importsWorkerFailed' }), 1);
+    // Imports the service gave up on (not files refused for their content): the worker after stalled runs, or its failure job.
+    const importsFailed = new cw.MathExpression({
+      expression: 'worker + failureJob',
+      usingMetrics: { worker: custom('ImportsFailed', { job: 'importsWorker' }), failureJob: custom('ImportsFailed', { job: 'importsWorkerFailed' }) },
+      period: FIVE_MINUTES,
+      label: 'imports failed',
+    });
+    alarm('ImportsFailed', 'imports-failed', 'The service gave up on an import (the file says failed, with a cause).', importsFailed, 1);
     const throttled = (metricName: string) => new cw.Metric({ namespace: 'AWS/DynamoDB', metricName, dimensionsMap: { TableName: table.tableName }, period: FIVE_MINUTES, statistic: 'Sum' });
     alarm(
       'TableThrottles',
+      'table-throttles',
       'DynamoDB throttled requests on the table (a hot partition or the on-demand table limit).',
       new cw.MathExpression({ expression: 'reads + writes', usingMetrics: { reads: throttled('ReadThrottleEvents'), writes: throttled('WriteThrottleEvents') }, period: FIVE_MINUTES, label: 'throttle events' }),
       10,

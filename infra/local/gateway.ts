@@ -12,6 +12,10 @@ import { pathToFileURL } from 'node:url';
 import { corsPolicy } from '../../shared/http/cors.js';
 import { matchRoute } from '../../shared/http/router.js';
 import { fallbackHandler } from '../../shared/routes.js';
+import { useOutboxMailer } from '../../shared/mail/outbox-mailer.js';
+
+// Locally, MAIL_TRANSPORT=outbox writes .eml files (the Lambdas only know SES).
+useOutboxMailer();
 
 /** Lambda's synchronous invocation payload limit; API Gateway fails larger requests. */
 export const MAX_BODY_BYTES = 6 * 1024 * 1024;

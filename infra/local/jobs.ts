@@ -8,6 +8,10 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { jobList, type JobDef } from '../../shared/jobs.js';
+import { useOutboxMailer } from '../../shared/mail/outbox-mailer.js';
+
+// Locally, MAIL_TRANSPORT=outbox writes .eml files (the Lambdas only know SES).
+useOutboxMailer();
 
 const root = resolve(import.meta.dirname, '../..');
 

@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { outboxDir } from '../../shared/mail/mailer.js';
+import { outboxDir } from '../../shared/mail/outbox-mailer.js';
 import { serveOutbox } from '../../shared/mail/outbox.js';
 import { createGateway, listen, type StaticMount } from './gateway.js';
 import { recosMounts } from './recos-mounts.js';

@@ -285,6 +285,7 @@ export async function runImport(clientId: string, fileId: number, o: RunOptions 
       if (stalled >= MAX_STALLED_INVOCATIONS) {
         const last = claimed.lastError ? `; last error: ${claimed.lastError}` : '';
         await failFile(clientId, fileId, `processing failed ${stalled} times in a row without progress${last}`, owner);
+        countMetric('ImportsFailed');
         return 'failed';
       }
       const progress = { ...emptyProgress(), ...claimed.progress };

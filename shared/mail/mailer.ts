@@ -1,13 +1,11 @@
 /**
- * The one way email leaves the service: SES v2 in AWS, `.eml` files in
- * `DATA_DIR/outbox/` locally, chosen by MAIL_TRANSPORT. The MIME message is
- * built by nodemailer's MailComposer (header encoding, folding, multipart).
+ * The one way email leaves the service: SES v2 in AWS (simple content: SES
+ * builds the MIME message), `.eml` files in `DATA_DIR/outbox/` locally,
+ * chosen by MAIL_TRANSPORT. The outbox mailer is local only
+ * (shared/mail/outbox-mailer.ts): the local gateway and job runner install
+ * it, so no Lambda bundles a MIME composer.
  */
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
-import { randomUUID } from 'node:crypto';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import MailComposer from 'nodemailer/lib/mail-composer';
 import { config } from '../config.js';
 
 export interface MailMessage {
@@ -22,57 +20,47 @@ export interface Mailer {
 }
 
 /** Header values never carry line breaks, whatever the caller passes (no header injection). */
-const oneLine = (value: string) => value.replace(/[\r\n]+/g, ' ');
+export const oneLine = (value: string) => value.replace(/[\r\n]+/g, ' ');
 
-/** The raw RFC 5322 message (text and HTML alternatives). */
-export async function buildMime(from: string, message: MailMessage): Promise<Buffer> {
-  const composer = new MailComposer({
-    from: oneLine(from),
-    to: oneLine(message.to),
-    subject: oneLine(message.subject),
-    text: message.text,
-    html: message.html,
-    headers: { 'Auto-Submitted': 'auto-generated' },
-  });
-  return composer.compile().build();
-}
+/** The header every message carries (RFC 3834: no auto-replies to it). */
+export const AUTO_SUBMITTED = { name: 'Auto-Submitted', value: 'auto-generated' };
 
-/** Sends through SES v2 with raw content. */
+/** Sends through SES v2 with simple content (text and HTML alternatives, UTF-8). */
 export class SesMailer implements Mailer {
   private readonly ses = new SESv2Client({});
   constructor(private readonly from: string) {}
 
   async send(message: MailMessage): Promise<void> {
-    const raw = await buildMime(this.from, message);
-    await this.ses.send(new SendEmailCommand({ Content: { Raw: { Data: raw } } }));
+    const utf8 = (Data: string) => ({ Data, Charset: 'UTF-8' });
+    await this.ses.send(
+      new SendEmailCommand({
+        FromEmailAddress: oneLine(this.from),
+        Destination: { ToAddresses: [oneLine(message.to)] },
+        Content: {
+          Simple: {
+            Subject: utf8(oneLine(message.subject)),
+            Body: { Text: utf8(message.text), Html: utf8(message.html) },
+            Headers: [{ Name: AUTO_SUBMITTED.name, Value: AUTO_SUBMITTED.value }],
+          },
+        },
+      }),
+    );
   }
 }
 
-/** Writes one `.eml` file per message into a folder (local development and tests). */
-export class OutboxMailer implements Mailer {
-  constructor(
-    private readonly from: string,
-    readonly dir: string,
-  ) {}
+let localMailer: (() => Mailer) | undefined;
 
-  async send(message: MailMessage): Promise<void> {
-    const raw = await buildMime(this.from, message);
-    await mkdir(this.dir, { recursive: true });
-    const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}.eml`;
-    // Written under a temporary name and renamed, so a reader never sees half a message.
-    const temp = join(this.dir, `.${name}.tmp`);
-    await writeFile(temp, raw);
-    await rename(temp, join(this.dir, name));
-  }
+/** The local runtime's transport (MAIL_TRANSPORT=outbox): installed by infra/local, never in AWS. */
+export function installLocalMailer(create: () => Mailer): void {
+  localMailer = create;
 }
-
-/** The outbox folder of the local runtime. */
-export const outboxDir = () => resolve(config.dataDir, 'outbox');
 
 let current: Mailer | undefined;
 
 /** The mailer configured by MAIL_TRANSPORT and MAIL_FROM (created once per container). */
 export function mailer(): Mailer {
-  current ??= config.mailTransport === 'outbox' ? new OutboxMailer(config.mailFrom, outboxDir()) : new SesMailer(config.mailFrom);
-  return current;
+  if (current) return current;
+  if (config.mailTransport !== 'outbox') return (current = new SesMailer(config.mailFrom));
+  if (!localMailer) throw new Error('MAIL_TRANSPORT=outbox needs the local runtime (infra/local installs the outbox mailer)');
+  return (current = localMailer());
 }

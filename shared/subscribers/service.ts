@@ -138,7 +138,7 @@ export async function applySubscribers(clientId: string, listId: number, lines: 
   if (events.length > 0) await storeEvents(clientId, unique, events, applied);
   if (failure) {
     const retryable = isRetryableStorageFault(failure);
-    logger.error('subscriber write failed', { retryable, applied, total: unique.length, detail: faultDetail(failure), error: failure as Error });
+    logger.warn('subscriber write failed', { retryable, applied, total: unique.length, detail: faultDetail(failure), error: failure as Error });
     if (!retryable) throw new StorageBugError(applied, unique.length);
     throw new PartialWriteError(applied, unique.length);
   }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import PostalMime, { type Email } from 'postal-mime';
 import { invokeJob, scheduledEvent } from '../../infra/local/jobs.js';
 import { jobList } from '../../shared/jobs.js';
-import { outboxDir } from '../../shared/mail/mailer.js';
+import { outboxDir } from '../../shared/mail/outbox-mailer.js';
 
 /** Messages are parsed once per test file (files are written whole, by rename). */
 const parsed = new Map<string, Promise<Email>>();

@@ -1,5 +1,7 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addNagChecks } from '../../infra/nag.js';
@@ -7,7 +9,8 @@ import { accessLogRetentionDays, reservedConcurrency, routeThrottles, stageThrot
 import { ServiceStack } from '../../infra/service-stack.js';
 import { jobList } from '../../shared/jobs.js';
 import { routeList } from '../../shared/routes.js';
-import { testApp } from '../helpers/cdk.js';
+import { cdkContext, testApp } from '../helpers/cdk.js';
+import { projectRoot } from '../../infra/constructs/service-function.js';
 
 type Resources = Record<string, { Properties: Record<string, any>; DeletionPolicy?: string; Condition?: string }>;
 interface NagReport {
@@ -53,9 +56,34 @@ describe('cdk-nag (AwsSolutions and Serverless packs)', () => {
 });
 
 describe('environment', () => {
-  it('never hard-codes a region or an account when none is given', () => {
+  /** Runs infra/app.ts as `cdk synth` does (the CLI passes context and its default region in the environment). */
+  const synthApp = (env: Record<string, string>, context: Record<string, unknown> = {}) => {
+    const outdir = mkdtempSync(join(tmpdir(), 'app-'));
+    try {
+      execFileSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
+        cwd: projectRoot,
+        env: { ...process.env, AWS_REGION: '', AWS_DEFAULT_REGION: '', ...env, CDK_OUTDIR: outdir, CDK_CONTEXT_JSON: JSON.stringify({ ...cdkContext, ...context, 'aws:cdk:bundling-stacks': [] }) },
+        stdio: 'pipe',
+      });
+      const stack = JSON.parse(readFileSync(join(outdir, 'NewsletterService.template.json'), 'utf8'));
+      delete stack.Conditions; // CDK's per-region conditions list every region by name
+      return JSON.stringify(stack);
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  };
+
+  it('never hard-codes a region or an account when none is given (not even the CLI\'s silent us-east-1)', () => {
     expect(json).not.toMatch(/us-east-1|us-west-2|eu-west-1/);
     expect(json).toContain('AWS::Region');
+    const fromCli = synthApp({ CDK_DEFAULT_REGION: 'us-east-1' });
+    expect(fromCli).not.toContain('us-east-1');
+    expect(fromCli).toContain('AWS::Region');
+  });
+
+  it('takes the region from -c region=… or AWS_REGION', () => {
+    expect(synthApp({}, { region: 'eu-west-3' })).toContain('eu-west-3');
+    expect(synthApp({ AWS_REGION: 'ap-south-1' })).toContain('ap-south-1');
   });
 });
 

@@ -146,7 +146,9 @@ describe('503 only for faults a retry can cure', () => {
     expect(reply.body).toEqual({ status: 500, cause: 'Internal error; nothing was applied. It has been logged.' });
     output.restore();
     const line = output.json().find((l) => l.message === 'subscriber write failed');
-    expect(line).toMatchObject({ level: 'ERROR', retryable: false, applied: 0, detail: { name: 'ValidationException', httpStatusCode: 400 } });
+    // One ERROR line for the 5xx (the responder's, with the stack); the storage detail is a WARN beside it.
+    expect(output.json().filter((l) => l.level === 'ERROR').map((l) => l.message)).toEqual(['request failed']);
+    expect(line).toMatchObject({ level: 'WARN', retryable: false, applied: 0, detail: { name: 'ValidationException', httpStatusCode: 400 } });
   });
 
   it('throttling is a 503 with Retry-After that says retrying is safe', async () => {

@@ -2,7 +2,8 @@ import PostalMime from 'postal-mime';
 import * as v from 'valibot';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { describe, expect, it, vi } from 'vitest';
-import { buildMime, SesMailer } from '../../shared/mail/mailer.js';
+import { SesMailer } from '../../shared/mail/mailer.js';
+import { buildMime } from '../../shared/mail/outbox-mailer.js';
 import { confirmationEmail } from '../../shared/optin/email.js';
 import { chooseLists, daysBetween, resendDue } from '../../shared/optin/rules.js';
 import { SubscribeBodySchema } from '../../shared/optin/schemas.js';
@@ -113,18 +114,27 @@ describe('confirmation email', () => {
 });
 
 describe('SES mailer', () => {
-  it('sends the MailComposer message as raw content through SES v2', async () => {
+  it('sends simple content through SES v2: one line of header values, text and HTML, the Auto-Submitted header', async () => {
     // Prepare: no network; capture the command the SDK would send
     const send = vi.spyOn(SESv2Client.prototype, 'send').mockImplementation(async () => ({ MessageId: 'm-1' }));
     try {
       // Act
-      await new SesMailer('newsletter@example.com').send({ to: 'reader@example.com', subject: 'S', text: 'T', html: '<p>H</p>' });
+      await new SesMailer('newsletter@example.com').send({ to: 'reader@example.com', subject: 'S\r\nBcc: evil@example.com', text: 'T', html: '<p>H</p>' });
       // Assess
       expect(send).toHaveBeenCalledTimes(1);
       const command = send.mock.calls[0][0] as SendEmailCommand;
       expect(command).toBeInstanceOf(SendEmailCommand);
-      const mail = await PostalMime.parse(command.input.Content!.Raw!.Data!);
-      expect([mail.from?.address, mail.to?.[0].address, mail.subject, mail.text?.trim(), mail.html?.trim()]).toEqual(['newsletter@example.com', 'reader@example.com', 'S', 'T', '<p>H</p>']);
+      expect(command.input).toEqual({
+        FromEmailAddress: 'newsletter@example.com',
+        Destination: { ToAddresses: ['reader@example.com'] },
+        Content: {
+          Simple: {
+            Subject: { Data: 'S Bcc: evil@example.com', Charset: 'UTF-8' },
+            Body: { Text: { Data: 'T', Charset: 'UTF-8' }, Html: { Data: '<p>H</p>', Charset: 'UTF-8' } },
+            Headers: [{ Name: 'Auto-Submitted', Value: 'auto-generated' }],
+          },
+        },
+      });
     } finally {
       send.mockRestore();
     }

@@ -1,0 +1,102 @@
+/** Rows of the route table (shared/routes.ts): recommendations: tracking, blocks, redirects, preferences and the browser library. */
+import * as v from 'valibot';
+import type { RouteDef } from '../http/route.js';
+import { ErrorSchema, errorResponses } from '../http/schemas.js';
+import { LegacyRecommendationsSchema, PreferencesBodySchema, PreferencesParamsSchema, PreferencesQuerySchema, PreferencesSchema, RecommendationsParamsSchema, RecommendationsQuerySchema, RedirectParamsSchema, RedirectQuerySchema, SmartSectionSchema, TrackBodySchema, TrackParamsSchema, TrackResultSchema } from '../recos/schemas.js';
+
+export const recoRoutes = {
+  recosGet: {
+    method: 'GET',
+    path: '/v1/clients/{block_key}/users/{user_id}/recommendations',
+    handler: 'functions/recos-get.ts',
+    auth: 'key',
+    access: { table: 'R' },
+    summary: "A reader's recommendations for a block (smart section)",
+    description:
+      'The page being read is `page_url`, else the `referer` header. `format` (else the block setting `envelope`) picks the smart-section envelope `{result: {recommendation}, algo, status}` or the earlier `{count, start, recommendations}`. `callback` returns JSONP (application/javascript). `published_time` is Unix seconds. At most 4 DynamoDB calls (docs/architecture.md).',
+    tags: ['recommendations'],
+    request: { params: RecommendationsParamsSchema, query: RecommendationsQuerySchema },
+    responses: {
+      200: {
+        description: 'Recommendations (JSON; with `callback`, JSONP: `callback(<the same JSON>);` as application/javascript)',
+        schema: v.union([SmartSectionSchema, LegacyRecommendationsSchema]),
+        alternatives: [{ contentType: 'application/javascript' }],
+        headers: ['cache-control', 'x-content-type-options'],
+      },
+      400: errorResponses[400],
+      403: { description: 'The client requires signed reader ids and `sig` is missing or wrong (JSON, also for JSONP requests)', schema: ErrorSchema },
+      404: { description: 'Unknown block key', schema: ErrorSchema },
+    },
+  },
+  trackPost: {
+    method: 'POST',
+    path: '/v1/track/{tracking_key}',
+    handler: 'functions/track-post.ts',
+    auth: 'key',
+    access: { table: 'RW' },
+    summary: 'Record a page view (navigation tracking)',
+    description:
+      'JSON, or a form body (what the browser library sends with sendBeacon: no CORS preflight). `themes` is an array or a comma-separated string; `published_time` Unix seconds 0 to 253402300799 (milliseconds accepted, up to 253402300799999) or ISO 8601 up to 9999-12-31.',
+    tags: ['recommendations'],
+    request: { params: TrackParamsSchema, body: TrackBodySchema, bodyTypes: ['json', 'form'] },
+    responses: {
+      200: { description: 'Recorded; `guid` is the article id', schema: TrackResultSchema, headers: ['cache-control'] },
+      400: errorResponses[400],
+      403: { description: "The URL's host is not one of the client's site hosts (or the client has none yet), or the client requires signed reader ids and `sig` is missing or wrong", schema: ErrorSchema },
+      404: { description: 'Unknown tracking key', schema: ErrorSchema },
+      415: { description: 'Body neither JSON nor a form', schema: ErrorSchema },
+    },
+  },
+  redirectGet: {
+    method: 'GET',
+    path: '/v1/r/{block_key}/{guid}',
+    handler: 'functions/redirect-get.ts',
+    auth: 'key',
+    access: { table: 'RW' },
+    summary: 'Follow a recommendation (counts the click, 302 to the article)',
+    description: 'Leads only to a known article of the block\'s client on its site hosts (counted as a click); `https=1` upgrades the target to https.',
+    tags: ['recommendations'],
+    request: { params: RedirectParamsSchema, query: RedirectQuerySchema },
+    responses: { 302: { description: 'To the article', headers: ['location', 'cache-control'] }, 400: errorResponses[400], 404: { description: 'Unknown block key or article', schema: ErrorSchema } },
+  },
+  preferencesGet: {
+    method: 'GET',
+    path: '/v1/users/{user_id}/preferences',
+    handler: 'functions/recos-preferences-get.ts',
+    auth: 'token',
+    access: { table: 'R' },
+    summary: "A reader's theme preferences (spec 4.13)",
+    description: 'A reader without preferences has `themes: []` and `updated_at: null`.',
+    tags: ['recommendations'],
+    request: { params: PreferencesParamsSchema, query: PreferencesQuerySchema },
+    responses: { 200: { description: 'The preferences', schema: PreferencesSchema, headers: ['cache-control'] }, 400: errorResponses[400], 401: errorResponses[401], 403: { description: 'The client requires signed reader ids and `sig` is missing or wrong (JSON, also for JSONP requests)', schema: ErrorSchema } },
+  },
+  preferencesPut: {
+    method: 'PUT',
+    path: '/v1/users/{user_id}/preferences',
+    handler: 'functions/recos-preferences-put.ts',
+    auth: 'token',
+    access: { table: 'RW' },
+    summary: "Set a reader's theme preferences (spec 4.13)",
+    description: 'Replaces the themes (array or comma-separated string; trimmed, lower-cased, at most 50 of 64 characters); `[]` clears them. The themes match the `service:themes` meta of articles.',
+    tags: ['recommendations'],
+    request: { params: PreferencesParamsSchema, query: PreferencesQuerySchema, body: PreferencesBodySchema },
+    responses: {
+      200: { description: 'The preferences now', schema: PreferencesSchema, headers: ['cache-control'] },
+      400: errorResponses[400],
+      401: errorResponses[401],
+      403: { description: 'The client requires signed reader ids and `sig` is missing or wrong (JSON, also for JSONP requests)', schema: ErrorSchema },
+      415: errorResponses[415],
+    },
+  },
+  libraryGet: {
+    method: 'GET',
+    path: '/lib/v1',
+    handler: 'functions/recos-library-get.ts',
+    auth: 'none',
+    access: {},
+    summary: 'The browser library ({script_url}/v1)',
+    tags: ['recommendations'],
+    responses: { 200: { description: 'The library script', contentType: 'application/javascript; charset=utf-8', headers: ['cache-control', 'x-content-type-options'] } },
+  },
+} as const satisfies Record<string, RouteDef>;

@@ -1,0 +1,136 @@
+/** Rows of the route table (shared/routes.ts): lists, their subscribers, users/delete and the deprecated list-less API. */
+import * as v from 'valibot';
+import type { HeaderName } from '../http/header-docs.js';
+import type { RouteDef } from '../http/route.js';
+import { ErrorSchema, errorResponses } from '../http/schemas.js';
+import { ListIdParamsSchema, ListSchema } from '../lists/schemas.js';
+import { CountSchema, ListingQuerySchema, ReportSchema, SubscriberOutputSchema, SubscribersBodyDoc, SubscribersBodySchema, LegacySubscriberSchema, UsersDeleteBodyDoc, UsersDeleteBodySchema } from '../subscribers/schemas.js';
+import { InvalidRequestSchema } from '../http/schemas.js';
+
+/** The headers of every answer of the deprecated list-less API. */
+const DEPRECATED: HeaderName[] = ['deprecation', 'sunset', 'link'];
+
+export const subscriberRoutes = {
+  listsList: {
+    method: 'GET',
+    path: '/v1/newsletters/lists',
+    handler: 'functions/lists-list.ts',
+    auth: 'token',
+    access: { table: 'R' },
+    summary: "The client's lists",
+    tags: ['lists'],
+    responses: { 200: { description: 'Lists by id', schema: v.array(ListSchema) }, 401: errorResponses[401] },
+  },
+  subscribersCount: {
+    method: 'GET',
+    path: '/v1/newsletters/lists/{list_id}/subscribers/count',
+    handler: 'functions/subscribers-count.ts',
+    auth: 'token',
+    access: { table: 'R' },
+    summary: 'Count the subscribers of a list',
+    description: 'Exact: always equal to a recount of the list. Counters of unsubscribed subscribers by cause.',
+    tags: ['subscribers'],
+    request: { params: ListIdParamsSchema },
+    responses: { 200: { description: 'The count (spec 2.5)', schema: CountSchema }, 401: errorResponses[401], 404: { description: 'Unknown list', schema: ErrorSchema } },
+  },
+  subscribersList: {
+    method: 'GET',
+    path: '/v1/newsletters/lists/{list_id}/subscribers',
+    handler: 'functions/subscribers-list.ts',
+    auth: 'token',
+    access: { table: 'R' },
+    summary: 'Page through the subscribers of a list',
+    description:
+      'Ordered by email. `search` is a case-insensitive prefix of the email. `count` defaults to 100, at most 1000. ' +
+      'The response headers `X-Next-Cursor` and `Link: <…>; rel="next"` continue after the page at constant cost (pass `cursor`, not `offset`).',
+    tags: ['subscribers'],
+    request: { params: ListIdParamsSchema, query: ListingQuerySchema },
+    responses: { 200: { description: 'Subscribers (spec 2.3)', schema: v.array(SubscriberOutputSchema), headers: ['x-next-cursor', 'link'] }, 400: errorResponses[400], 401: errorResponses[401], 404: { description: 'Unknown list', schema: ErrorSchema } },
+  },
+  subscribersPost: {
+    method: 'POST',
+    path: '/v1/newsletters/lists/{list_id}/subscribers',
+    handler: 'functions/subscribers-post.ts',
+    auth: 'token',
+    access: { table: 'RW', events: 'W' },
+    summary: 'Subscribe, unsubscribe or update one subscriber or a batch of up to 20,000',
+    description:
+      'Invalid lines are reported in `report.errors` and skipped; valid lines are applied. An address given twice: the last line wins. Counter definitions: docs/api.md. ' +
+      '`data_*` values: numbers from -(2^53-1) to 2^53-1 (0 or at least 1e-130 in magnitude), at most 16 levels of nesting, no empty keys, at most 10,240 bytes of JSON per line and 65,536 stored per subscriber.',
+    tags: ['subscribers'],
+    request: { params: ListIdParamsSchema, body: SubscribersBodySchema, bodyDoc: SubscribersBodyDoc },
+    responses: {
+      200: { description: 'The report (spec 2.6)', schema: ReportSchema },
+      400: errorResponses[400],
+      401: errorResponses[401],
+      404: { description: 'Unknown list', schema: ErrorSchema },
+      415: errorResponses[415],
+      500: { description: 'A storage error a retry cannot cure (a bug; logged); the cause says how much was applied', schema: ErrorSchema },
+      503: { description: 'Storage fault a retry can cure (throttling, a 5xx, a timeout) after part of the batch was applied; the cause says how much; retrying is safe', schema: ErrorSchema },
+    },
+    lambda: { timeoutSeconds: 29, memoryMb: 1024 },
+  },
+  usersDelete: {
+    method: 'POST',
+    path: '/v1/users/delete',
+    handler: 'functions/users-delete.ts',
+    auth: 'token',
+    access: { table: 'RW' },
+    summary: 'Delete users from all lists of the client',
+    description: 'Up to 20,000 `{email}`. Any invalid email rejects the whole request; nothing is deleted. n is the number of distinct addresses given.',
+    tags: ['subscribers'],
+    request: { body: UsersDeleteBodySchema, bodyDoc: UsersDeleteBodyDoc },
+    responses: {
+      200: { description: '`{success: "<n> users have been deleted"}`', schema: v.object({ success: v.string() }) },
+      400: errorResponses[400],
+      401: errorResponses[401],
+      415: errorResponses[415],
+    },
+    lambda: { timeoutSeconds: 29, memoryMb: 1024 },
+  },
+  legacySubscribersCount: {
+    method: 'GET',
+    path: '/v1/newsletters/subscribers/count',
+    handler: 'functions/legacy-subscribers-count.ts',
+    auth: 'token',
+    access: { table: 'R' },
+    summary: 'Deprecated: count of the default list',
+    tags: ['deprecated'],
+    deprecated: true,
+    responses: { 200: { description: 'As GET …/lists/{list_id}/subscribers/count on the default list', schema: CountSchema, headers: DEPRECATED }, 401: errorResponses[401] },
+  },
+  legacySubscribersList: {
+    method: 'GET',
+    path: '/v1/newsletters/subscribers',
+    handler: 'functions/legacy-subscribers-list.ts',
+    auth: 'token',
+    access: { table: 'R' },
+    summary: 'Deprecated: page through the default list',
+    tags: ['deprecated'],
+    deprecated: true,
+    request: { query: ListingQuerySchema },
+    responses: { 200: { description: 'As GET …/lists/{list_id}/subscribers on the default list', schema: v.array(SubscriberOutputSchema), headers: [...DEPRECATED, 'x-next-cursor'] }, 400: errorResponses[400], 401: errorResponses[401] },
+  },
+  legacySubscribersPost: {
+    method: 'POST',
+    path: '/v1/newsletters/subscribers',
+    handler: 'functions/legacy-subscribers-post.ts',
+    auth: 'token',
+    access: { table: 'RW', events: 'W' },
+    summary: 'Deprecated: subscribe one subscriber or up to 20,000 to the default list',
+    description: 'Any invalid line rejects the whole request (`INVALID_REQUEST` with line numbers); nothing is written.',
+    tags: ['deprecated'],
+    deprecated: true,
+    legacyErrors: true,
+    request: { body: SubscribersBodySchema, bodyDoc: v.union([LegacySubscriberSchema, SubscribersBodyDoc.options[1]]) },
+    responses: {
+      200: { description: '`{success: "<n> subscriber(s) processed", report}`', schema: v.object({ success: v.string(), report: ReportSchema.entries.report }), headers: DEPRECATED },
+      400: { description: 'Invalid lines', schema: InvalidRequestSchema },
+      401: errorResponses[401],
+      415: errorResponses[415],
+      500: { description: 'A storage error a retry cannot cure (a bug; logged)', schema: ErrorSchema },
+      503: { description: 'Storage fault a retry can cure; retrying is safe', schema: ErrorSchema },
+    },
+    lambda: { timeoutSeconds: 29, memoryMb: 1024 },
+  },
+} as const satisfies Record<string, RouteDef>;
