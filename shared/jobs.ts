@@ -68,6 +68,13 @@ export const jobs = {
     trigger: { asyncFailureOf: 'importsWorker' },
     timeoutSeconds: 60,
   },
+  importsSweeper: {
+    handler: 'functions/imports-sweeper.ts',
+    summary: 'Resumes imports whose worker died (lease run out) from their checkpoint, through a resume marker',
+    access: { table: 'R', imports: 'W' },
+    trigger: { schedule: 'rate(5 minutes)', localEveryMinutes: 1 },
+    timeoutSeconds: 60,
+  },
 } as const satisfies Record<string, JobDef>;
 
 export const jobList: Array<JobDef & { id: string }> = Object.entries(jobs as Record<string, JobDef>).map(([id, job]) => ({ id, ...job }));

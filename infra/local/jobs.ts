@@ -44,20 +44,23 @@ export function scheduledEvent(time = new Date()): Record<string, unknown> {
   return { version: '0', id: randomUUID(), 'detail-type': 'Scheduled Event', source: 'aws.events', time: time.toISOString(), region: 'local', resources: [], detail: {} };
 }
 
-/** Starts timers for the scheduled jobs; returns a function that stops them. */
-export function startScheduledJobs(log: (line: string) => void = console.log): () => void {
+/**
+ * Starts timers for the scheduled jobs; returns a function that stops them.
+ * Each job also runs once right away: whatever fell due while `npm start` was
+ * not running (reminders, yesterday's event files, imports whose worker was
+ * killed) is done at start, not one interval later.
+ */
+export function startScheduledJobs(log: (line: string) => void = console.log, { catchUpAfterMs = 2_000 } = {}): () => void {
+  const run = (job: JobDef & { id: string }) =>
+    invokeJob(job, scheduledEvent()).then(
+      (result) => log(`job ${job.id}: ${JSON.stringify(result ?? 'done')}`),
+      (err: Error) => log(`job ${job.id} failed: ${err.message}`),
+    );
   const timers = jobList.flatMap((job) => {
     if (!('schedule' in job.trigger) || !job.trigger.localEveryMinutes) return [];
-    return [
-      setInterval(() => {
-        invokeJob(job, scheduledEvent()).then(
-          (result) => log(`job ${job.id}: ${JSON.stringify(result ?? 'done')}`),
-          (err: Error) => log(`job ${job.id} failed: ${err.message}`),
-        );
-      }, job.trigger.localEveryMinutes * 60_000),
-    ];
+    return [setTimeout(() => run(job), catchUpAfterMs), setInterval(() => run(job), job.trigger.localEveryMinutes * 60_000)];
   });
-  return () => timers.forEach(clearInterval);
+  return () => timers.forEach((t) => clearTimeout(t));
 }
 
 /**

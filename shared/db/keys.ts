@@ -5,6 +5,15 @@ export type KeyKind = 'tracking' | 'form' | 'block';
 
 const pad = (n: number, width = 10) => String(n).padStart(width, '0');
 
+/** The gsi1 partition of unfinished imports (a few items at any time: they leave it when they end). */
+export const UNFINISHED_IMPORTS = 'IMPORTS#UNFINISHED';
+
+/** Client and file of an unfinished import's gsi1 sort key. */
+export function unfinishedImportOf(gsi1sk: string): { clientId: string; fileId: number } {
+  const at = gsi1sk.lastIndexOf('#');
+  return { clientId: gsi1sk.slice(0, at), fileId: Number(gsi1sk.slice(at + 1)) };
+}
+
 export const keys = {
   /** The client record (credentials hash, settings). */
   client: (clientId: string) => ({ pk: `CLIENT#${clientId}`, sk: 'CLIENT' }),
@@ -63,6 +72,8 @@ export const keys = {
   readerPreferences: (clientId: string, userId: string) => ({ pk: `RDR#${clientId}#${userId}`, sk: 'PREFS' }),
   /** An imported file of a client (status, progress, checkpoint); files sort by id. */
   file: (clientId: string, fileId: number) => ({ pk: `CLIENT#${clientId}`, sk: `FILE#${pad(fileId)}` }),
+  /** GSI1 keys of an import not finished yet (uploaded or processing), for the sweeper; removed when it ends. */
+  unfinishedImport: (clientId: string, fileId: number) => ({ gsi1pk: UNFINISHED_IMPORTS, gsi1sk: `${clientId}#${pad(fileId)}` }),
   /** Prefix for querying all imported files of a client. */
   filePrefix: () => 'FILE#',
 };

@@ -12,7 +12,8 @@ export type AuthKind = 'none' | 'token' | 'key';
 /** What a route's function may touch; the CDK stack grants exactly this. */
 export interface Access {
   table?: 'R' | 'RW';
-  imports?: 'R' | 'RW';
+  /** `W`: puts objects only (the sweeper's resume markers). */
+  imports?: 'R' | 'W' | 'RW';
   /** `W`: adds event records only (put, no read, no delete); `RW` also reads and deletes (the assembler's runs). */
   events?: 'R' | 'W' | 'RW';
   /** Sends email through SES. */

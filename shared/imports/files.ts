@@ -4,7 +4,7 @@
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionFailure, queryAll, tableName } from '../db/client.js';
-import { keys } from '../db/keys.js';
+import { keys, UNFINISHED_IMPORTS, unfinishedImportOf } from '../db/keys.js';
 import { NotFoundError } from '../http/errors.js';
 import type { ReportError } from '../subscribers/types.js';
 
@@ -149,7 +149,7 @@ export async function putFile(file: FileItem): Promise<void> {
   await ddb.send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...keys.file(file.clientId, file.id), type: 'file', ...file },
+      Item: { ...keys.file(file.clientId, file.id), type: 'file', ...file, ...keys.unfinishedImport(file.clientId, file.id) },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
@@ -257,7 +257,7 @@ export async function saveProgress(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.file(file.clientId, file.id),
-        UpdateExpression: `SET ${sets.join(', ')}${release ? ' REMOVE leaseOwner, leaseUntil' : ''}`,
+        UpdateExpression: `SET ${sets.join(', ')}${release ? ` REMOVE leaseOwner, leaseUntil${end.status ? ', gsi1pk, gsi1sk' : ''}` : ''}`,
         ConditionExpression: 'leaseOwner = :me',
         ExpressionAttributeNames: Object.keys(names).length > 0 ? names : undefined,
         ExpressionAttributeValues: values,
@@ -283,7 +283,7 @@ export async function failFile(clientId: string, fileId: number, cause: string, 
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.file(clientId, fileId),
-        UpdateExpression: 'SET #s = :failed, failureCause = :fc, finishedAt = :iso, updatedAt = :iso REMOVE leaseOwner, leaseUntil',
+        UpdateExpression: 'SET #s = :failed, failureCause = :fc, finishedAt = :iso, updatedAt = :iso REMOVE leaseOwner, leaseUntil, gsi1pk, gsi1sk',
         ConditionExpression:
           owner !== undefined
             ? 'leaseOwner = :me'
@@ -320,4 +320,16 @@ export async function noteError(file: Pick<FileItem, 'clientId' | 'id'>, owner: 
   } catch {
     // The error itself is what the caller reports.
   }
+}
+
+/** Client and file of every import not finished yet (the sweeper's index; eventually consistent). */
+export async function listUnfinishedImports(): Promise<Array<{ clientId: string; fileId: number }>> {
+  const items = await queryAll<{ gsi1sk: string }>({
+    TableName: tableName(),
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :p',
+    ExpressionAttributeValues: { ':p': UNFINISHED_IMPORTS },
+    ProjectionExpression: 'gsi1sk',
+  });
+  return items.map((item) => unfinishedImportOf(item.gsi1sk));
 }

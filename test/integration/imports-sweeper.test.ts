@@ -1,0 +1,109 @@
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { invokeJob, scheduledEvent } from '../../infra/local/jobs.js';
+import { config } from '../../shared/config.js';
+import { listUnfinishedImports, readFile } from '../../shared/imports/files.js';
+import { jobList } from '../../shared/jobs.js';
+import { s3 } from '../../shared/s3.js';
+import { countSubscribers } from '../../shared/subscribers/service.js';
+import { newClient, request, useService, type TestClient } from '../helpers/service.js';
+import { csvRoute, eventLines, runWorker, s3Event, snapshot, useLoopbackImports } from './imports-helpers.js';
+
+const service = useService();
+const files = useLoopbackImports();
+const LINES = 1500;
+const job = (id: string) => jobList.find((j) => j.id === id)!;
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+async function upload(client: TestClient): Promise<number> {
+  files.server.routes.set('/crash.csv', csvRoute(['email,data_n', ...Array.from({ length: LINES }, (_, i) => `crash${i}@example.com,${i}`)].join('\n') + '\n'));
+  const reply = await request(`${service.url}/v1/files`, { method: 'POST', token: client.token, body: { email_list_id: client.defaultListId, url: `${files.server.url}/crash.csv` } });
+  expect(reply.status, reply.text).toBe(201);
+  return reply.body.id as number;
+}
+
+/** The sweeper as its schedule runs it, then the worker as the marker's S3 notification invokes it. */
+async function sweepAndDeliver(clientId: string, fileId: number) {
+  const summary = (await invokeJob(job('importsSweeper'), scheduledEvent())) as { resumed: Array<{ clientId: string; fileId: number }> };
+  const markers = await s3.send(new ListObjectsV2Command({ Bucket: config.importsBucket, Prefix: `uploads/${clientId}/${fileId}/resume-` }));
+  for (const marker of markers.Contents ?? []) await invokeJob(job('importsWorker'), s3Event(marker.Key!));
+  return summary;
+}
+
+describe('nothing stuck: the sweeper resumes an import whose worker was killed', () => {
+  it('kill -9 of the worker process mid-import; after the lease the sweeper resumes it: exact counts, one event per subscriber, off the index', async () => {
+    const client = await newClient(service);
+    const fileId = await upload(client);
+    expect(await listUnfinishedImports()).toContainEqual({ clientId: client.username, fileId });
+
+    // A worker in its own process, killed for real once it has applied part of the file.
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/import-child.ts', client.username, String(fileId)], {
+      cwd: resolve(import.meta.dirname, '../..'),
+      env: { ...process.env, IMPORT_LEASE_SECONDS: '5' },
+      stdio: 'ignore',
+    });
+    const exited = new Promise<NodeJS.Signals | null>((done) => child.once('exit', (_code, signal) => done(signal)));
+    let killedAt = 0;
+    for (let i = 0; i < 3000 && killedAt === 0; i++) {
+      const line = (await readFile(client.username, fileId))?.progress.line ?? 0;
+      if (line >= 200) {
+        child.kill('SIGKILL');
+        killedAt = line;
+      } else await sleep(20);
+    }
+    expect(await exited).toBe('SIGKILL');
+    const stuck = (await readFile(client.username, fileId))!;
+    expect(stuck.status).toBe('processing');
+    expect(stuck.progress.line).toBeGreaterThanOrEqual(200);
+    expect(stuck.progress.line).toBeLessThan(LINES + 1);
+
+    // While the dead worker's lease runs, the sweeper leaves the file alone; after it, it resumes it.
+    const early = await sweepAndDeliver(client.username, fileId);
+    if (Date.now() < stuck.leaseUntil!) expect(early.resumed).not.toContainEqual({ clientId: client.username, fileId });
+    await sleep(Math.max(0, stuck.leaseUntil! - Date.now() + 50));
+    const late = await sweepAndDeliver(client.username, fileId);
+    expect([...early.resumed, ...late.resumed]).toContainEqual({ clientId: client.username, fileId });
+
+    const file = (await request(`${service.url}/v1/files/${fileId}`, { token: client.token })).body;
+    expect(file).toMatchObject({ status: 'done', progress: expect.objectContaining({ created: LINES, subscribed: LINES }) });
+    const stored = await snapshot(client.username, client.defaultListId);
+    expect(stored).toHaveLength(LINES);
+    expect(await countSubscribers(client.username, client.defaultListId)).toMatchObject({ subscribed: LINES, unsubscribed: 0 });
+    const events = await eventLines(client.username, 'nl_subscribe');
+    expect(events).toHaveLength(LINES);
+    // One event per address: none lost with the killed worker, none stored twice by the resumed one.
+    expect(new Set(events.map((line) => /crash\d+@example\.com/.exec(line)?.[0])).size).toBe(LINES);
+    expect(await listUnfinishedImports()).not.toContainEqual({ clientId: client.username, fileId });
+    expect((await sweepAndDeliver(client.username, fileId)).resumed).not.toContainEqual({ clientId: client.username, fileId });
+  });
+
+  it('an uploaded file whose worker never started (a lost notification) is resumed once it has waited a lease', async () => {
+    const client = await newClient(service);
+    const fileId = await upload(client);
+    expect((await sweepAndDeliver(client.username, fileId)).resumed).not.toContainEqual({ clientId: client.username, fileId });
+    await sleep(config.importLeaseSeconds * 1000 + 100);
+    expect((await sweepAndDeliver(client.username, fileId)).resumed).toContainEqual({ clientId: client.username, fileId });
+    expect((await readFile(client.username, fileId))?.status).toBe('done');
+    expect(await countSubscribers(client.username, client.defaultListId)).toMatchObject({ subscribed: LINES });
+  });
+
+  it('a file the worker cannot progress on fails with a cause after a bounded number of resumptions', async () => {
+    const client = await newClient(service);
+    const fileId = await upload(client);
+    // The stored source disappears: every run fails before it progresses.
+    const { DeleteObjectCommand } = await import('@aws-sdk/client-s3');
+    const stored = (await readFile(client.username, fileId))!;
+    await s3.send(new DeleteObjectCommand({ Bucket: config.importsBucket, Key: stored.objectKey }));
+    for (let round = 0; round < 6 && (await readFile(client.username, fileId))?.status !== 'failed'; round++) {
+      await runWorker(client.username, fileId).catch(() => undefined);
+      await sleep(config.importLeaseSeconds * 1000 + 100);
+      await sweepAndDeliver(client.username, fileId).catch(() => undefined);
+    }
+    const file = (await readFile(client.username, fileId))!;
+    expect(file.status).toBe('failed');
+    expect(file.failureCause).toMatch(/without progress/);
+    expect(await listUnfinishedImports()).not.toContainEqual({ clientId: client.username, fileId });
+  });
+});
