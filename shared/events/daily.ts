@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { BadRequestError } from '../http/errors.js';
 import { assembleDay, type AssembleResult } from './assemble.js';
 import { daysBefore, isCalendarDay, utcDay } from './days.js';
@@ -5,6 +6,10 @@ import type { EventStore } from './store.js';
 
 /** Days before yesterday that the nightly run re-checks for late raw records. */
 export const LATE_DAYS = 3;
+/** Most days one scheduled run goes back to catch up on runs that did not happen. */
+export const MAX_CATCH_UP_DAYS = 31;
+/** The last `yesterday` a scheduled run completed (object metadata `day`); later runs catch up from there. */
+export const ASSEMBLED_THROUGH_KEY = 'state/assembled-through';
 
 /** What the assembler job accepts: an EventBridge scheduled event, or `{date, clients?, force?}` by hand. */
 export interface AssembleRequest {
@@ -23,23 +28,33 @@ export interface AssembleSummary {
 /**
  * The daily job: without a date (the schedule, shortly after midnight UTC)
  * it assembles yesterday and re-checks the LATE_DAYS days before it, where
- * only files whose raw objects changed are rebuilt; with `date` it assembles
- * that day (`force` rebuilds even up-to-date files).
+ * only files whose raw objects changed are rebuilt, and every day since the
+ * last scheduled run that completed (runs missed while the service was down,
+ * up to MAX_CATCH_UP_DAYS); with `date` it assembles that day (`force`
+ * rebuilds even up-to-date files).
  */
 export async function runDailyAssembly(store: EventStore, request: AssembleRequest = {}, now = new Date()): Promise<AssembleSummary> {
   let days: string[];
+  // A scheduled run catches up and moves the mark; runs for a date or for named clients are partial and do neither.
+  const scheduled = request.date === undefined && !request.clients;
+  const through = scheduled ? (await store.head(ASSEMBLED_THROUGH_KEY))?.metadata.day : undefined;
   if (request.date !== undefined) {
     if (typeof request.date !== 'string' || !isCalendarDay(request.date)) throw new BadRequestError(`date must be a day written YYYY-MM-DD, got ${JSON.stringify(request.date)}`);
     days = [request.date];
   } else {
     const yesterday = daysBefore(utcDay(request.time ? new Date(request.time) : now), 1);
-    days = Array.from({ length: LATE_DAYS + 1 }, (_, i) => daysBefore(yesterday, i));
+    const missed = through && isCalendarDay(through) && through < yesterday ? (Date.parse(yesterday) - Date.parse(through)) / 86_400_000 - 1 : 0;
+    const span = Math.min(Math.max(LATE_DAYS, missed), MAX_CATCH_UP_DAYS);
+    days = Array.from({ length: span + 1 }, (_, i) => daysBefore(yesterday, i));
   }
   const files: AssembleSummary['files'] = [];
   for (const day of days) {
     for (const r of await assembleDay(store, day, { clients: request.clients, force: request.force === true })) {
       files.push({ clientId: r.clientId, event: r.event, day: r.day, key: r.key, rawObjects: r.rawObjects, events: r.events, upToDate: r.upToDate });
     }
+  }
+  if (scheduled && (!through || through < days[0])) {
+    await store.write(ASSEMBLED_THROUGH_KEY, Readable.from(['']), { contentType: 'text/plain', metadata: { day: days[0] } });
   }
   return { days, files };
 }

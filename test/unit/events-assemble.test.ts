@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { assembleEvents, duplicateFilter, sourceDigest } from '../../shared/events/assemble.js';
+import { MAX_CATCH_UP_DAYS, runDailyAssembly } from '../../shared/events/daily.js';
 import { mergeSorted, splitLines, timedLines, type TimedLine } from '../../shared/events/merge.js';
 import { eventPaths } from '../../shared/events/paths.js';
 import type { EventStore, StoredObject } from '../../shared/events/store.js';
@@ -206,5 +207,31 @@ describe('timeOf', () => {
     expect(timeOf('{"date":"2026-01-02T03:04:05.006Z","email":"a@x.io"}')).toBe(Date.parse('2026-01-02T03:04:05.006Z'));
     expect(timeOf('{"email":"a@x.io","date":"2026-01-02T03:04:05.006Z"}')).toBe(Date.parse('2026-01-02T03:04:05.006Z'));
     expect(() => timeOf('{"email":"a@x.io"}')).toThrow(/without a valid date/);
+  });
+});
+
+describe('scheduled runs catch up on the runs that did not happen', () => {
+  const run = (store: EventStore, now: string) => runDailyAssembly(store, { time: `${now}T00:15:00.000Z` });
+
+  it('first run: yesterday and the 3 days before; then only what is new, plus the late days', async () => {
+    const { store } = memoryStore();
+    expect((await run(store, '2026-03-10')).days).toEqual(['2026-03-09', '2026-03-08', '2026-03-07', '2026-03-06']);
+    expect((await run(store, '2026-03-11')).days).toEqual(['2026-03-10', '2026-03-09', '2026-03-08', '2026-03-07']);
+  });
+
+  it('after 10 days without a run (the service was down), the next run assembles every missed day', async () => {
+    const { store } = memoryStore();
+    await run(store, '2026-03-10');
+    const days = (await run(store, '2026-03-20')).days;
+    expect(days[0]).toBe('2026-03-19');
+    expect(days.at(-1)).toBe('2026-03-10');
+    expect(days).toHaveLength(10);
+  });
+
+  it('goes back at most MAX_CATCH_UP_DAYS; a run by hand for one day does not move the mark', async () => {
+    const { store } = memoryStore();
+    await run(store, '2026-01-01');
+    await runDailyAssembly(store, { date: '2026-03-01' });
+    expect((await run(store, '2026-06-01')).days).toHaveLength(MAX_CATCH_UP_DAYS + 1);
   });
 });
