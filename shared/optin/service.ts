@@ -15,7 +15,8 @@ import { BadRequestError } from '../http/errors.js';
 import { mailer } from '../mail/mailer.js';
 import { addLogKeys, count } from '../observability/index.js';
 import { enforceSubscribeLimits } from '../ratelimit/limits.js';
-import { applySubscribers, getSubscriber } from '../subscribers/service.js';
+import { getSubscriber, updateSubscriberFields } from '../subscribers/apply.js';
+import { applySubscribers } from '../subscribers/service.js';
 import type { SubscriberLine } from '../subscribers/types.js';
 import { confirmationEmail } from './email.js';
 import { addDays, chooseLists, daysBetween, resendDue } from './rules.js';
@@ -88,7 +89,7 @@ export async function subscribe(trackingKey: string, body: SubscribeBodyOutput, 
     const targets = lists.filter((_, i) => known[i]);
     if (targets.length === 0) throw new BadRequestError(`Could not update. Unknown subscriber ${body.email}.`);
     for (const listId of targets) {
-      const report = await applySubscribers(clientId, listId, [{ line: 1, email: body.email, data: body.data, openTrackingConsent: body.openTrackingConsent }]);
+      const report = await updateSubscriberFields(clientId, listId, { line: 1, email: body.email, data: body.data, openTrackingConsent: body.openTrackingConsent });
       // The stored data would grow past its limit: nothing was written for this list.
       if (report.errors.length > 0) throw new BadRequestError(`body: ${report.errors[0].cause}`);
     }

@@ -3,7 +3,8 @@
  * deprecated API, CSV import, opt-in confirmation, bounces, deletion) goes
  * through it, so the counters stay exact and every state change is an event.
  */
-import { backoffMs, faultDetail, isRetryableStorageFault, isTransactionConflict, runPool, sleep, tableName, transactWrite } from '../db/client.js';
+import { backoffMs, isTransactionConflict, runPool, sleep, tableName, transactWrite } from '../db/client.js';
+import { applyLines, LINES_PER_TRANSACTION, MAX_CONFLICT_RETRIES, TRANSACTIONS_IN_FLIGHT } from './apply.js';
 import { keys } from '../db/keys.js';
 import { recordEvents, recordEventsOnce } from '../events/record.js';
 import type { EventRecord } from '../events/types.js';
@@ -12,137 +13,26 @@ import { getList } from '../lists/lists.js';
 import { forgetPendingOptins } from '../optin/forget.js';
 import { forgetReaders } from '../recos/service.js';
 import { MAX_ECHO, parseSubscriberLines } from './parse.js';
-import { addDeltas, applyLine, buildReport, countState, dedupeLines, zeroDeltas, type CounterDeltas, type Outcome } from './rules.js';
-import { counterUpdate, listsOfEmail, pagePartition, readCounters, readPage, readSubscribers, toItem, type SubscriberItem } from './store.js';
-import type { Report, ReportError, SubscriberLine } from './types.js';
+import { buildReport, countState, zeroDeltas, type CounterDeltas } from './rules.js';
+import { counterUpdate, listsOfEmail, pagePartition, readCounters, readPage, readSubscribers, type SubscriberItem } from './store.js';
+import type { Report, SubscriberLine } from './types.js';
 import { DEFAULT_PAGE, EmailSchema } from './schemas.js';
 import * as v from 'valibot';
 import { createHash } from 'node:crypto';
 import { count, hashForLog, logger } from '../observability/index.js';
 
 export { parseSubscriberLine, parseSubscriberLines } from './parse.js';
-
-/** Subscribers written per transaction; one more item moves a counter shard. */
-const LINES_PER_TRANSACTION = 99;
-const TRANSACTIONS_IN_FLIGHT = 8;
-const MAX_CONFLICT_RETRIES = 12;
+export { getSubscriber, PartialWriteError, StorageBugError } from './apply.js';
 
 export type StoredSubscriber = SubscriberItem;
-
-/** A storage fault after part of a request was applied; the cause says how much. Retrying is safe. */
-export class PartialWriteError extends HttpError {
-  constructor(applied: number, total: number) {
-    super(503, `Storage error after ${applied} of ${total} subscribers were applied; the rest were not. Retry the request: applying it again is safe.`, {
-      'retry-after': '1',
-    });
-  }
-}
-
-/**
- * A storage error that a retry cannot cure (a value the table refuses, say):
- * a bug of the service. Logged with its detail; the caller gets a generic 500
- * that still says how much was applied.
- */
-export class StorageBugError extends HttpError {
-  constructor(applied: number, total: number) {
-    super(
-      500,
-      applied === 0
-        ? 'Internal error; nothing was applied. It has been logged.'
-        : `Internal error after ${applied} of ${total} subscribers were applied; the rest were not. It has been logged.`,
-    );
-  }
-}
-
-/**
- * Applies one transaction's worth of lines: reads their current state,
- * writes the new states and the counter deltas in one transaction
- * conditioned on the versions read, and re-reads and retries on a conflict.
- */
-async function applyChunk(
-  clientId: string,
-  listId: number,
-  lines: SubscriberLine[],
-): Promise<{ outcomes: Outcome[]; events: EventRecord[]; refused: ReportError[] }> {
-  for (let attempt = 0; ; attempt++) {
-    const current = await readSubscribers(clientId, listId, lines.map((l) => l.email));
-    const now = new Date().toISOString();
-    const deltas = zeroDeltas();
-    const outcomes: Outcome[] = [];
-    const events: EventRecord[] = [];
-    const refused: ReportError[] = [];
-    const writes = [];
-    for (const line of lines) {
-      const prior = current.get(line.email);
-      const change = applyLine(prior, line, now, listId);
-      if (change.refused) {
-        refused.push({ line: line.line, email: line.email, cause: change.refused });
-        continue;
-      }
-      outcomes.push(change.outcome);
-      events.push(...change.events);
-      addDeltas(deltas, change.deltas);
-      if (change.next) {
-        writes.push({
-          Put: {
-            TableName: tableName(),
-            Item: toItem(clientId, listId, change.next),
-            ConditionExpression: prior ? '#v = :v' : 'attribute_not_exists(pk)',
-            ExpressionAttributeNames: prior ? { '#v': 'version' } : undefined,
-            ExpressionAttributeValues: prior ? { ':v': prior.version } : undefined,
-          },
-        });
-      }
-    }
-    const counter = counterUpdate(clientId, listId, deltas);
-    if (writes.length === 0) return { outcomes, events, refused };
-    try {
-      await transactWrite(counter ? [...writes, counter] : writes);
-      return { outcomes, events, refused };
-    } catch (err) {
-      if (!isTransactionConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
-      await sleep(backoffMs(attempt));
-    }
-  }
-}
 
 /**
  * Applies validated lines to one list (the last line of an address wins):
  * exact counters, one nl_subscribe / nl_unsubscribe event per state change,
- * recorded before it returns. Returns the report (errors empty: the caller
- * adds its validation errors). A storage fault after part of the lines were
- * applied is a PartialWriteError that says how many.
+ * recorded before it returns (shared/subscribers/apply.ts does the writing).
  */
-export async function applySubscribers(clientId: string, listId: number, lines: SubscriberLine[]): Promise<Report> {
-  const { unique, duplicateEmails, duplicateGuids } = dedupeLines(lines);
-  const chunks: SubscriberLine[][] = [];
-  for (let i = 0; i < unique.length; i += LINES_PER_TRANSACTION) chunks.push(unique.slice(i, i + LINES_PER_TRANSACTION));
-  const outcomes: Outcome[] = [];
-  const events: EventRecord[] = [];
-  const refused: ReportError[] = [];
-  let applied = 0;
-  let failure: unknown;
-  await runPool(chunks, TRANSACTIONS_IN_FLIGHT, async (chunk) => {
-    if (failure) return;
-    try {
-      const result = await applyChunk(clientId, listId, chunk);
-      outcomes.push(...result.outcomes);
-      events.push(...result.events);
-      refused.push(...result.refused);
-      applied += chunk.length;
-    } catch (err) {
-      failure ??= err;
-    }
-  });
-  count('SubscribersApplied', applied);
-  if (events.length > 0) await storeEvents(clientId, unique, events, applied);
-  if (failure) {
-    const retryable = isRetryableStorageFault(failure);
-    logger.warn('subscriber write failed', { retryable, applied, total: unique.length, detail: faultDetail(failure), error: failure as Error });
-    if (!retryable) throw new StorageBugError(applied, unique.length);
-    throw new PartialWriteError(applied, unique.length);
-  }
-  return buildReport(refused.sort((a, b) => a.line - b.line), unique.length, duplicateEmails, duplicateGuids, outcomes);
+export function applySubscribers(clientId: string, listId: number, lines: SubscriberLine[]): Promise<Report> {
+  return applyLines(clientId, listId, lines, (unique, events, applied) => storeEvents(clientId, unique, events, applied));
 }
 
 /**
@@ -191,9 +81,6 @@ export async function subscribeBatch(clientId: string, listId: number, body: unk
 }
 
 /** One subscriber of a list, or undefined. */
-export async function getSubscriber(clientId: string, listId: number, email: string): Promise<StoredSubscriber | undefined> {
-  return (await readSubscribers(clientId, listId, [email.trim().toLowerCase()])).get(email.trim().toLowerCase());
-}
 
 /** The subscriber count of a list (spec 2.5): the sum of its counter shards. */
 export async function countSubscribers(clientId: string, listId: number) {
