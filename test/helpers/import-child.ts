@@ -6,4 +6,5 @@
 import { runImport } from '../../shared/imports/worker.js';
 
 const [clientId, fileId] = process.argv.slice(2);
-await runImport(clientId, Number(fileId), { owner: 'child-worker', chunkLines: 25, inFlight: 1 });
+// The worker's own settings (chunks, concurrency), as in AWS: only the process differs.
+await runImport(clientId, Number(fileId), { owner: 'child-worker' });
