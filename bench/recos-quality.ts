@@ -37,6 +37,7 @@ const settingsWith = (weights: Weights): BlockSettings => ({
   rows: K,
   maxRows: BLOCK_DEFAULTS.maxRows,
   maxAgeDays: BLOCK_DEFAULTS.maxAgeDays,
+  freshnessHours: BLOCK_DEFAULTS.freshnessHours,
   envelope: 'smart-section',
   weights,
   siteHosts: ['gazette.example'],
@@ -45,7 +46,7 @@ const settingsWith = (weights: Weights): BlockSettings => ({
 
 const methods: Record<string, Weights | 'random'> = {
   'blend (service default)': DEFAULT_WEIGHTS,
-  'most popular (baseline)': { covisit: 0, content: 0, preferences: 0, popularity: 1 },
+  'most popular (baseline)': { covisit: 0, content: 0, preferences: 0, popularity: 1, freshness: 0 },
   'random (baseline)': 'random',
   'co-visits + popularity': { ...DEFAULT_WEIGHTS, content: 0, preferences: 0 },
   'content + popularity': { ...DEFAULT_WEIGHTS, covisit: 0, preferences: 0 },

@@ -65,7 +65,20 @@ export function decayedViews(score: number, now: number): number {
 }
 
 export type Signal = keyof Weights;
-export const SIGNALS: Signal[] = ['covisit', 'content', 'preferences', 'popularity'];
+export const SIGNALS: Signal[] = ['covisit', 'content', 'preferences', 'popularity', 'freshness'];
+
+/**
+ * Freshness of an article in [0, 1]: 1 when just published, decaying linearly
+ * to 0 at `windowHours` after publication and 0 from then on (also 0 for a
+ * publication time in the future by more than an hour, a likely wrong date).
+ * Needs no views, so a catalogue article can be recommended before its first reader.
+ */
+export function freshness(published: number, now: number, windowHours: number): number {
+  if (!(windowHours > 0)) return 0;
+  const ageHours = (now - published) / 3600;
+  if (ageHours < -1 || ageHours >= windowHours) return 0;
+  return 1 - Math.max(0, ageHours) / windowHours;
+}
 
 export interface RankInput {
   candidates: Iterable<Article>;
@@ -82,7 +95,7 @@ export interface RankInput {
   /** Explicit theme preferences. */
   preferences: string[];
   excluded: Set<string>;
-  settings: Pick<BlockSettings, 'weights' | 'maxAgeDays' | 'maxRows' | 'hosts' | 'siteHosts'>;
+  settings: Pick<BlockSettings, 'weights' | 'maxAgeDays' | 'freshnessHours' | 'maxRows' | 'hosts' | 'siteHosts'>;
   now: number;
 }
 
@@ -132,7 +145,7 @@ const logNorm = (value: number, max: number) => (max <= 0 || value <= 0 ? 0 : Ma
 /**
  * Ranks candidates by the block's blend: co-visits with the current page,
  * content similarity, the reader's theme preferences (explicit and implicit)
- * and decayed popularity, each normalised to [0, 1] and weighted. Popularity
+ * decayed popularity and freshness (recent publication, no views needed), each normalised to [0, 1] and weighted. Popularity
  * alone orders what no other signal reaches (the cold-start fallback that
  * fills short lists). Ties: more popular first, then guid, so the ranking is
  * stable between pages. At most `maxRows` entries.
@@ -156,8 +169,9 @@ export function rank(input: RankInput): Ranked[] {
       content: weights.content * contentSimilarity(article, input.current),
       preferences: weights.preferences * preferenceMatch(article, input.tastes, preferences),
       popularity: weights.popularity * logNorm(popularity.get(article.guid)!, maxPopularity),
+      freshness: weights.freshness * freshness(article.published, input.now, input.settings.freshnessHours),
     };
-    return { article, signals, score: signals.covisit + signals.content + signals.preferences + signals.popularity };
+    return { article, signals, score: signals.covisit + signals.content + signals.preferences + signals.popularity + signals.freshness };
   });
   ranked.sort((x, y) => y.score - x.score || y.article.hot - x.article.hot || (x.article.guid < y.article.guid ? -1 : 1));
   return ranked.slice(0, input.settings.maxRows);

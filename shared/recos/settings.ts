@@ -3,9 +3,9 @@ import { siteUrlAllowed, storedSiteHosts } from '../clients/site-hosts.js';
 import type { BlockSettings, Envelope, Weights } from './types.js';
 
 /** Default blend weights (hand-set; `npm run bench:recos:quality` evaluates them against baselines and single-signal ablations). */
-export const DEFAULT_WEIGHTS: Weights = { covisit: 1, content: 0.35, preferences: 0.6, popularity: 0.3 };
+export const DEFAULT_WEIGHTS: Weights = { covisit: 1, content: 0.35, preferences: 0.6, popularity: 0.3, freshness: 0.2 };
 
-export const BLOCK_DEFAULTS = { rows: 10, maxRows: 50, maxAgeDays: 30, envelope: 'smart-section' as Envelope };
+export const BLOCK_DEFAULTS = { rows: 10, maxRows: 50, maxAgeDays: 30, freshnessHours: 48, envelope: 'smart-section' as Envelope };
 
 /** Hard ceiling of a block's ranking length, whatever its settings say. */
 export const MAX_ROWS_CEILING = 100;
@@ -28,12 +28,14 @@ export function blockSettings(item: BlockKey, client: Pick<Client, 'siteHosts'> 
     rows: Math.min(maxRows, Math.floor(num(item.rows, BLOCK_DEFAULTS.rows, 1, MAX_ROWS_CEILING))),
     maxRows,
     maxAgeDays: num(item.maxAgeDays, BLOCK_DEFAULTS.maxAgeDays, 0.01, 3650),
+    freshnessHours: num(item.freshnessHours, BLOCK_DEFAULTS.freshnessHours, 0, 24 * 3650),
     envelope: item.envelope === 'legacy' ? 'legacy' : 'smart-section',
     weights: {
       covisit: num(weights.covisit, DEFAULT_WEIGHTS.covisit, 0, 100),
       content: num(weights.content, DEFAULT_WEIGHTS.content, 0, 100),
       preferences: num(weights.preferences, DEFAULT_WEIGHTS.preferences, 0, 100),
       popularity: num(weights.popularity, DEFAULT_WEIGHTS.popularity, 0, 100),
+      freshness: num(weights.freshness, DEFAULT_WEIGHTS.freshness, 0, 100),
     },
     siteHosts: storedSiteHosts(client?.siteHosts),
     hosts: hosts && hosts.length > 0 ? hosts : undefined,

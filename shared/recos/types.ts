@@ -56,6 +56,8 @@ export interface Weights {
   content: number;
   preferences: number;
   popularity: number;
+  /** Recently published articles, decaying to 0 at the block's freshness window (works before the first view). */
+  freshness: number;
 }
 
 export type Envelope = 'smart-section' | 'legacy';
@@ -69,6 +71,8 @@ export interface BlockSettings {
   maxRows: number;
   /** Articles published longer ago than this are never recommended. */
   maxAgeDays: number;
+  /** The freshness signal favours articles published less than this many hours ago (linear decay to 0 at the window). */
+  freshnessHours: number;
   envelope: Envelope;
   weights: Weights;
   /** The client's site hosts (shared/clients/site-hosts.ts): only articles on them are recommended or redirected to; empty: none. */

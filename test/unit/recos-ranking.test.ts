@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildLibrary, generatedModule } from '../../shared/browser/build.js';
 import { readFileSync } from 'node:fs';
 import { jsonp, redirectUrl } from '../../shared/recos/envelope.js';
-import { addView, algoName, bucketsFromScore, scoreFromBuckets, viewIncrement, contentSimilarity, decayedViews, POPULARITY_HALF_LIFE_HOURS, preferenceMatch, rank, shuffled, type RankInput } from '../../shared/recos/ranking.js';
+import { addView, algoName, bucketsFromScore, scoreFromBuckets, viewIncrement, contentSimilarity, decayedViews, freshness, POPULARITY_HALF_LIFE_HOURS, preferenceMatch, rank, shuffled, type RankInput } from '../../shared/recos/ranking.js';
 import { blockSettings, DEFAULT_WEIGHTS } from '../../shared/recos/settings.js';
 import { MemoryStore, pruneCovisits } from '../../shared/recos/store.js';
 import { LIMITS, mergeArticle, mergeReader, trackPageView } from '../../shared/recos/tracking.js';
@@ -43,7 +43,7 @@ function input(candidates: Article[], o: Partial<RankInput> = {}): RankInput {
     tastes: {},
     preferences: [],
     excluded: new Set(),
-    settings: { weights: DEFAULT_WEIGHTS, maxAgeDays: 30, maxRows: 50, siteHosts: ['site.example'] },
+    settings: { weights: DEFAULT_WEIGHTS, maxAgeDays: 30, freshnessHours: 0, maxRows: 50, siteHosts: ['site.example'] },
     now: NOW,
     ...o,
   };
@@ -92,7 +92,7 @@ describe('rank', () => {
     const candidates = ['cur', 'read', 'excl', 'ok'].map((g) => article(g));
     candidates.push(article('stale', { published: NOW - 31 * 86_400 }));
     candidates.push(article('foreign', { url: 'https://other.example/x' }));
-    const ranked = rank(input(candidates, { currentGuid: 'cur', read: new Set(['read']), excluded: new Set(['excl']), settings: { weights: DEFAULT_WEIGHTS, maxAgeDays: 30, maxRows: 50, siteHosts: ['site.example', 'other.example'], hosts: ['site.example'] } }));
+    const ranked = rank(input(candidates, { currentGuid: 'cur', read: new Set(['read']), excluded: new Set(['excl']), settings: { weights: DEFAULT_WEIGHTS, maxAgeDays: 30, freshnessHours: 0, maxRows: 50, siteHosts: ['site.example', 'other.example'], hosts: ['site.example'] } }));
     expect(order(ranked)).toEqual(['ok']);
   });
 
@@ -129,8 +129,8 @@ describe('rank', () => {
   it('follows the block weights: popularity 0 and covisit 0 leave only what is switched on', () => {
     const a = article('a', { viewsAt: [NOW - HOUR, NOW - HOUR] });
     const b = article('b');
-    const weights = { covisit: 0, content: 0, preferences: 0, popularity: 0 };
-    const ranked = rank(input([b, a], { covisits: { b: 5 }, settings: { weights, maxAgeDays: 30, maxRows: 50, siteHosts: ['site.example'] } }));
+    const weights = { covisit: 0, content: 0, preferences: 0, popularity: 0, freshness: 0 };
+    const ranked = rank(input([b, a], { covisits: { b: 5 }, settings: { weights, maxAgeDays: 30, freshnessHours: 48, maxRows: 50, siteHosts: ['site.example'] } }));
     expect(algoName(ranked)).toBe('none');
     // Equal scores: the more popular first, then the guid — a stable order.
     expect(order(ranked)).toEqual(['a', 'b']);
@@ -138,7 +138,34 @@ describe('rank', () => {
 
   it('caps the ranking at maxRows and deduplicates candidates', () => {
     const many = Array.from({ length: 10 }, (_, i) => article(`a${i}`));
-    expect(rank(input([...many, ...many], { settings: { weights: DEFAULT_WEIGHTS, maxAgeDays: 30, maxRows: 4, siteHosts: ['site.example'] } }))).toHaveLength(4);
+    expect(rank(input([...many, ...many], { settings: { weights: DEFAULT_WEIGHTS, maxAgeDays: 30, freshnessHours: 0, maxRows: 4, siteHosts: ['site.example'] } }))).toHaveLength(4);
+  });
+
+  it('recommends a fresh catalogue article before its first view, decaying, and no longer once older than the freshness window', () => {
+    const window = 48;
+    const settings = { weights: DEFAULT_WEIGHTS, maxAgeDays: 30, freshnessHours: window, maxRows: 50, siteHosts: ['site.example'] };
+    const popular = article('popular', { published: NOW - 5 * 86_400, viewsAt: Array.from({ length: 10 }, () => NOW - HOUR) });
+    const old = article('old', { published: NOW - 5 * 86_400, viewsAt: [NOW - HOUR] });
+    // Known from the catalogue only: no views (hot −∞ ⇒ no popularity), just published.
+    const fresh = article('fresh', { published: NOW - HOUR, viewsAt: [], views: 0, hot: -Infinity });
+    expect(freshness(NOW, NOW, window)).toBe(1);
+    expect(freshness(NOW - 24 * HOUR, NOW, window)).toBeCloseTo(0.5, 9);
+    expect(freshness(NOW - 12 * HOUR, NOW, window)).toBeGreaterThan(freshness(NOW - 36 * HOUR, NOW, window));
+    expect(freshness(NOW - window * HOUR, NOW, window)).toBe(0);
+    expect(freshness(NOW - HOUR, NOW, 0)).toBe(0);
+    const now = rank(input([popular, old, fresh], { settings }));
+    expect(order(now)).toEqual(['popular', 'fresh', 'old']);
+    expect(now[1].signals.popularity).toBe(0);
+    expect(now[1].signals.freshness).toBeCloseTo(DEFAULT_WEIGHTS.freshness * (1 - 1 / window), 9);
+    expect(algoName(now)).toBe('popularity+freshness');
+    // Once older than the window it has no signal left: last, and the page's algo no longer names freshness.
+    const later = rank(input([popular, old, fresh], { settings, now: NOW + window * HOUR }));
+    expect(order(later)).toEqual(['popular', 'old', 'fresh']);
+    expect(later[2].score).toBe(0);
+    expect(algoName(later)).toBe('popularity');
+    // Weighted per block: a weight of 0 switches it off.
+    const off = rank(input([popular, old, fresh], { settings: { ...settings, weights: { ...DEFAULT_WEIGHTS, freshness: 0 } } }));
+    expect(order(off)).toEqual(['popular', 'old', 'fresh']);
   });
 
   it('shuffles a copy, keeping the items', () => {
