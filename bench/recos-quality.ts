@@ -48,6 +48,7 @@ const methods: Record<string, Weights | 'random'> = {
   'blend (service default)': DEFAULT_WEIGHTS,
   'most popular (baseline)': { covisit: 0, content: 0, preferences: 0, popularity: 1, freshness: 0 },
   'random (baseline)': 'random',
+  'blend without freshness': { ...DEFAULT_WEIGHTS, freshness: 0 },
   'co-visits + popularity': { ...DEFAULT_WEIGHTS, content: 0, preferences: 0 },
   'content + popularity': { ...DEFAULT_WEIGHTS, covisit: 0, preferences: 0 },
   'preferences + popularity': { ...DEFAULT_WEIGHTS, covisit: 0, content: 0 },

@@ -173,12 +173,13 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
       await read(client, `fan-${r}`, alsoRead);
     }
     const cold = await request(recosUrl(block, 'newcomer'));
-    expect(cold.body.algo).toBe('popularity');
+    // All just published: the freshness signal serves them too.
+    expect(cold.body.algo).toBe('popularity+freshness');
     expect(guidsOf(cold.body).slice(0, 4).sort()).toEqual(popular.map(articleGuid).sort());
 
     const onPage = await request(recosUrl(block, 'newcomer', `page_url=${encodeURIComponent(page)}`));
     expect(guidsOf(onPage.body)[0]).toBe(articleGuid(alsoRead));
-    expect(onPage.body.algo).toMatch(/^covisit\+.*popularity$/);
+    expect(onPage.body.algo).toMatch(/^covisit\+.*popularity\+freshness$/);
     expect(onPage.body.status).toBe('OK');
   });
 
