@@ -183,6 +183,28 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
     expect(onPage.body.status).toBe('OK');
   });
 
+  it('recommends a just-published article ahead of older, more-read ones until it is older than the block freshness window', async () => {
+    const client = await newRecosClient();
+    const s = site();
+    const older = Array.from({ length: 3 }, (_, i) => `${s}/older-${i}`);
+    for (const [i, url] of older.entries()) for (let r = 0; r <= i; r++) await read(client, `crowd-${r}`, url, { published_time: nowIso(24 * 5) });
+    const fresh = `${s}/fresh`;
+    await read(client, 'author', fresh, { published_time: nowIso(0.5) });
+    // Default block: 48 h window; the fresh article (1 view) beats older ones read once and twice.
+    const block = await createBlock(client.username);
+    const now = await request(recosUrl(block, 'newcomer'));
+    expect(now.status, now.text).toBe(200);
+    const ranked = guidsOf(now.body);
+    expect(ranked.indexOf(articleGuid(fresh))).toBeLessThan(ranked.indexOf(articleGuid(older[1])));
+    expect(now.body.algo).toBe('popularity+freshness');
+    // A block whose window is shorter than the article's age: no freshness, it falls behind the article read twice.
+    const short = await createBlock(client.username, { freshnessHours: 0.25 });
+    const later = await request(recosUrl(short, 'newcomer'));
+    const laterRanked = guidsOf(later.body);
+    expect(laterRanked.indexOf(articleGuid(fresh))).toBeGreaterThan(laterRanked.indexOf(articleGuid(older[1])));
+    expect(later.body.algo).toBe('popularity');
+  });
+
   it("uses the reader's theme preferences, set through the preferences endpoint", async () => {
     const client = await newRecosClient();
     const block = await createBlock(client.username);
