@@ -75,6 +75,13 @@ export const jobs = {
     trigger: { schedule: 'rate(5 minutes)', localEveryMinutes: 1 },
     timeoutSeconds: 60,
   },
+  catalogueFeeds: {
+    handler: 'functions/catalogue-feeds.ts',
+    summary: "Polls each client's catalogue feed (RSS, Atom or news sitemap; conditional requests) and upserts its articles",
+    access: { table: 'RW' },
+    trigger: { schedule: 'rate(10 minutes)', localEveryMinutes: 1 },
+    timeoutSeconds: 300,
+  },
 } as const satisfies Record<string, JobDef>;
 
 export const jobList: Array<JobDef & { id: string }> = Object.entries(jobs as Record<string, JobDef>).map(([id, job]) => ({ id, ...job }));

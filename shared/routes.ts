@@ -10,6 +10,7 @@ import { fileRoutes } from './routes/files.js';
 import { docRoutes } from './routes/docs.js';
 import { optinRoutes } from './routes/optin.js';
 import { recoRoutes } from './routes/recos.js';
+import { articleRoutes } from './routes/articles.js';
 
 /**
  * Every row, by id. The rows live in groups (shared/routes/*.ts); a function
@@ -22,6 +23,7 @@ export const routes = {
   ...docRoutes,
   ...optinRoutes,
   ...recoRoutes,
+  ...articleRoutes,
 } as const satisfies Record<string, RouteDef>;
 
 export type RouteId = keyof typeof routes;

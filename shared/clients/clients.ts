@@ -29,6 +29,29 @@ export interface Client {
   signedIds?: boolean;
   /** The secret reader ids are signed with (HMAC-SHA256), made when signed ids are first turned on. */
   signingSecret?: string;
+  /** The catalogue feed the feed job polls (shared/recos/feeds.ts), with the outcome of its last polls. */
+  feed?: CatalogueFeed;
+}
+
+/** A client's catalogue feed and what its polls found (shown by `admin show-client`). */
+export interface CatalogueFeed {
+  url: string;
+  setAt: string;
+  /** Validators of the last good answer, sent back as If-None-Match / If-Modified-Since. */
+  etag?: string;
+  lastModified?: string;
+  lastPollAt?: string;
+  /** `ok` (read and applied), `not-modified` (304) or `failed` (see lastError; the catalogue keeps what it had). */
+  lastStatus?: 'ok' | 'not-modified' | 'failed';
+  lastError?: string;
+  lastSuccessAt?: string;
+  /** Failed polls since the last success. */
+  consecutiveFailures?: number;
+  /** What the last applied document gave. */
+  lastFormat?: string;
+  lastCounts?: { created: number; updated: number; rejected: number };
+  /** Why the first rejected item of the last applied document was refused. */
+  firstRejection?: string;
 }
 
 /** A form (spec 4.1): a list form subscribes to its lists; a global form lets the reader pick among them. */
@@ -182,6 +205,52 @@ export async function setSiteHosts(clientId: string, siteHosts: string | string[
   const hosts = parseSiteHosts(siteHosts);
   await setClientSetting(clientId, 'siteHosts', hosts);
   return hosts;
+}
+
+/**
+ * Sets the client's catalogue feed (an http(s) URL, checked again at every
+ * poll by the SSRF-safe fetch), or turns it off with `undefined`. A new URL
+ * starts with no validators and no history.
+ */
+export async function setFeed(clientId: string, url: string | undefined): Promise<CatalogueFeed | undefined> {
+  await requireClient(clientId);
+  if (url === undefined) {
+    await ddb.send(new UpdateCommand({ TableName: tableName(), Key: keys.client(clientId), UpdateExpression: 'REMOVE feed, gsi1pk, gsi1sk' }));
+    return undefined;
+  }
+  const feed: CatalogueFeed = { url, setAt: new Date().toISOString() };
+  const index = keys.clientWithFeed(clientId);
+  await ddb.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.client(clientId),
+      UpdateExpression: 'SET feed = :f, gsi1pk = :p, gsi1sk = :s',
+      ExpressionAttributeValues: { ':f': feed, ':p': index.gsi1pk, ':s': index.gsi1sk },
+    }),
+  );
+  return feed;
+}
+
+/** Records the outcome of a feed poll (an undefined field is removed), unless the feed was changed or turned off meanwhile. */
+export async function recordFeedPoll(clientId: string, url: string, outcome: Partial<CatalogueFeed>): Promise<void> {
+  const entries = Object.entries(outcome).filter(([name]) => name !== 'url' && name !== 'setAt');
+  if (entries.length === 0) return;
+  const set = entries.flatMap(([, value], i) => (value === undefined ? [] : [`feed.#f${i} = :v${i}`]));
+  const remove = entries.flatMap(([, value], i) => (value === undefined ? [`feed.#f${i}`] : []));
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.client(clientId),
+        UpdateExpression: [set.length > 0 ? `SET ${set.join(', ')}` : '', remove.length > 0 ? `REMOVE ${remove.join(', ')}` : ''].join(' ').trim(),
+        ConditionExpression: 'feed.#url = :url',
+        ExpressionAttributeNames: { '#url': 'url', ...Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name])) },
+        ExpressionAttributeValues: { ':url': url, ...Object.fromEntries(entries.flatMap(([, value], i) => (value === undefined ? [] : [[`:v${i}`, value]]))) },
+      }),
+    );
+  } catch (err) {
+    if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
+  }
 }
 
 async function putPublicKey(kind: KeyKind, item: { clientId: string } & Record<string, unknown>): Promise<string> {

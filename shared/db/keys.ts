@@ -8,6 +8,9 @@ const pad = (n: number, width = 10) => String(n).padStart(width, '0');
 /** The gsi1 partition of unfinished imports (a few items at any time: they leave it when they end). */
 export const UNFINISHED_IMPORTS = 'IMPORTS#UNFINISHED';
 
+/** The gsi1 partition of clients with a catalogue feed. */
+export const CLIENTS_WITH_FEED = 'FEEDS';
+
 /** Client and file of an unfinished import's gsi1 sort key. */
 export function unfinishedImportOf(gsi1sk: string): { clientId: string; fileId: number } {
   const at = gsi1sk.lastIndexOf('#');
@@ -64,12 +67,20 @@ export const keys = {
   article: (clientId: string, guid: string) => ({ pk: `ART#${clientId}#${guid}`, sk: 'ART' }),
   /** gsi1 partition of a client's articles, sorted by their decayed-popularity score (`hotSortKey`). */
   articlesByHotness: (clientId: string) => `ARTHOT#${clientId}`,
+  /** gsi2 keys of an article in its client's catalogue by publication time (newest first when queried backwards). */
+  articleByPublished: (clientId: string, published: number, guid: string) => ({ gsi2pk: keys.articlesByPublished(clientId), gsi2sk: publishedSortKey(published, guid) }),
+  /** gsi2 partition of a client's articles by publication time. */
+  articlesByPublished: (clientId: string) => `ARTNEW#${clientId}`,
+  /** Prefix of every article key of a client (cursor checks). */
+  articlePrefix: (clientId: string) => `ART#${clientId}#`,
   /** The co-visit counts of an article ("readers of this page also read"), next to the article. */
   covisits: (clientId: string, guid: string) => ({ pk: `ART#${clientId}#${guid}`, sk: 'COVISIT' }),
   /** A reader's recent reads and implicit theme tastes (user id = subscriber guid, spec 2.3). */
   reader: (clientId: string, userId: string) => ({ pk: `RDR#${clientId}#${userId}`, sk: 'READS' }),
   /** A reader's explicit theme preferences (spec 4.13). */
   readerPreferences: (clientId: string, userId: string) => ({ pk: `RDR#${clientId}#${userId}`, sk: 'PREFS' }),
+  /** gsi1 keys of a client that has a catalogue feed (the feed job's work list). */
+  clientWithFeed: (clientId: string) => ({ gsi1pk: CLIENTS_WITH_FEED, gsi1sk: clientId }),
   /** An imported file of a client (status, progress, checkpoint); files sort by id. */
   file: (clientId: string, fileId: number) => ({ pk: `CLIENT#${clientId}`, sk: `FILE#${pad(fileId)}` }),
   /** GSI1 keys of an import not finished yet (uploaded or processing), for the sweeper; removed when it ends. */
@@ -91,4 +102,9 @@ export function listIdFromSortKey(sk: string): number {
 /** gsi1 sort key of an article: its log2 popularity score, fixed width so strings sort as numbers (score ≥ 0). */
 export function hotSortKey(score: number): string {
   return Math.max(0, score).toFixed(6).padStart(20, '0');
+}
+
+/** gsi2 sort key of an article by publication time: fixed-width Unix seconds, then the guid. */
+export function publishedSortKey(published: number, guid: string): string {
+  return `${pad(Math.max(0, Math.floor(published)), 12)}#${guid}`;
 }

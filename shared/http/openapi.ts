@@ -112,6 +112,7 @@ const tagDescriptions: Record<string, string> = {
   imports: 'CSV import by URL',
   'opt-in': 'Double opt-in: form endpoint and confirmation link',
   recommendations: 'Personalised article recommendations, tracking and the browser library',
+  articles: 'The article catalogue of recommendations: articles known ahead of traffic (API and feed)',
   meta: 'This API description',
 };
 

@@ -9,7 +9,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { Transform, type Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { BadRequestError } from '../http/errors.js';
 import { parseIp, refusal } from './address.js';
 
@@ -44,11 +44,18 @@ export interface SafeFetchOptions {
   /** To connect and receive the response headers, per hop. */
   connectTimeoutMs: number;
   maxRedirects: number;
+  /** Request headers added to (or replacing) the defaults, e.g. `accept` or the conditional If-None-Match / If-Modified-Since. */
+  headers?: Record<string, string>;
 }
 
 export interface FetchedFile {
   /** The URL that answered, after redirects. */
   url: URL;
+  /** 2xx, or 304 (Not Modified: an empty body) for a conditional request. */
+  status: number;
+  /** Validators of the answer, for the next conditional request. */
+  etag?: string;
+  lastModified?: string;
   contentType?: string;
   contentLength?: number;
   /** The body; fails with a UrlFetchError past maxBytes or the total timeout. */
@@ -108,7 +115,7 @@ function requestOnce(url: URL, o: SafeFetchOptions, deadline: number): Promise<h
       method: 'GET',
       agent: false,
       lookup: guardedLookup(o.allowLoopback),
-      headers: { 'user-agent': 'newsletter-service-import/1', accept: 'text/csv, text/plain;q=0.9, */*;q=0.5', 'accept-encoding': 'identity' },
+      headers: { 'user-agent': 'newsletter-service-import/1', accept: 'text/csv, text/plain;q=0.9, */*;q=0.5', ...o.headers, 'accept-encoding': 'identity' },
     });
     const wait = Math.max(0, Math.min(o.connectTimeoutMs, deadline - Date.now()));
     const timer = setTimeout(() => req.destroy(unreachable(`no answer from ${url.host} within ${wait} ms`)), wait);
@@ -146,7 +153,7 @@ function sizeLimit(maxBytes: number): Transform {
 
 /**
  * GETs the URL under the safety rules; resolves once a 2xx answer's headers
- * arrived, with its body as a stream. Every refusal or failure is a
+ * arrived, with its body as a stream (or on a 304 to a conditional request). Every refusal or failure is a
  * UrlFetchError (400) with a cause.
  */
 export async function safeFetch(raw: string, o: SafeFetchOptions): Promise<FetchedFile> {
@@ -167,6 +174,12 @@ export async function safeFetch(raw: string, o: SafeFetchOptions): Promise<Fetch
       url = checkUrl(next, o);
       continue;
     }
+    const validators = { etag: res.headers.etag, lastModified: res.headers['last-modified'] };
+    const conditional = Object.keys(o.headers ?? {}).some((name) => /^if-(none-match|modified-since)$/i.test(name));
+    if (status === 304 && conditional) {
+      res.destroy();
+      return { url, status, ...validators, body: Readable.from([]) };
+    }
     if (status < 200 || status > 299) {
       res.destroy();
       throw unreachable(`${url.host} answered ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''}`);
@@ -184,6 +197,6 @@ export async function safeFetch(raw: string, o: SafeFetchOptions): Promise<Fetch
       clearTimeout(timer);
       res.destroy();
     });
-    return { url, contentType: res.headers['content-type'], contentLength, body };
+    return { url, status, ...validators, contentType: res.headers['content-type'], contentLength, body };
   }
 }

@@ -44,6 +44,8 @@ export type MetricName =
   | 'EventsRecorded'
   | 'RecommendationsServed'
   | 'RecommendationsFromPopularity'
+  | 'CatalogueArticlesUpserted'
+  | 'CatalogueFeedFailures'
   | 'OptinsSubmitted'
   | 'OptinsConfirmed'
   | 'OptinRemindersSent'

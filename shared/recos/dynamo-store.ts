@@ -1,9 +1,9 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, batchWrite, ddb, isConditionFailure, tableName } from '../db/client.js';
-import { hotSortKey, keys } from '../db/keys.js';
+import { hotSortKey, keys, publishedSortKey } from '../db/keys.js';
 import { bucketsFromScore, scoreFromBuckets, viewIncrement } from './ranking.js';
 import { COVISIT_CAP, COVISIT_PRUNE_AT, pruneCovisits, type RecosStore } from './store.js';
-import { LIMITS, type PageView } from './tracking.js';
+import { LIMITS, withMetadata, type ArticleMeta, type PageView } from './tracking.js';
 import { articleGuid } from './urls.js';
 import type { Article, Covisits, Preferences, Reader } from './types.js';
 
@@ -19,8 +19,8 @@ type Item = Record<string, unknown>;
 export const recosItems = {
   article: (clientId: string, { hot, ...a }: Article): Item => ({
     ...keys.article(clientId, a.guid),
-    gsi1pk: keys.articlesByHotness(clientId),
-    gsi1sk: hotSortKey(hot),
+    ...(a.views > 0 ? { gsi1pk: keys.articlesByHotness(clientId), gsi1sk: hotSortKey(hot) } : {}),
+    ...keys.articleByPublished(clientId, a.published, a.guid),
     type: 'article',
     ...a,
     ...Object.fromEntries(Object.entries(bucketsFromScore(hot)).map(([b, m]) => [MASS_PREFIX + b, m])),
@@ -36,8 +36,12 @@ export const recosItems = {
   }),
 };
 
+/** A deleted article's item keeps only this mark (and its keys), so later views do not bring it back. */
+const DELETED = 'deletedAt';
+const isLive = (item: Item | undefined): item is Item => item !== undefined && !(DELETED in item);
+
 function toArticle(item: Item): Article {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, type: _t, ttl: _ttl, ...rest } = item;
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _g3, gsi2sk: _g4, type: _t, ttl: _ttl, ...rest } = item;
   const masses: Record<number, number> = {};
   const article: Item = {};
   for (const [name, value] of Object.entries(rest)) {
@@ -53,6 +57,19 @@ function toCovisits(item: Item): Covisits {
   return counts;
 }
 
+/** `SET` clauses: `set` values always, `setIfAbsent` values only where the item has none. */
+function updateParts(set: Record<string, unknown>, setIfAbsent: Record<string, unknown>) {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const parts: string[] = [];
+  Object.keys({ ...setIfAbsent, ...set }).forEach((name, i) => {
+    names[`#a${i}`] = name;
+    values[`:a${i}`] = name in set ? set[name] : setIfAbsent[name];
+    parts.push(name in set ? `#a${i} = :a${i}` : `#a${i} = if_not_exists(#a${i}, :a${i})`);
+  });
+  return { names, values, parts };
+}
+
 const strip = <T>(item: Item | undefined): T | undefined => {
   if (!item) return undefined;
   const { pk: _pk, sk: _sk, type: _t, ttl: _ttl, ...rest } = item;
@@ -61,8 +78,9 @@ const strip = <T>(item: Item | undefined): T | undefined => {
 
 /**
  * The recommendation records in the single table. Calls per operation:
- * context 1 (BatchGetItem), hotArticles 1 (Query on gsi1), articles 1
- * (BatchGetItem), recordView 2 (UpdateItem ADD, then the index key), putReader 1, addCovisits 1 + one per other
+ * context 1 (BatchGetItem), hotArticles 1 (Query on gsi1), freshArticles 1
+ * (Query on gsi2), articles 1 (BatchGetItem), upsertArticle 1, deleteArticle
+ * 2, recordView 2 (UpdateItem ADD, then the index key), putReader 1, addCovisits 1 + one per other
  * article (UpdateItem, plus a rare pruning Put), recordClick 1.
  * UnprocessedKeys retries add calls under throttling.
  */
@@ -80,7 +98,7 @@ export class DynamoStore implements RecosStore {
     return {
       reader: strip<Reader>(bySk.get('READS')),
       preferences: strip<Preferences>(bySk.get('PREFS')),
-      article: bySk.has('ART') ? toArticle(bySk.get('ART')!) : undefined,
+      article: isLive(bySk.get('ART')) ? toArticle(bySk.get('ART')!) : undefined,
       covisits: covisitItem ? toCovisits(covisitItem) : undefined,
     };
   }
@@ -101,40 +119,124 @@ export class DynamoStore implements RecosStore {
 
   async articles(clientId: string, guids: string[]): Promise<Article[]> {
     if (guids.length === 0) return [];
-    return (await batchGet<Item>(guids.map((g) => keys.article(clientId, g)))).map(toArticle);
+    return (await batchGet<Item>(guids.map((g) => keys.article(clientId, g)))).filter(isLive).map(toArticle);
   }
 
-  async recordView(clientId: string, view: PageView, now: number): Promise<Article> {
-    const { bucket, amount } = viewIncrement(now);
-    const set: Record<string, unknown> = { url: view.url, lastSeen: now, gsi1pk: keys.articlesByHotness(clientId), type: 'article', guid: articleGuid(view.url), ttl: now + LIMITS.articleTtlDays * DAY };
-    const setIfAbsent: Record<string, unknown> = { firstSeen: now, clicks: 0, title: '', desc: '', image: '', category: '', themes: [], published: now };
-    const given = { title: view.title, desc: view.desc, image: view.image, category: view.category, published: view.published, themes: view.themes?.length ? view.themes.slice(0, LIMITS.themesPerArticle) : undefined };
+  async freshArticles(clientId: string, since: number, limit: number): Promise<Article[]> {
+    const out = await ddb.send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk >= :since',
+        ExpressionAttributeValues: { ':pk': keys.articlesByPublished(clientId), ':since': publishedSortKey(since, '') },
+        ScanIndexForward: false,
+        Limit: limit,
+      }),
+    );
+    return (out.Items ?? []).filter(isLive).map(toArticle);
+  }
+
+  /**
+   * A page of the client's catalogue, newest first, optionally of one
+   * category (a filter: a page may take several reads, at most 10).
+   */
+  async listArticles(clientId: string, q: { category?: string; count: number; startKey?: Record<string, string> }): Promise<{ articles: Article[]; nextKey?: Record<string, string> }> {
+    const articles: Article[] = [];
+    let startKey = q.startKey;
+    for (let round = 0; round < 10 && articles.length < q.count; round++) {
+      const out = await ddb.send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: 'gsi2',
+          KeyConditionExpression: 'gsi2pk = :pk',
+          ...(q.category !== undefined ? { FilterExpression: 'category = :c', ExpressionAttributeValues: { ':pk': keys.articlesByPublished(clientId), ':c': q.category } } : { ExpressionAttributeValues: { ':pk': keys.articlesByPublished(clientId) } }),
+          ScanIndexForward: false,
+          Limit: q.count - articles.length,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      articles.push(...(out.Items ?? []).filter(isLive).map(toArticle));
+      startKey = out.LastEvaluatedKey as Record<string, string> | undefined;
+      if (!startKey) break;
+    }
+    return { articles, nextKey: startKey };
+  }
+
+  async upsertArticle(clientId: string, meta: ArticleMeta, now: number): Promise<{ article: Article; created: boolean }> {
+    const guid = articleGuid(meta.url);
+    const given = { title: meta.title, desc: meta.desc, image: meta.image, category: meta.category, published: meta.published, themes: meta.themes?.length ? meta.themes.slice(0, LIMITS.themesPerArticle) : undefined };
+    const set: Record<string, unknown> = { url: meta.url, guid, type: 'article', gsi2pk: keys.articlesByPublished(clientId), ttl: now + LIMITS.articleTtlDays * DAY };
+    const setIfAbsent: Record<string, unknown> = { firstSeen: now, lastSeen: now, views: 0, clicks: 0, title: '', desc: '', image: '', category: '', themes: [], published: now, gsi2sk: publishedSortKey(now, guid) };
     for (const [name, value] of Object.entries(given)) if (value !== undefined && value !== '') set[name] = value;
-    const names: Record<string, string> = {};
-    const values: Record<string, unknown> = { ':one': 1, ':mass': amount };
-    const parts: string[] = [];
-    Object.keys({ ...setIfAbsent, ...set }).forEach((name, i) => {
-      names[`#a${i}`] = name;
-      if (name in set) {
-        values[`:a${i}`] = set[name];
-        parts.push(`#a${i} = :a${i}`);
-      } else {
-        values[`:a${i}`] = setIfAbsent[name];
-        parts.push(`#a${i} = if_not_exists(#a${i}, :a${i})`);
-      }
-    });
-    names['#views'] = 'views';
-    names['#mass'] = MASS_PREFIX + bucket;
+    if (meta.published !== undefined) set.gsi2sk = publishedSortKey(meta.published, guid);
+    const update = updateParts(set, setIfAbsent);
     const out = await ddb.send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.article(clientId, articleGuid(view.url)),
-        UpdateExpression: `SET ${parts.join(', ')} ADD #views :one, #mass :mass`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
+        Key: keys.article(clientId, guid),
+        UpdateExpression: `SET ${update.parts.join(', ')} REMOVE #deleted`,
+        ExpressionAttributeNames: { ...update.names, '#deleted': DELETED },
+        ExpressionAttributeValues: update.values,
+        ReturnValues: 'ALL_OLD',
       }),
     );
+    const old = out.Attributes;
+    const created = !isLive(old);
+    const article = withMetadata(created ? undefined : toArticle(old), meta, now);
+    return { article, created };
+  }
+
+  async deleteArticle(clientId: string, guid: string): Promise<boolean> {
+    const now = Math.floor(Date.now() / 1000);
+    try {
+      // The tombstone replaces the whole item: counters, popularity and index keys go.
+      await ddb.send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: { ...keys.article(clientId, guid), type: 'article', guid, [DELETED]: now, ttl: now + LIMITS.articleTtlDays * DAY },
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#deleted)',
+          ExpressionAttributeNames: { '#deleted': DELETED },
+        }),
+      );
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+    await ddb.send(new DeleteCommand({ TableName: tableName(), Key: keys.covisits(clientId, guid) }));
+    return true;
+  }
+
+  async recordView(clientId: string, view: PageView, now: number): Promise<Article | undefined> {
+    const { bucket, amount } = viewIncrement(now);
+    const guid = articleGuid(view.url);
+    const set: Record<string, unknown> = { url: view.url, lastSeen: now, gsi1pk: keys.articlesByHotness(clientId), gsi2pk: keys.articlesByPublished(clientId), type: 'article', guid, ttl: now + LIMITS.articleTtlDays * DAY };
+    const setIfAbsent: Record<string, unknown> = { firstSeen: now, clicks: 0, title: '', desc: '', image: '', category: '', themes: [], published: now, gsi2sk: publishedSortKey(now, guid) };
+    const given = { title: view.title, desc: view.desc, image: view.image, category: view.category, published: view.published, themes: view.themes?.length ? view.themes.slice(0, LIMITS.themesPerArticle) : undefined };
+    for (const [name, value] of Object.entries(given)) if (value !== undefined && value !== '') set[name] = value;
+    if (view.published !== undefined) set.gsi2sk = publishedSortKey(view.published, guid);
+    const { names, values, parts } = updateParts(set, setIfAbsent);
+    values[':one'] = 1;
+    values[':mass'] = amount;
+    names['#views'] = 'views';
+    names['#mass'] = MASS_PREFIX + bucket;
+    names['#deleted'] = DELETED;
+    let out;
+    try {
+      out = await ddb.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.article(clientId, guid),
+          UpdateExpression: `SET ${parts.join(', ')} ADD #views :one, #mass :mass`,
+          ConditionExpression: 'attribute_not_exists(#deleted)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+    } catch (err) {
+      if (isConditionFailure(err)) return undefined;
+      throw err;
+    }
     const article = toArticle(out.Attributes ?? {});
     // The index order only moves up: a concurrent view that computed a lower score does not overwrite a higher one.
     try {

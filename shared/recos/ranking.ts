@@ -106,11 +106,17 @@ export interface Ranked {
   signals: Record<Signal, number>;
 }
 
-/** May this article be recommended at all? Not the current page, not read, not excluded, fresh, on an allowed host. */
+/**
+ * May this article be recommended at all? Not the current page, not read, not
+ * excluded, not older than `maxAgeDays`, on an allowed host; and an article
+ * no reader has viewed yet (known from the catalogue) only while it is fresh
+ * (published less than the block's freshness window ago).
+ */
 export function eligible(article: Article, input: Pick<RankInput, 'currentGuid' | 'read' | 'excluded' | 'settings' | 'now'>): boolean {
   if (article.guid === input.currentGuid) return false;
   if (input.read.has(article.guid) || input.excluded.has(article.guid)) return false;
   if (article.published < input.now - input.settings.maxAgeDays * 86_400) return false;
+  if (article.views === 0 && freshness(article.published, input.now, input.settings.freshnessHours) === 0) return false;
   return hostAllowed(input.settings, article.url);
 }
 

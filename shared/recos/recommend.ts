@@ -3,8 +3,12 @@ import type { RecosStore } from './store.js';
 import type { BlockSettings } from './types.js';
 import { articleGuid } from './urls.js';
 
-/** Candidates per request: the most popular articles, plus the strongest co-visit neighbours not among them. */
-export const CANDIDATES = { popular: 200, neighbours: 50 };
+/**
+ * Candidates per request: the most popular articles, the newest articles
+ * inside the block's freshness window (viewed or not: the catalogue's new
+ * articles), plus the strongest co-visit neighbours not among them.
+ */
+export const CANDIDATES = { popular: 200, fresh: 50, neighbours: 50 };
 
 export interface RankingRequest {
   clientId: string;
@@ -18,20 +22,21 @@ export interface RankingRequest {
 
 /**
  * The reader's whole ranking for one block (at most `maxRows` entries); a
- * page of it is `start`..`start + rows`. Storage round trips: context and
- * popular articles in parallel, then the missing co-visit neighbours (3 calls,
- * 2 sequential rounds). The settings may still be loading (the client's site
- * hosts are read in parallel with the context).
+ * page of it is `start`..`start + rows`. Storage round trips: context,
+ * popular and fresh articles in parallel (fresh once the settings are
+ * known), then the missing co-visit neighbours (4 calls, 2 or 3 sequential
+ * rounds). The settings may still be loading (the client's site hosts are
+ * read in parallel with the context).
  */
 export async function rankingFor(store: RecosStore, blockSettings: BlockSettings | Promise<BlockSettings>, q: RankingRequest): Promise<Ranked[]> {
   const currentGuid = q.pageUrl ? articleGuid(q.pageUrl) : undefined;
-  const [context, popular, settings] = await Promise.all([
+  const [context, popular, [settings, fresh]] = await Promise.all([
     store.context(q.clientId, { userId: q.userId, guid: currentGuid, preferences: true, covisits: true }),
     store.hotArticles(q.clientId, CANDIDATES.popular),
-    blockSettings,
+    Promise.resolve(blockSettings).then(async (s) => [s, s.freshnessHours > 0 ? await store.freshArticles(q.clientId, q.now - s.freshnessHours * 3600, CANDIDATES.fresh) : []] as const),
   ]);
   const covisits = context.covisits ?? {};
-  const known = new Set(popular.map((a) => a.guid));
+  const known = new Set([...popular, ...fresh].map((a) => a.guid));
   const neighbours = Object.entries(covisits)
     .filter(([guid]) => !known.has(guid))
     .sort(([ga, a], [gb, b]) => b - a || (ga < gb ? -1 : 1))
@@ -39,7 +44,7 @@ export async function rankingFor(store: RecosStore, blockSettings: BlockSettings
     .map(([guid]) => guid);
   const extra = neighbours.length > 0 ? await store.articles(q.clientId, neighbours) : [];
   return rank({
-    candidates: [...popular, ...extra],
+    candidates: [...popular, ...fresh, ...extra],
     current: context.article,
     currentGuid,
     covisits,

@@ -56,10 +56,8 @@ export function toUnixSeconds(value: number | string): number | undefined {
 
 export const TrackParamsSchema = v.object({ tracking_key: PublicKeySchema });
 
-/** The tracking body (JSON, or a form body from the browser library's beacon). */
-export const TrackBodySchema = v.object({
-  user_id: UserIdSchema,
-  sig: SigSchema,
+/** An article's fields, as tracking and the catalogue accept them (url canonicalised). */
+const articleFields = {
   url: ArticleUrlSchema,
   title: text(500),
   description: text(2000),
@@ -83,6 +81,13 @@ export const TrackBodySchema = v.object({
     ),
   ),
   themes: v.optional(ThemesSchema(LIMITS.themesPerArticle)),
+};
+
+/** The tracking body (JSON, or a form body from the browser library's beacon). */
+export const TrackBodySchema = v.object({
+  user_id: UserIdSchema,
+  sig: SigSchema,
+  ...articleFields,
 });
 export type TrackBodyOutput = v.InferOutput<typeof TrackBodySchema>;
 
@@ -169,3 +174,73 @@ export const PreferencesParamsSchema = v.object({ user_id: UserIdSchema });
 export const PreferencesQuerySchema = v.object({ sig: SigSchema });
 export const PreferencesBodySchema = v.object({ themes: ThemesSchema(LIMITS.preferencesPerReader) });
 export const PreferencesSchema = v.object({ user_id: v.string(), themes: v.array(v.string()), updated_at: v.nullable(v.string()) });
+
+/** Most articles in one catalogue request. */
+export const MAX_ARTICLES_PER_REQUEST = 1000;
+
+/** One article of the catalogue (`PUT /v1/articles`): `url` required, the rest optional (absent fields keep their stored value). */
+export const ArticleInputSchema = v.object(articleFields, 'an article must be a JSON object');
+export type ArticleInput = v.InferOutput<typeof ArticleInputSchema>;
+
+/** Body of `PUT /v1/articles`: 1 to 1,000 articles; lines are checked one by one (a bad line is rejected in the report). */
+export const ArticlesBodySchema = v.pipe(
+  v.array(v.unknown(), 'must be a JSON array of articles'),
+  v.minLength(1, 'the array is empty'),
+  v.maxLength(MAX_ARTICLES_PER_REQUEST, `at most ${MAX_ARTICLES_PER_REQUEST} articles per request`),
+);
+/** The same body as the API description shows it. */
+export const ArticlesBodyDoc = v.pipe(v.array(ArticleInputSchema), v.minLength(1), v.maxLength(MAX_ARTICLES_PER_REQUEST));
+
+const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
+
+export const ArticlesReportSchema = v.object({
+  created: Count,
+  updated: Count,
+  rejected: Count,
+  lines: v.array(
+    v.object({
+      line: v.pipe(Count, v.description('1-based position in the request')),
+      status: v.picklist(['created', 'updated', 'rejected']),
+      url: v.optional(v.string()),
+      guid: v.optional(v.string()),
+      cause: v.optional(v.string()),
+    }),
+  ),
+});
+
+/** An article as the catalogue listing shows it. */
+export const ArticleOutputSchema = v.object({
+  guid: v.string(),
+  url: v.string(),
+  title: v.string(),
+  description: v.string(),
+  image: v.string(),
+  category: v.string(),
+  themes: v.array(v.string()),
+  published_time: v.pipe(v.number(), v.integer(), v.description('Unix seconds')),
+  views: Count,
+  clicks: Count,
+});
+
+/** Catalogue page size: default and maximum. */
+export const ARTICLES_PAGE = { default: 100, max: 1000 };
+
+export const ArticlesQuerySchema = v.object({
+  category: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters'), v.description('Only articles of this category (exact match)'))),
+  count: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,6}$/, 'must be a positive integer'),
+      v.transform(Number),
+      v.number(),
+      v.integer(),
+      v.minValue(1, 'must be at least 1'),
+      v.maxValue(ARTICLES_PAGE.max, `must be at most ${ARTICLES_PAGE.max}`),
+      v.description(`Articles per page (default ${ARTICLES_PAGE.default})`),
+    ),
+  ),
+  cursor: v.optional(v.pipe(v.string(), v.maxLength(2048, 'cursor is invalid'), v.description('The `X-Next-Cursor` of the previous page'))),
+});
+
+export const ArticleDeleteQuerySchema = v.object({ url: ArticleUrlSchema });
+export const ArticleDeletedSchema = v.object({ status: v.literal('OK'), url: v.string(), guid: v.string() });

@@ -15,7 +15,7 @@ import { blockSettings, hostAllowed } from './settings.js';
 import type { Article, Envelope, Preferences } from './types.js';
 import { checkReaderId } from './reader-ids.js';
 import { trackPageView } from './tracking.js';
-import { canonicalUrl, toHttps } from './urls.js';
+import { articleGuid, canonicalUrl, toHttps } from './urls.js';
 
 const store = new DynamoStore();
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -29,10 +29,11 @@ const bareHost = (host: string) => host.toLowerCase().replace(/^www\./, '');
  * Records a page view for the client of a tracking key. The URL's host must
  * be one of the client's site hosts (403 otherwise, and always for a client
  * without site hosts): the public tracking key cannot feed other sites'
- * pages into the catalogue. A browser's `Origin` (when sent) must also be the
+ * pages into the catalogue. A view of an article deleted from the catalogue
+ * is accepted and not counted. A browser's `Origin` (when sent) must also be the
  * article's own site (ignoring `www.`): a page can only report itself.
  */
-export async function trackView(trackingKey: string, body: TrackBodyOutput, origin: string | undefined): Promise<Article> {
+export async function trackView(trackingKey: string, body: TrackBodyOutput, origin: string | undefined): Promise<{ guid: string; counted: boolean }> {
   const key = await resolvePublicKey('tracking', trackingKey);
   if (!key) throw new NotFoundError('Unknown tracking key');
   if (origin && origin !== 'null') {
@@ -56,7 +57,7 @@ export async function trackView(trackingKey: string, body: TrackBodyOutput, orig
   if (!siteHostAllowed(siteHosts, urlHost)) {
     throw new ForbiddenError(`body.url: host ${urlHost} is not one of the client's site hosts`);
   }
-  return trackPageView(
+  const article = await trackPageView(
     store,
     key.clientId,
     {
@@ -71,6 +72,7 @@ export async function trackView(trackingKey: string, body: TrackBodyOutput, orig
     },
     nowSeconds(),
   );
+  return { guid: articleGuid(body.url), counted: article !== undefined };
 }
 
 /** The `excluded[]` (or `excluded`) values of a raw query string, as canonical URLs. */

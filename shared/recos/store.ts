@@ -1,4 +1,4 @@
-import { mergeArticle, type PageView } from './tracking.js';
+import { mergeArticle, withMetadata, type ArticleMeta, type PageView } from './tracking.js';
 import type { Article, Covisits, Preferences, Reader } from './types.js';
 import { articleGuid } from './urls.js';
 
@@ -15,14 +15,21 @@ export interface RecosStore {
   ): Promise<{ reader?: Reader; preferences?: Preferences; article?: Article; covisits?: Covisits }>;
   /** The `limit` most popular articles (decayed popularity), most popular first. */
   hotArticles(clientId: string, limit: number): Promise<Article[]>;
-  /** Articles by guid (at most 100 guids); unknown ones are left out. */
+  /** Articles by guid (at most 100 guids); unknown and deleted ones are left out. */
   articles(clientId: string, guids: string[]): Promise<Article[]>;
+  /** Articles published at `since` or later, newest first, at most `limit`: viewed or not (catalogue articles before their first reader). */
+  freshArticles(clientId: string, since: number, limit: number): Promise<Article[]>;
   /**
    * Counts one page view of an article (creating it), refreshing its metadata
    * from what the page sent, and returns the article after it. Concurrent views
-   * of one article all count (no read-modify-write).
+   * of one article all count (no read-modify-write). An article deleted from
+   * the catalogue is not counted (undefined).
    */
-  recordView(clientId: string, view: PageView, now: number): Promise<Article>;
+  recordView(clientId: string, view: PageView, now: number): Promise<Article | undefined>;
+  /** Creates or updates a catalogue article's metadata (counters untouched; a deleted article comes back). */
+  upsertArticle(clientId: string, meta: ArticleMeta, now: number): Promise<{ article: Article; created: boolean }>;
+  /** Deletes an article with its counters and co-visits, for good (later views are not counted); false when unknown. */
+  deleteArticle(clientId: string, guid: string): Promise<boolean>;
   putReader(clientId: string, reader: Reader): Promise<void>;
   /** Counts one co-read of `guid` with each of `others`, in both directions. */
   addCovisits(clientId: string, guid: string, others: string[]): Promise<void>;
@@ -50,6 +57,8 @@ export class MemoryStore implements RecosStore {
   readonly readerMap = new Map<string, Map<string, Reader>>();
   readonly preferenceMap = new Map<string, Map<string, Preferences>>();
   readonly covisitMap = new Map<string, Map<string, Covisits>>();
+  /** Deleted articles (tombstones), per client. */
+  readonly deletedMap = new Map<string, Set<string>>();
   private hotCache = new Map<string, { version: number; list: Article[] }>();
   private version = 0;
 
@@ -71,7 +80,7 @@ export class MemoryStore implements RecosStore {
   async hotArticles(clientId: string, limit: number): Promise<Article[]> {
     const cached = this.hotCache.get(clientId);
     if (cached && cached.version === this.version && cached.list.length >= limit) return cached.list.slice(0, limit);
-    const list = [...this.of(this.articleMap, clientId).values()].sort((a, b) => b.hot - a.hot).slice(0, Math.max(limit, 500));
+    const list = [...this.of(this.articleMap, clientId).values()].filter((a) => a.views > 0).sort((a, b) => b.hot - a.hot).slice(0, Math.max(limit, 500));
     this.hotCache.set(clientId, { version: this.version, list });
     return list.slice(0, limit);
   }
@@ -81,7 +90,35 @@ export class MemoryStore implements RecosStore {
     return guids.map((g) => map.get(g)).filter((a): a is Article => a !== undefined);
   }
 
-  async recordView(clientId: string, view: PageView, now: number): Promise<Article> {
+  async freshArticles(clientId: string, since: number, limit: number): Promise<Article[]> {
+    return [...this.of(this.articleMap, clientId).values()]
+      .filter((a) => a.published >= since)
+      .sort((a, b) => b.published - a.published || (a.guid < b.guid ? 1 : -1))
+      .slice(0, limit);
+  }
+
+  async upsertArticle(clientId: string, meta: ArticleMeta, now: number): Promise<{ article: Article; created: boolean }> {
+    const map = this.of(this.articleMap, clientId);
+    const previous = map.get(articleGuid(meta.url));
+    const article = withMetadata(previous, meta, now);
+    map.set(article.guid, article);
+    this.deletedMap.get(clientId)?.delete(article.guid);
+    this.version++;
+    return { article, created: !previous };
+  }
+
+  async deleteArticle(clientId: string, guid: string): Promise<boolean> {
+    const map = this.of(this.articleMap, clientId);
+    if (!map.delete(guid)) return false;
+    this.of(this.covisitMap, clientId).delete(guid);
+    if (!this.deletedMap.has(clientId)) this.deletedMap.set(clientId, new Set());
+    this.deletedMap.get(clientId)!.add(guid);
+    this.version++;
+    return true;
+  }
+
+  async recordView(clientId: string, view: PageView, now: number): Promise<Article | undefined> {
+    if (this.deletedMap.get(clientId)?.has(articleGuid(view.url))) return undefined;
     const map = this.of(this.articleMap, clientId);
     const article = mergeArticle(map.get(articleGuid(view.url)), view, now);
     map.set(article.guid, article);

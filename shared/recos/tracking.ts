@@ -39,24 +39,37 @@ export interface PageView {
   themes?: string[];
 }
 
-/** The article after one more view: metadata refreshed from what the page sent, popularity counted. */
-export function mergeArticle(previous: Article | undefined, view: PageView, now: number): Article {
+/** What a page or the catalogue says about an article (no reader). */
+export type ArticleMeta = Omit<PageView, 'userId'>;
+
+/**
+ * The article with metadata refreshed from a page or the catalogue: given
+ * fields replace stored ones, absent or empty ones keep them; counters are
+ * untouched (a new article has none yet and is published now unless told).
+ */
+export function withMetadata(previous: Article | undefined, meta: ArticleMeta, now: number): Article {
   const pick = (value: string | undefined, old: string | undefined) => (value !== undefined && value !== '' ? value : (old ?? ''));
   return {
-    guid: articleGuid(view.url),
-    url: view.url,
-    title: pick(view.title, previous?.title),
-    desc: pick(view.desc, previous?.desc),
-    image: pick(view.image, previous?.image),
-    category: pick(view.category, previous?.category),
-    themes: view.themes && view.themes.length > 0 ? view.themes.slice(0, LIMITS.themesPerArticle) : (previous?.themes ?? []),
-    published: view.published ?? previous?.published ?? now,
+    guid: articleGuid(meta.url),
+    url: meta.url,
+    title: pick(meta.title, previous?.title),
+    desc: pick(meta.desc, previous?.desc),
+    image: pick(meta.image, previous?.image),
+    category: pick(meta.category, previous?.category),
+    themes: meta.themes && meta.themes.length > 0 ? meta.themes.slice(0, LIMITS.themesPerArticle) : (previous?.themes ?? []),
+    published: meta.published ?? previous?.published ?? now,
     firstSeen: previous?.firstSeen ?? now,
-    lastSeen: now,
-    views: (previous?.views ?? 0) + 1,
+    lastSeen: previous?.lastSeen ?? now,
+    views: previous?.views ?? 0,
     clicks: previous?.clicks ?? 0,
-    hot: addView(previous?.hot, now),
+    hot: previous?.hot ?? 0,
   };
+}
+
+/** The article after one more view: metadata refreshed from what the page sent, popularity counted. */
+export function mergeArticle(previous: Article | undefined, view: ArticleMeta, now: number): Article {
+  const article = withMetadata(previous, view, now);
+  return { ...article, lastSeen: now, views: article.views + 1, hot: addView(previous && previous.views > 0 ? previous.hot : undefined, now) };
 }
 
 /**
@@ -102,12 +115,15 @@ export function mergeReader(previous: Reader | undefined, userId: string, articl
 
 /**
  * Records a page view: counts it on the article (creating it, refreshing its
- * metadata) while reading the reader, then stores the reader's reads and
+ * metadata; not for an article deleted from the catalogue, whose views are
+ * not counted) while reading the reader, then stores the reader's reads and
  * tastes and the co-visits of the article with the reader's earlier reads of
  * the same session.
  */
-export async function trackPageView(store: RecosStore, clientId: string, view: PageView, now: number): Promise<Article> {
+export async function trackPageView(store: RecosStore, clientId: string, view: PageView, now: number): Promise<Article | undefined> {
   const [{ reader }, article] = await Promise.all([store.context(clientId, { userId: view.userId }), store.recordView(clientId, view, now)]);
+  // A deleted article (DELETE /v1/articles) is not counted, nor read, nor co-visited.
+  if (!article) return undefined;
   const merged = mergeReader(reader, view.userId, article, now);
   await Promise.all([
     store.putReader(clientId, merged.reader),

@@ -1,0 +1,150 @@
+/**
+ * The article catalogue: what a publisher tells the service about its
+ * articles ahead of traffic, through `PUT /v1/articles` or a feed (feeds.ts),
+ * so a new article can be recommended before its first reader. Catalogue
+ * articles are the same records tracking builds (one article per canonical
+ * URL and guid, on the client's site hosts).
+ */
+import * as v from 'valibot';
+import { faultDetail, isRetryableStorageFault, runPool } from '../db/client.js';
+import { keys } from '../db/keys.js';
+import { getClient } from '../clients/clients.js';
+import { siteHostAllowed, storedSiteHosts } from '../clients/site-hosts.js';
+import { BadRequestError, ForbiddenError, HttpError, NotFoundError } from '../http/errors.js';
+import { describeIssues } from '../http/handler.js';
+import { count, logger } from '../observability/index.js';
+import { DynamoStore } from './dynamo-store.js';
+import { ARTICLES_PAGE, ArticleInputSchema } from './schemas.js';
+import type { Article } from './types.js';
+import { articleGuid } from './urls.js';
+
+const store = new DynamoStore();
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** Upserts run this many at a time. */
+const CONCURRENCY = 16;
+
+export interface CatalogueLine {
+  line: number;
+  status: 'created' | 'updated' | 'rejected';
+  url?: string;
+  guid?: string;
+  cause?: string;
+}
+
+export interface CatalogueReport {
+  created: number;
+  updated: number;
+  rejected: number;
+  lines: CatalogueLine[];
+}
+
+/** The client's site hosts, or a 403 when it has none (the catalogue, like tracking, is off until support sets them). */
+async function siteHostsOf(clientId: string): Promise<string[]> {
+  const siteHosts = storedSiteHosts((await getClient(clientId))?.siteHosts);
+  if (siteHosts.length === 0) throw new ForbiddenError('the client has no site hosts yet, so the catalogue is off (support sets them: admin set-hosts)');
+  return siteHosts;
+}
+
+/**
+ * Creates or updates articles from raw lines (the request body, or a feed's
+ * items): each line is validated on its own (`body[i].field: problem`), its
+ * URL canonicalised and required on one of the site hosts. When two lines
+ * are the same article the last one is applied. Counters (views, clicks,
+ * popularity, co-visits) are never touched. A storage fault answers 503
+ * (retryable; re-sending is safe) or 500, saying how many were applied.
+ */
+export async function upsertArticles(clientId: string, siteHosts: string[], raw: unknown[], where = 'body', now = nowSeconds()): Promise<CatalogueReport> {
+  const lines: CatalogueLine[] = [];
+  const valid = new Map<string, { line: CatalogueLine; input: v.InferOutput<typeof ArticleInputSchema> }>();
+  raw.forEach((value, i) => {
+    const line: CatalogueLine = { line: i + 1, status: 'rejected' };
+    lines.push(line);
+    const parsed = v.safeParse(ArticleInputSchema, value);
+    if (!parsed.success) {
+      line.cause = describeIssues(`${where}[${i}]`, parsed.issues);
+      return;
+    }
+    const input = parsed.output;
+    line.url = input.url;
+    line.guid = articleGuid(input.url);
+    const host = new URL(input.url).hostname;
+    if (!siteHostAllowed(siteHosts, host)) {
+      line.cause = `${where}[${i}].url: host ${host} is not one of the client's site hosts`;
+      return;
+    }
+    const earlier = valid.get(line.guid);
+    if (earlier) earlier.line.cause = `${where}[${earlier.line.line - 1}].url: the same article as line ${line.line}, which is applied instead`;
+    valid.set(line.guid, { line, input });
+  });
+  let applied = 0;
+  let failure: unknown;
+  await runPool([...valid.values()], CONCURRENCY, async ({ line, input }) => {
+    if (failure) return;
+    try {
+      const meta = { url: input.url, title: input.title, desc: input.description, image: input.image, category: input.category, published: input.published_time, themes: input.themes };
+      const { created } = await store.upsertArticle(clientId, meta, now);
+      line.status = created ? 'created' : 'updated';
+      applied++;
+    } catch (err) {
+      failure ??= err;
+    }
+  });
+  count('CatalogueArticlesUpserted', applied);
+  if (failure) {
+    const retryable = isRetryableStorageFault(failure);
+    logger.warn('catalogue write failed', { retryable, applied, total: valid.size, detail: faultDetail(failure), error: failure as Error });
+    if (!retryable) throw new HttpError(500, `Internal error after ${applied} of ${valid.size} articles were applied; the rest were not. It has been logged.`);
+    throw new HttpError(503, `Storage error after ${applied} of ${valid.size} articles were applied; the rest were not. Retry the request: applying it again is safe.`, { 'retry-after': '1' });
+  }
+  const countOf = (status: CatalogueLine['status']) => lines.filter((l) => l.status === status).length;
+  return { created: countOf('created'), updated: countOf('updated'), rejected: countOf('rejected'), lines };
+}
+
+/** `PUT /v1/articles`: 1 to 1,000 articles of the token's client. */
+export async function putArticles(clientId: string, body: unknown[]): Promise<CatalogueReport> {
+  return upsertArticles(clientId, await siteHostsOf(clientId), body);
+}
+
+/** An article as the API shows it. */
+export function articleOutput(a: Article) {
+  return { guid: a.guid, url: a.url, title: a.title, description: a.desc, image: a.image, category: a.category, themes: a.themes, published_time: a.published, views: a.views, clicks: a.clicks };
+}
+
+const encodeCursor = (key: Record<string, string>) => Buffer.from(JSON.stringify(key)).toString('base64url');
+
+/** Reads a cursor back into a start key of this client's catalogue index, or a 400. */
+function decodeCursor(cursor: string, clientId: string): Record<string, string> {
+  let key: unknown;
+  try {
+    key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    key = undefined;
+  }
+  const k = key as Record<string, unknown> | undefined;
+  const ok =
+    k !== null &&
+    typeof k === 'object' &&
+    !Array.isArray(k) &&
+    Object.keys(k).sort().join() === 'gsi2pk,gsi2sk,pk,sk' &&
+    Object.values(k).every((value) => typeof value === 'string') &&
+    k.gsi2pk === keys.articlesByPublished(clientId) &&
+    (k.pk as string).startsWith(keys.articlePrefix(clientId)) &&
+    k.sk === keys.article(clientId, '').sk;
+  if (!ok) throw new BadRequestError('query.cursor: not a cursor of this catalogue (use the X-Next-Cursor of the previous page)');
+  return k as Record<string, string>;
+}
+
+/** `GET /v1/articles`: a page of the catalogue, newest first (by publication time), optionally one category (exact match). */
+export async function listArticles(clientId: string, q: { category?: string; count?: number; cursor?: string }) {
+  const startKey = q.cursor ? decodeCursor(q.cursor, clientId) : undefined;
+  const page = await store.listArticles(clientId, { category: q.category, count: q.count ?? ARTICLES_PAGE.default, startKey });
+  return { articles: page.articles.map(articleOutput), nextCursor: page.nextKey ? encodeCursor(page.nextKey) : undefined };
+}
+
+/** `DELETE /v1/articles?url=…`: the article, its counters and co-visits go; it is never recommended again (404 when unknown). */
+export async function deleteArticle(clientId: string, url: string): Promise<{ url: string; guid: string }> {
+  const guid = articleGuid(url);
+  if (!(await store.deleteArticle(clientId, guid))) throw new NotFoundError(`Unknown article ${url}`);
+  return { url, guid };
+}

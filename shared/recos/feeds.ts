@@ -1,0 +1,98 @@
+/**
+ * The catalogue feed job: polls each client's feed (set with `admin
+ * set-feed`) through the SSRF-safe fetch imports use, conditionally
+ * (If-None-Match / If-Modified-Since from the last good answer), and upserts
+ * its articles into the catalogue. A feed that fails keeps the catalogue it
+ * gave last; the failure is recorded on the client (`admin show-client`)
+ * and counted (`CatalogueFeedFailures`).
+ */
+import { queryAll, runPool, tableName } from '../db/client.js';
+import { CLIENTS_WITH_FEED } from '../db/keys.js';
+import { recordFeedPoll, type CatalogueFeed, type Client } from '../clients/clients.js';
+import { storedSiteHosts } from '../clients/site-hosts.js';
+import { config } from '../config.js';
+import { safeFetch, UrlFetchError } from '../net/safe-fetch.js';
+import { count, logger } from '../observability/index.js';
+import { upsertArticles } from './catalogue.js';
+import { FeedFormatError, parseFeed } from './feed.js';
+
+/** Limits of one feed poll. */
+export const FEED_LIMITS = { maxBytes: 5 * 1024 * 1024, timeoutMs: 20_000, connectTimeoutMs: 5_000, maxRedirects: 3, concurrency: 4 };
+
+const ACCEPT = 'application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5';
+
+/** The document's text, in the charset its Content-Type or XML declaration names (UTF-8 otherwise). */
+function decode(bytes: Buffer, contentType: string | undefined): string {
+  const declared = /charset=["']?([\w.:-]+)/i.exec(contentType ?? '')?.[1] ?? /^<\?xml[^>]*encoding=["']([\w.:-]+)["']/i.exec(bytes.subarray(0, 200).toString('latin1'))?.[1];
+  try {
+    return new TextDecoder(declared ?? 'utf-8').decode(bytes);
+  } catch {
+    return new TextDecoder('utf-8').decode(bytes);
+  }
+}
+
+export type PollOutcome = 'ok' | 'not-modified' | 'failed';
+
+/** Polls one client's feed and records the outcome on the client. Never throws for the feed's own faults. */
+export async function pollFeed(client: Pick<Client, 'id' | 'siteHosts' | 'feed'>, now = new Date()): Promise<PollOutcome> {
+  const feed = client.feed;
+  if (!feed) return 'not-modified';
+  const at = now.toISOString();
+  const fail = async (cause: string, detail?: unknown) => {
+    count('CatalogueFeedFailures');
+    logger.warn('catalogue feed failed', { clientId: client.id, cause, detail });
+    await recordFeedPoll(client.id, feed.url, { lastPollAt: at, lastStatus: 'failed', lastError: cause, consecutiveFailures: (feed.consecutiveFailures ?? 0) + 1 });
+    return 'failed' as const;
+  };
+  const siteHosts = storedSiteHosts(client.siteHosts);
+  if (siteHosts.length === 0) return fail("the client has no site hosts, so no article can be added (support sets them: admin set-hosts)");
+  const headers: Record<string, string> = { accept: ACCEPT };
+  if (feed.etag) headers['if-none-match'] = feed.etag;
+  if (feed.lastModified) headers['if-modified-since'] = feed.lastModified;
+  let xml: string;
+  let validators: Pick<CatalogueFeed, 'etag' | 'lastModified'>;
+  try {
+    const fetched = await safeFetch(feed.url, { ...FEED_LIMITS, allowLoopback: config.importAllowLoopback, headers });
+    if (fetched.status === 304) {
+      await recordFeedPoll(client.id, feed.url, { lastPollAt: at, lastStatus: 'not-modified', lastError: undefined, lastSuccessAt: at, consecutiveFailures: 0 });
+      return 'not-modified';
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of fetched.body) chunks.push(chunk as Buffer);
+    xml = decode(Buffer.concat(chunks), fetched.contentType);
+    validators = { etag: fetched.etag, lastModified: fetched.lastModified };
+  } catch (err) {
+    if (err instanceof UrlFetchError) return fail(`feed ${err.message}`, err.detail);
+    throw err;
+  }
+  let parsed;
+  try {
+    parsed = parseFeed(xml);
+  } catch (err) {
+    if (err instanceof FeedFormatError) return fail(`feed: ${err.message}`);
+    throw err;
+  }
+  const report = await upsertArticles(client.id, siteHosts, parsed.lines, 'feed.items');
+  await recordFeedPoll(client.id, feed.url, {
+    ...validators,
+    lastPollAt: at,
+    lastStatus: 'ok',
+    lastError: undefined,
+    firstRejection: report.lines.find((l) => l.status === 'rejected')?.cause,
+    lastSuccessAt: at,
+    consecutiveFailures: 0,
+    lastFormat: parsed.format,
+    lastCounts: { created: report.created, updated: report.updated, rejected: report.rejected },
+  });
+  return 'ok';
+}
+
+/** The feed job: polls every client that has a feed, a few at a time. */
+export async function pollFeeds(now = new Date()): Promise<Record<PollOutcome, number> & { clients: number }> {
+  const clients = await queryAll<Client>({ TableName: tableName(), IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p', ExpressionAttributeValues: { ':p': CLIENTS_WITH_FEED } });
+  const summary = { clients: clients.length, ok: 0, 'not-modified': 0, failed: 0 };
+  await runPool(clients, FEED_LIMITS.concurrency, async (client) => {
+    summary[await pollFeed(client, now)]++;
+  });
+  return summary;
+}
