@@ -28,7 +28,11 @@ const usage = `Usage: npm run admin -- <command> [options]
                                              requires signed reader ids on the recommendation,
                                              tracking and preferences routes (or not); prints the
                                              signing secret (--rotate: a new one)
-  show-client <username>                     prints the client (without its key hash)`;
+  set-feed <username> <url> | --off          sets the client's catalogue feed (RSS 2.0, Atom or a news
+                                             sitemap), polled every 10 minutes; --off stops polling
+                                             (the articles it gave stay)
+  show-client <username>                     prints the client (without its key hash), with its
+                                             feed's last poll (status, error, counts)`;
 
 function loadEnvironment() {
   if (process.env.TABLE_NAME) return;
@@ -98,6 +102,12 @@ async function main(argv: string[]) {
       if (values.on === values.off) throw new Error('set-signed-ids needs --on or --off');
       const set = await clients.setSignedIds(username, values.on ?? false, values.rotate ?? false);
       return print({ username, signed_ids: set.signedIds, signing_secret: set.signingSecret ?? null });
+    }
+    case 'set-feed': {
+      if (values.off === Boolean(rest[0])) throw new Error('set-feed needs a URL or --off');
+      const { setFeed } = await import('../shared/recos/feeds.js');
+      const feed = await setFeed(username, values.off ? undefined : rest[0]);
+      return print({ username, feed: feed ?? null });
     }
     case 'show-client': {
       const { apiKeyHash: _hidden, ...client } = await clients.requireClient(username);

@@ -88,6 +88,10 @@ export const config = {
   get importAllowLoopback(): boolean {
     return optionalBool('IMPORT_ALLOW_LOOPBACK', false);
   },
+  /** Lets the catalogue feed job fetch loopback URLs (`npm start`'s demo feed; tests). Feeds are set by support staff only. */
+  get feedAllowLoopback(): boolean {
+    return optionalBool('FEED_ALLOW_LOOPBACK', false);
+  },
   /** Largest imported file, in bytes (default 100 MiB). */
   get importMaxBytes(): number {
     return optionalInt('IMPORT_MAX_BYTES', 100 * 1024 * 1024);

@@ -17,6 +17,8 @@ export function localServiceEnv(o: { dynamoEndpoint: string; s3Endpoint: string;
     DATA_DIR: o.dataDir,
     MAIL_TRANSPORT: 'outbox',
     MAIL_FROM: 'newsletter@localhost',
+    // The demo client's catalogue feed is the demo site on this machine (feeds are set by support, never by an API caller).
+    FEED_ALLOW_LOOPBACK: 'true',
     // Powertools: the same log lines as in AWS, indented for a terminal; metrics off unless POWERTOOLS_METRICS_DISABLED=false.
     POWERTOOLS_DEV: 'true',
   };

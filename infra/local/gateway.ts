@@ -25,7 +25,8 @@ type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIG
 export interface StaticMount {
   /** URL prefix, e.g. `/lib/v1/`. */
   prefix: string;
-  serve(path: string): Promise<{ status: number; body: Buffer | string; contentType: string } | undefined>;
+  /** `request`: the request's headers (the demo feed builds absolute links from `host` and answers conditional requests). */
+  serve(path: string, request?: { headers: http.IncomingHttpHeaders }): Promise<{ status: number; body: Buffer | string; contentType: string; headers?: Record<string, string> } | undefined>;
 }
 
 const root = resolve(import.meta.dirname, '../..');
@@ -142,10 +143,10 @@ export function createGateway({ mounts = [] }: { mounts?: StaticMount[] } = {}):
       }
       const mount = method === 'GET' ? mounts.find((m) => path.startsWith(m.prefix)) : undefined;
       if (mount) {
-        const file = await mount.serve(path.slice(mount.prefix.length));
+        const file = await mount.serve(path.slice(mount.prefix.length), { headers: req.headers });
         if (file) {
           // No CORS on static pages: the dev outbox holds confirmation links no other site may read.
-          res.writeHead(file.status, { 'content-type': file.contentType, 'cache-control': 'no-cache' });
+          res.writeHead(file.status, { 'content-type': file.contentType, 'cache-control': 'no-cache', ...file.headers });
           return res.end(file.body);
         }
       }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createBlock, createClient, createForm, getClient, rotateApiKey, setSiteHosts } from '../../shared/clients/clients.js';
 import { createList, listLists } from '../../shared/lists/lists.js';
+import { setFeed } from '../../shared/recos/feeds.js';
 
 export interface DemoClientFile {
   base_url: string;
@@ -20,10 +21,17 @@ const OTHER = 'other-publisher';
 /** The demo site is served by the local gateway (`npm start`): the demo client's pages live on these hosts. */
 const DEMO_SITE_HOSTS = ['localhost', '127.0.0.1'];
 
-/** Gives the demo client its site hosts when it has none (e.g. seeded before site hosts existed); a list set by hand stays. */
-async function ensureDemoHosts(): Promise<void> {
+/**
+ * Gives the demo client its site hosts when it has none (e.g. seeded before
+ * site hosts existed) and the demo site's feed as its catalogue feed when it
+ * has none; what was set by hand stays.
+ */
+async function ensureDemoHosts(baseUrl: string): Promise<void> {
   const demo = await getClient(DEMO);
   if (demo && !(demo.siteHosts && demo.siteHosts.length > 0)) await setSiteHosts(DEMO, DEMO_SITE_HOSTS);
+  const feed = `${baseUrl}/demo/feed.xml`;
+  // The seeded feed follows the port `npm start` runs on; another URL set by hand stays.
+  if (demo && (!demo.feed || (demo.feed.url.endsWith('/demo/feed.xml') && demo.feed.url !== feed))) await setFeed(DEMO, feed);
 }
 
 async function ensureClient(username: string, premiumEvents: boolean): Promise<{ apiKey: string; trackingKey: string; created: boolean }> {
@@ -43,14 +51,14 @@ export async function seedDemo(dataDir: string, baseUrl: string): Promise<DemoCl
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as DemoClientFile;
     if ((await getClient(saved.username)) && (await getClient(saved.other.username))) {
-      await ensureDemoHosts();
+      await ensureDemoHosts(baseUrl);
       const updated = { ...saved, base_url: baseUrl };
       writeFileSync(file, JSON.stringify(updated, null, 2));
       return updated;
     }
   }
   const demo = await ensureClient(DEMO, true);
-  await ensureDemoHosts();
+  await ensureDemoHosts(baseUrl);
   if ((await listLists(DEMO)).length < 2) await createList(DEMO, 'Weekly digest');
   const listIds = (await listLists(DEMO)).map((l) => l.id);
   const other = await ensureClient(OTHER, false);

@@ -207,52 +207,6 @@ export async function setSiteHosts(clientId: string, siteHosts: string | string[
   return hosts;
 }
 
-/**
- * Sets the client's catalogue feed (an http(s) URL, checked again at every
- * poll by the SSRF-safe fetch), or turns it off with `undefined`. A new URL
- * starts with no validators and no history.
- */
-export async function setFeed(clientId: string, url: string | undefined): Promise<CatalogueFeed | undefined> {
-  await requireClient(clientId);
-  if (url === undefined) {
-    await ddb.send(new UpdateCommand({ TableName: tableName(), Key: keys.client(clientId), UpdateExpression: 'REMOVE feed, gsi1pk, gsi1sk' }));
-    return undefined;
-  }
-  const feed: CatalogueFeed = { url, setAt: new Date().toISOString() };
-  const index = keys.clientWithFeed(clientId);
-  await ddb.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.client(clientId),
-      UpdateExpression: 'SET feed = :f, gsi1pk = :p, gsi1sk = :s',
-      ExpressionAttributeValues: { ':f': feed, ':p': index.gsi1pk, ':s': index.gsi1sk },
-    }),
-  );
-  return feed;
-}
-
-/** Records the outcome of a feed poll (an undefined field is removed), unless the feed was changed or turned off meanwhile. */
-export async function recordFeedPoll(clientId: string, url: string, outcome: Partial<CatalogueFeed>): Promise<void> {
-  const entries = Object.entries(outcome).filter(([name]) => name !== 'url' && name !== 'setAt');
-  if (entries.length === 0) return;
-  const set = entries.flatMap(([, value], i) => (value === undefined ? [] : [`feed.#f${i} = :v${i}`]));
-  const remove = entries.flatMap(([, value], i) => (value === undefined ? [`feed.#f${i}`] : []));
-  try {
-    await ddb.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.client(clientId),
-        UpdateExpression: [set.length > 0 ? `SET ${set.join(', ')}` : '', remove.length > 0 ? `REMOVE ${remove.join(', ')}` : ''].join(' ').trim(),
-        ConditionExpression: 'feed.#url = :url',
-        ExpressionAttributeNames: { '#url': 'url', ...Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name])) },
-        ExpressionAttributeValues: { ':url': url, ...Object.fromEntries(entries.flatMap(([, value], i) => (value === undefined ? [] : [[`:v${i}`, value]]))) },
-      }),
-    );
-  } catch (err) {
-    if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
-  }
-}
-
 async function putPublicKey(kind: KeyKind, item: { clientId: string } & Record<string, unknown>): Promise<string> {
   const key = newPublicKey();
   await ddb.send(

@@ -6,18 +6,65 @@
  * gave last; the failure is recorded on the client (`admin show-client`)
  * and counted (`CatalogueFeedFailures`).
  */
-import { queryAll, runPool, tableName } from '../db/client.js';
-import { CLIENTS_WITH_FEED } from '../db/keys.js';
-import { recordFeedPoll, type CatalogueFeed, type Client } from '../clients/clients.js';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, isConditionFailure, queryAll, runPool, tableName } from '../db/client.js';
+import { CLIENTS_WITH_FEED, keys } from '../db/keys.js';
+import { requireClient, type CatalogueFeed, type Client } from '../clients/clients.js';
 import { storedSiteHosts } from '../clients/site-hosts.js';
 import { config } from '../config.js';
-import { safeFetch, UrlFetchError } from '../net/safe-fetch.js';
+import { checkUrl, safeFetch, UrlFetchError } from '../net/safe-fetch.js';
 import { count, logger } from '../observability/index.js';
 import { upsertArticles } from './catalogue.js';
 import { FeedFormatError, parseFeed } from './feed.js';
 
 /** Limits of one feed poll. */
 export const FEED_LIMITS = { maxBytes: 5 * 1024 * 1024, timeoutMs: 20_000, connectTimeoutMs: 5_000, maxRedirects: 3, concurrency: 4 };
+
+/**
+ * Sets the client's catalogue feed (an http(s) URL, checked again at every
+ * poll by the SSRF-safe fetch), or turns it off with `undefined`. A new URL
+ * starts with no validators and no history.
+ */
+export async function setFeed(clientId: string, url: string | undefined): Promise<CatalogueFeed | undefined> {
+  await requireClient(clientId);
+  if (url === undefined) {
+    await ddb.send(new UpdateCommand({ TableName: tableName(), Key: keys.client(clientId), UpdateExpression: 'REMOVE feed, gsi1pk, gsi1sk' }));
+    return undefined;
+  }
+  const feed: CatalogueFeed = { url: checkUrl(url.trim(), { allowLoopback: config.feedAllowLoopback }).href, setAt: new Date().toISOString() };
+  const index = keys.clientWithFeed(clientId);
+  await ddb.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.client(clientId),
+      UpdateExpression: 'SET feed = :f, gsi1pk = :p, gsi1sk = :s',
+      ExpressionAttributeValues: { ':f': feed, ':p': index.gsi1pk, ':s': index.gsi1sk },
+    }),
+  );
+  return feed;
+}
+
+/** Records the outcome of a feed poll (an undefined field is removed), unless the feed was changed or turned off meanwhile. */
+export async function recordFeedPoll(clientId: string, url: string, outcome: Partial<CatalogueFeed>): Promise<void> {
+  const entries = Object.entries(outcome).filter(([name]) => name !== 'url' && name !== 'setAt');
+  if (entries.length === 0) return;
+  const set = entries.flatMap(([, value], i) => (value === undefined ? [] : [`feed.#f${i} = :v${i}`]));
+  const remove = entries.flatMap(([, value], i) => (value === undefined ? [`feed.#f${i}`] : []));
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.client(clientId),
+        UpdateExpression: [set.length > 0 ? `SET ${set.join(', ')}` : '', remove.length > 0 ? `REMOVE ${remove.join(', ')}` : ''].join(' ').trim(),
+        ConditionExpression: 'feed.#url = :url',
+        ExpressionAttributeNames: { '#url': 'url', ...Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name])) },
+        ExpressionAttributeValues: { ':url': url, ...Object.fromEntries(entries.flatMap(([, value], i) => (value === undefined ? [] : [[`:v${i}`, value]]))) },
+      }),
+    );
+  } catch (err) {
+    if (!isConditionFailure(err)) throw err;
+  }
+}
 
 const ACCEPT = 'application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5';
 
@@ -52,7 +99,7 @@ export async function pollFeed(client: Pick<Client, 'id' | 'siteHosts' | 'feed'>
   let xml: string;
   let validators: Pick<CatalogueFeed, 'etag' | 'lastModified'>;
   try {
-    const fetched = await safeFetch(feed.url, { ...FEED_LIMITS, allowLoopback: config.importAllowLoopback, headers });
+    const fetched = await safeFetch(feed.url, { ...FEED_LIMITS, allowLoopback: config.feedAllowLoopback, headers });
     if (fetched.status === 304) {
       await recordFeedPoll(client.id, feed.url, { lastPollAt: at, lastStatus: 'not-modified', lastError: undefined, lastSuccessAt: at, consecutiveFailures: 0 });
       return 'not-modified';

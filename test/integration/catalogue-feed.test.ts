@@ -1,0 +1,182 @@
+/**
+ * The catalogue feed job, run as the scheduler runs it (the job's real
+ * handler), against a feed server on this machine: conditional polls,
+ * upserts, failures that keep the catalogue and show on the client.
+ */
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createBlock, getClient } from '../../shared/clients/clients.js';
+import { jobs } from '../../shared/jobs.js';
+import { setFeed } from '../../shared/recos/feeds.js';
+import { articleGuid } from '../../shared/recos/urls.js';
+import { invokeJob } from '../../infra/local/jobs.js';
+import { captureOutput } from '../helpers/logs.js';
+import { newClient, request, useService, type TestClient } from '../helpers/service.js';
+
+vi.hoisted(() => {
+  // Metrics print EMF only when asked; the Powertools instance reads this when its module loads.
+  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+});
+
+const service = useService();
+
+interface FeedAnswer {
+  status: number;
+  body: string;
+  contentType?: string;
+  etag?: string;
+  lastModified?: string;
+}
+let answer: FeedAnswer = { status: 404, body: '' };
+const seen: http.IncomingHttpHeaders[] = [];
+let feedServer: http.Server;
+let feedUrl: string;
+
+beforeAll(async () => {
+  feedServer = http.createServer((req, res) => {
+    seen.push(req.headers);
+    const validators = { ...(answer.etag ? { etag: answer.etag } : {}), ...(answer.lastModified ? { 'last-modified': answer.lastModified } : {}) };
+    if (answer.etag && req.headers['if-none-match'] === answer.etag) {
+      res.writeHead(304, validators);
+      return res.end();
+    }
+    res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'application/rss+xml; charset=utf-8', ...validators });
+    res.end(answer.body);
+  });
+  await new Promise<void>((done) => feedServer.listen(0, '127.0.0.1', done));
+  feedUrl = `http://127.0.0.1:${(feedServer.address() as AddressInfo).port}/feed.xml`;
+});
+
+afterAll(async () => {
+  await new Promise((done) => feedServer.close(done));
+});
+
+const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000);
+const rss = (items: Array<{ url: string; title: string; at: Date; cats?: string[] }>) =>
+  `<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>Gazette</title><link>https://example.org/</link><description>d</description>${items
+    .map((i) => `<item><title>${i.title}</title><link>${i.url}</link><description>&lt;p&gt;About ${i.title}&lt;/p&gt;</description><pubDate>${i.at.toUTCString()}</pubDate>${(i.cats ?? []).map((c) => `<category>${c}</category>`).join('')}</item>`)
+    .join('')}</channel></rss>`;
+
+const runJob = () => invokeJob({ id: 'catalogueFeeds', ...jobs.catalogueFeeds }, {});
+const feedOf = async (client: TestClient) => (await getClient(client.username, { consistent: true }))!.feed!;
+const catalogue = async (client: TestClient) => (await request(`${service.url}/v1/articles`, { token: client.token })).body as Array<{ url: string; title: string; description: string; category: string; themes: string[] }>;
+
+describe('catalogue feed job', () => {
+  it('polls the feed conditionally, upserts its articles, and keeps the catalogue when the feed fails (visible on the client and as a metric)', async () => {
+    const client = await newClient(service, { siteHosts: ['*.feed.example'] });
+    const site = `https://news-${randomUUID().slice(0, 8)}.feed.example`;
+    await setFeed(client.username, feedUrl);
+    const lastModified = hoursAgo(1).toUTCString();
+    answer = {
+      status: 200,
+      etag: '"v1"',
+      lastModified,
+      body: rss([
+        { url: `${site}/one?utm_source=rss`, title: 'One', at: hoursAgo(1), cats: ['World', 'Climate'] },
+        { url: `${site}/two`, title: 'Two', at: hoursAgo(2) },
+        { url: 'https://elsewhere.example/three', title: 'Three', at: hoursAgo(3) },
+      ]),
+    };
+    seen.length = 0;
+    await runJob();
+    expect(seen.length).toBeGreaterThanOrEqual(1);
+    expect(seen[0]['if-none-match']).toBeUndefined();
+    expect(await feedOf(client)).toMatchObject({
+      url: feedUrl,
+      lastStatus: 'ok',
+      etag: '"v1"',
+      lastModified,
+      consecutiveFailures: 0,
+      lastFormat: 'rss',
+      lastCounts: { created: 2, updated: 0, rejected: 1 },
+      firstRejection: "feed.items[2].url: host elsewhere.example is not one of the client's site hosts",
+    });
+    expect((await feedOf(client)).lastError).toBeUndefined();
+    const first = await catalogue(client);
+    expect(first.map((a) => a.url)).toEqual([`${site}/one`, `${site}/two`]);
+    expect(first[0]).toMatchObject({ title: 'One', description: 'About One', category: 'World', themes: ['world', 'climate'] });
+
+    // Known before any reader: recommended on the first visit.
+    const block = await createBlock(client.username);
+    const recos = await request(`${service.url}/v1/clients/${block}/users/first-visitor/recommendations?page_url=${encodeURIComponent(`${site}/two`)}`);
+    expect(recos.body.result.recommendation.map((r: { guid: string }) => r.guid)).toEqual([articleGuid(`${site}/one`)]);
+    expect(recos.body.algo).toBe('freshness');
+
+    // Unchanged feed: a conditional request, answered 304; nothing rewritten.
+    seen.length = 0;
+    await runJob();
+    const conditional = seen.find((h) => h['if-none-match'] === '"v1"');
+    expect(conditional?.['if-modified-since']).toBe(lastModified);
+    expect(await feedOf(client)).toMatchObject({ lastStatus: 'not-modified', lastCounts: { created: 2, updated: 0, rejected: 1 } });
+
+    // A new item: created, the others updated.
+    answer = { status: 200, etag: '"v2"', body: rss([{ url: `${site}/four`, title: 'Four', at: hoursAgo(0.5) }, { url: `${site}/one`, title: 'One, updated', at: hoursAgo(1) }, { url: `${site}/two`, title: 'Two', at: hoursAgo(2) }]) };
+    await runJob();
+    expect(await feedOf(client)).toMatchObject({ lastStatus: 'ok', etag: '"v2"', lastCounts: { created: 1, updated: 2, rejected: 0 } });
+    expect((await catalogue(client)).map((a) => a.title)).toEqual(['Four', 'One, updated', 'Two']);
+
+    // Failures: a 500, then a page that is no feed. The catalogue stays; the client shows why; the metric counts.
+    answer = { status: 500, body: 'oops' };
+    const out = captureOutput();
+    try {
+      await runJob();
+    } finally {
+      out.restore();
+    }
+    const failed = await feedOf(client);
+    expect(failed).toMatchObject({ lastStatus: 'failed', consecutiveFailures: 1, etag: '"v2"' });
+    expect(failed.lastError).toMatch(/^feed url: the file could not be fetched/);
+    const emf = out.json().filter((l) => l._aws && l.CatalogueFeedFailures !== undefined);
+    expect(emf.length).toBeGreaterThanOrEqual(1);
+    expect(emf[0]._aws.CloudWatchMetrics[0].Metrics).toContainEqual(expect.objectContaining({ Name: 'CatalogueFeedFailures' }));
+
+    answer = { status: 200, contentType: 'text/html', body: '<!doctype html><html><body>Moved</body></html>' };
+    await runJob();
+    expect(await feedOf(client)).toMatchObject({ lastStatus: 'failed', consecutiveFailures: 2, lastError: 'feed: the feed is not well-formed XML' });
+    expect((await catalogue(client)).map((a) => a.title)).toEqual(['Four', 'One, updated', 'Two']);
+
+    // Off: no longer polled; the articles it gave stay.
+    await setFeed(client.username, undefined);
+    seen.length = 0;
+    await runJob();
+    expect((await getClient(client.username, { consistent: true }))!.feed).toBeUndefined();
+    expect((await catalogue(client)).length).toBe(3);
+  });
+
+  it('reads Atom and news sitemaps, and refuses loopback feeds unless FEED_ALLOW_LOOPBACK', async () => {
+    const client = await newClient(service, { siteHosts: ['*.feed.example'] });
+    const site = `https://news-${randomUUID().slice(0, 8)}.feed.example`;
+    await setFeed(client.username, feedUrl);
+    answer = {
+      status: 200,
+      contentType: 'application/atom+xml',
+      body: `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><id>x</id><updated>${hoursAgo(1).toISOString()}</updated><entry><title>Atom piece</title><link rel="alternate" href="${site}/atom"/><id>a1</id><published>${hoursAgo(2).toISOString()}</published><updated>${hoursAgo(1).toISOString()}</updated><category term="Tech"/></entry></feed>`,
+    };
+    await runJob();
+    expect(await feedOf(client)).toMatchObject({ lastStatus: 'ok', lastFormat: 'atom', lastCounts: { created: 1 } });
+    const [atom] = await catalogue(client);
+    expect(atom).toMatchObject({ url: `${site}/atom`, title: 'Atom piece', category: 'Tech', published_time: Math.floor(hoursAgo(2).getTime() / 1000) });
+
+    answer = {
+      status: 200,
+      contentType: 'application/xml',
+      body: `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:news="http://www.google.com/schemas/sitemap-news/0.9"><url><loc>${site}/sitemap-piece</loc><news:news><news:publication><news:name>G</news:name><news:language>en</news:language></news:publication><news:publication_date>${hoursAgo(0.25).toISOString()}</news:publication_date><news:title>From the sitemap</news:title><news:keywords>Sport, Football</news:keywords></news:news></url></urlset>`,
+    };
+    await runJob();
+    expect(await feedOf(client)).toMatchObject({ lastStatus: 'ok', lastFormat: 'sitemap', lastCounts: { created: 1 } });
+    expect((await catalogue(client))[0]).toMatchObject({ url: `${site}/sitemap-piece`, title: 'From the sitemap', category: 'Sport', themes: ['sport', 'football'] });
+
+    process.env.FEED_ALLOW_LOOPBACK = 'false';
+    try {
+      seen.length = 0;
+      await runJob();
+    } finally {
+      process.env.FEED_ALLOW_LOOPBACK = 'true';
+    }
+    expect(seen).toEqual([]);
+    expect(await feedOf(client)).toMatchObject({ lastStatus: 'failed', lastError: 'feed url: the address is not allowed: only public http(s) addresses can be imported' });
+    await setFeed(client.username, undefined);
+  });
+});
