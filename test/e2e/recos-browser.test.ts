@@ -3,10 +3,16 @@
  * driven by playwright-core): a reader browses the demo site served by the
  * local gateway, each page tracks itself and shows a smart section.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBlock, setSignedIds } from '../../shared/clients/clients.js';
+import { createBlock, getClient, setSignedIds } from '../../shared/clients/clients.js';
+import { jobs } from '../../shared/jobs.js';
+import { setFeed } from '../../shared/recos/feeds.js';
+import { invokeJob } from '../../infra/local/jobs.js';
+import { seedDemo } from '../../infra/local/seed.js';
 import { readerSignature } from '../../shared/recos/reader-ids.js';
 import { articleGuid } from '../../shared/recos/urls.js';
 import { recosMounts, type DemoArticle, type DemoKeys } from '../../infra/local/recos-mounts.js';
@@ -137,5 +143,35 @@ describe('browser library on the demo site', () => {
     await tab.evaluate((b) => (window as unknown as { Recos: Lib }).Recos.getRecommendations(b, 'member-42', 'signedShown', 4), block);
     await expect.poll(() => statuses).toEqual([200, 403]);
     await context.close();
+  });
+
+  it("shows recommendations on a first-time visitor's first article page: npm start's seed points the demo client at the demo feed, the feed job fills the catalogue", async () => {
+    // What `npm start` does: seed the demo client (its feed is the demo site's /demo/feed.xml), then run every scheduled job once.
+    const dataDir = mkdtempSync(join(tmpdir(), 'demo-seed-'));
+    const demo = await seedDemo(dataDir, service.url);
+    expect((await getClient(demo.username))!.feed).toMatchObject({ url: `${service.url}/demo/feed.xml` });
+    const before = keys;
+    keys = { trackingKey: demo.tracking_key, blockKey: demo.block_key };
+    try {
+      await invokeJob({ id: 'catalogueFeeds', ...jobs.catalogueFeeds }, {});
+      expect((await getClient(demo.username, { consistent: true }))!.feed).toMatchObject({ lastStatus: 'ok', lastCounts: { created: demoArticles.length, rejected: 0 } });
+
+      const context = await browser.newContext();
+      const tab = await context.newPage();
+      const first = demoArticles[0];
+      await tab.goto(page(first.slug));
+      await tab.waitForSelector('#recos[data-state="done"]', { timeout: 10_000 });
+      const shown = await tab.$$eval('#recos a', (links) => links.map((a) => a.getAttribute('data-guid')));
+      expect(shown).toHaveLength(4);
+      expect(shown).not.toContain(articleGuid(page(first.slug)));
+      const catalogue = new Set(demoArticles.map((a) => articleGuid(page(a.slug))));
+      expect(shown.every((g) => catalogue.has(g!))).toBe(true);
+      expect(await tab.textContent('#recos-algo')).toMatch(/^algo: .*freshness/);
+      await tab.screenshot({ path: 'test-results/recos-demo-first-visit.png', fullPage: true });
+      await context.close();
+    } finally {
+      keys = before;
+      await setFeed(demo.username, undefined);
+    }
   });
 });
