@@ -78,6 +78,9 @@ export class Operations extends Construct {
       label: 'imports failed',
     });
     alarm('ImportsFailed', 'imports-failed', 'The service gave up on an import (the file says failed, with a cause).', importsFailed, 1);
+    // A catalogue feed that failed three polls in half an hour (polls run every 10 minutes): the catalogue is stale.
+    const feedFailures = new cw.Metric({ namespace: METRICS_NAMESPACE, metricName: 'CatalogueFeedFailures', dimensionsMap: { service: SERVICE_NAME, job: 'catalogueFeeds' }, period: Duration.minutes(30), statistic: 'Sum' });
+    alarm('CatalogueFeedFailing', 'catalogue-feed-failing', "Catalogue feed polls failed 3 times in 30 minutes (the catalogue keeps its last good articles; admin show-client says why).", feedFailures, 3);
     const throttled = (metricName: string) => new cw.Metric({ namespace: 'AWS/DynamoDB', metricName, dimensionsMap: { TableName: table.tableName }, period: FIVE_MINUTES, statistic: 'Sum' });
     alarm(
       'TableThrottles',
@@ -101,7 +104,7 @@ export class Operations extends Construct {
         [
           graph('Subscribers and imports', [total('SubscribersApplied'), total('ImportLinesApplied'), total('ImportLinesFailed'), total('ImportsFailed')]),
           graph('Events and opt-ins', [total('EventsRecorded'), total('OptinsSubmitted'), total('OptinsConfirmed'), total('OptinRemindersSent')]),
-          graph('Recommendations', [total('RecommendationsServed'), total('RecommendationsFromPopularity')]),
+          graph('Recommendations', [total('RecommendationsServed'), total('RecommendationsFromPopularity'), total('CatalogueArticlesUpserted'), total('CatalogueFeedFailures')]),
         ],
         [
           graph('DynamoDB throttles', [throttled('ReadThrottleEvents'), throttled('WriteThrottleEvents')]),

@@ -419,6 +419,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/articles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Page through the catalogue, newest first
+         * @description Articles known from the catalogue (API and feed) and from tracking, by publication time, newest first. `category` keeps one category (exact, case-sensitive match). `count` defaults to 100, at most 1000. The response headers `X-Next-Cursor` and `Link: <…>; rel="next"` continue after the page (pass `cursor`); a filtered page may hold fewer than `count` articles and still have a next page.
+         */
+        get: operations["articlesGet"];
+        /**
+         * Add or update articles of the catalogue (1 to 1,000)
+         * @description Each line: `url` required (canonicalised as tracking does: no fragment, no campaign parameters; its host must be one of the client's site hosts), then `title`, `description`, `image`, `category`, `themes` (array or comma-separated), `published_time` (Unix seconds, milliseconds or ISO 8601; now when a new article does not say). Given fields replace the stored ones, absent ones are kept; views, clicks and co-visits are never touched. Lines are checked one by one: a bad line is `rejected` with its cause and the others are applied. Two lines for the same article: the last one is applied. A catalogue article no reader has viewed yet is recommended while it is fresh (the block's freshness window). A deleted article comes back only through this route.
+         */
+        put: operations["articlesPut"];
+        post?: never;
+        /**
+         * Delete an article from the catalogue
+         * @description `url` is canonicalised as tracking does. The article is never recommended again, and its counters (views, clicks, popularity, co-visits) go with it. Later page views of it are accepted by tracking and not counted; `PUT /v1/articles` brings it back (as a new article).
+         */
+        delete: operations["articlesDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2453,6 +2481,291 @@ export interface operations {
                 };
                 content: {
                     "application/javascript; charset=utf-8": string;
+                };
+            };
+            /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    articlesGet: {
+        parameters: {
+            query?: {
+                /** @description Only articles of this category (exact match) */
+                category?: string;
+                /** @description Articles per page (default 100) */
+                count?: number;
+                /** @description The `X-Next-Cursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Articles, newest first */
+            200: {
+                headers: {
+                    "x-next-cursor": components["headers"]["XNextCursor"];
+                    link: components["headers"]["Link"];
+                    "cache-control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        guid: string;
+                        url: string;
+                        title: string;
+                        description: string;
+                        image: string;
+                        category: string;
+                        themes: string[];
+                        /** @description Unix seconds */
+                        published_time: number;
+                        views: number;
+                        clicks: number;
+                    }[];
+                };
+            };
+            /** @description Invalid request; `cause` names the field and the problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    articlesPut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url: string;
+                    title?: string;
+                    description?: string;
+                    image?: string;
+                    category?: string;
+                    published_time?: number | string;
+                    themes?: string[] | string;
+                }[];
+            };
+        };
+        responses: {
+            /** @description The report: counts, then one entry per line (1-based) with its status, canonical URL and guid, or its cause */
+            200: {
+                headers: {
+                    "cache-control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        created: number;
+                        updated: number;
+                        rejected: number;
+                        lines: {
+                            /** @description 1-based position in the request */
+                            line: number;
+                            /** @enum {string} */
+                            status: "created" | "updated" | "rejected";
+                            url?: string;
+                            guid?: string;
+                            cause?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request; `cause` names the field and the problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description The client has no site hosts yet, so the catalogue is off (support sets them: admin set-hosts) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Request body larger than 6 MiB (API Gateway and Lambda limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Content-Type is not one the route takes (media types match case-insensitively, parameters allowed) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description A storage error a retry cannot cure (a bug; logged); the cause says how many articles were applied */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Storage fault a retry can cure after part of the batch was applied; the cause says how many; retrying is safe */
+            503: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    articlesDelete: {
+        parameters: {
+            query: {
+                url: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    "cache-control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "OK";
+                        url: string;
+                        guid: string;
+                    };
+                };
+            };
+            /** @description Invalid request; `cause` names the field and the problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description No such article in the catalogue (never known, or already deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
                 };
             };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */

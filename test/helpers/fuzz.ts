@@ -480,11 +480,13 @@ function describeMutation(m: Mutation): string {
  */
 export async function clientState(ctx: FuzzContext): Promise<string> {
   const query = (pk: string) => queryAll({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true });
-  const [client, subs, counts, catalogue, ...rest] = await Promise.all([
+  const [client, subs, counts, catalogue, byPublished, ...rest] = await Promise.all([
     query(`CLIENT#${ctx.username}`),
     query(keys.subscribersPartition(ctx.username, ctx.listId)),
     query(keys.countersPartition(ctx.username, ctx.listId)),
     queryAll({ TableName: tableName(), IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': keys.articlesByHotness(ctx.username) } }),
+    // The catalogue's own index: articles no reader has viewed yet are only here.
+    queryAll({ TableName: tableName(), IndexName: 'gsi2', KeyConditionExpression: 'gsi2pk = :pk', ExpressionAttributeValues: { ':pk': keys.articlesByPublished(ctx.username) } }),
     ...USER_IDS.map((id) => query(keys.reader(ctx.username, id).pk)),
     ...EMAILS.map((email) => query(keys.optinPendingPartition(ctx.username, email.toLowerCase()))),
   ]);
@@ -506,6 +508,7 @@ export async function clientState(ctx: FuzzContext): Promise<string> {
     subs: byKey(subs),
     counts: byKey(counts),
     catalogue: byKey(catalogue),
+    byPublished: byKey(byPublished),
     readers: rest.map(byKey),
     objects,
   });

@@ -106,6 +106,8 @@ describe('observe: alarms and dashboard', () => {
     expect(ids.some((id) => id.startsWith('OperationsApi5xxRate'))).toBe(true);
     expect(ids.some((id) => id.startsWith('OperationsImportsFailed'))).toBe(true);
     expect(ids.some((id) => id.startsWith('OperationsTableThrottles'))).toBe(true);
+    const feed = Object.entries(resources('AWS::CloudWatch::Alarm')).find(([id]) => id.startsWith('OperationsCatalogueFeedFailing'))?.[1];
+    expect(feed?.Properties).toMatchObject({ MetricName: 'CatalogueFeedFailures', Namespace: 'NewsletterService', Period: 1800, Threshold: 3 });
     expect(names.every((n) => n.includes('Runbook: docs/operations.md#'))).toBe(true);
   });
 
@@ -120,7 +122,7 @@ describe('observe: alarms and dashboard', () => {
     const dashboards = Object.values(resources('AWS::CloudWatch::Dashboard'));
     expect(dashboards).toHaveLength(1);
     const body = JSON.stringify(dashboards[0].Properties.DashboardBody);
-    for (const metric of ['SubscribersApplied', 'ImportLinesFailed', 'EventsRecorded', 'RecommendationsFromPopularity', 'OptinsConfirmed', 'ServerErrors']) expect(body).toContain(metric);
+    for (const metric of ['SubscribersApplied', 'ImportLinesFailed', 'EventsRecorded', 'RecommendationsFromPopularity', 'CatalogueFeedFailures', 'OptinsConfirmed', 'ServerErrors']) expect(body).toContain(metric);
   });
 });
 

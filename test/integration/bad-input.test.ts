@@ -193,6 +193,8 @@ describe('media types are case-insensitive and may carry whitespace and paramete
     expect((await send('POST', `/v1/track/${client.trackingKey}`, { user_id: 'u1', url: 'https://news.example/a' })).status).toBe(200);
     const prefs = await send('PUT', '/v1/users/u1/preferences', { themes: ['Food'] }, client.token);
     expect(prefs.body).toMatchObject({ themes: ['food'] });
+    const articles = await send('PUT', '/v1/articles', [{ url: 'https://news.example/c', title: 'C' }], client.token);
+    expect(articles.body).toMatchObject({ created: 1, rejected: 0 });
   });
 
   it.each(['Application/X-WWW-Form-Urlencoded', 'application/x-www-form-urlencoded ; charset=UTF-8'])('form routes parse a body sent as %j', async (contentType) => {
