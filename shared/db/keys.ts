@@ -71,6 +71,8 @@ export const keys = {
   articleByPublished: (clientId: string, published: number, guid: string) => ({ gsi2pk: keys.articlesByPublished(clientId), gsi2sk: publishedSortKey(published, guid) }),
   /** gsi2 partition of a client's articles by publication time. */
   articlesByPublished: (clientId: string) => `ARTNEW#${clientId}`,
+  /** A client's newest catalogue articles (attributes `p_<guid>` = publication time): the fresh candidates of recommendations. */
+  freshArticles: (clientId: string) => ({ pk: `ARTFRESH#${clientId}`, sk: 'FRESH' }),
   /** Prefix of every article key of a client (cursor checks). */
   articlePrefix: (clientId: string) => `ART#${clientId}#`,
   /** The co-visit counts of an article ("readers of this page also read"), next to the article. */

@@ -44,6 +44,8 @@ export interface SafeFetchOptions {
   /** To connect and receive the response headers, per hop. */
   connectTimeoutMs: number;
   maxRedirects: number;
+  /** Names the size limit in causes (default `IMPORT_MAX_BYTES`). */
+  sizeLimitName?: string;
   /** Request headers added to (or replacing) the defaults, e.g. `accept` or the conditional If-None-Match / If-Modified-Since. */
   headers?: Record<string, string>;
 }
@@ -140,12 +142,12 @@ function requestOnce(url: URL, o: SafeFetchOptions, deadline: number): Promise<h
 }
 
 /** Counts bytes and fails past the limit. */
-function sizeLimit(maxBytes: number): Transform {
+function sizeLimit(maxBytes: number, limitName: string): Transform {
   let seen = 0;
   return new Transform({
     transform(chunk: Buffer, _enc, done) {
       seen += chunk.length;
-      if (seen > maxBytes) return done(new UrlFetchError(`file larger than ${maxBytes} bytes (IMPORT_MAX_BYTES)`));
+      if (seen > maxBytes) return done(new UrlFetchError(`file larger than ${maxBytes} bytes (${limitName})`));
       done(null, chunk);
     },
   });
@@ -187,9 +189,9 @@ export async function safeFetch(raw: string, o: SafeFetchOptions): Promise<Fetch
     const contentLength = res.headers['content-length'] !== undefined ? Number(res.headers['content-length']) : undefined;
     if (contentLength !== undefined && contentLength > o.maxBytes) {
       res.destroy();
-      throw new UrlFetchError(`file is ${contentLength} bytes, more than ${o.maxBytes} bytes (IMPORT_MAX_BYTES)`);
+      throw new UrlFetchError(`file is ${contentLength} bytes, more than ${o.maxBytes} bytes (${o.sizeLimitName ?? 'IMPORT_MAX_BYTES'})`);
     }
-    const body = sizeLimit(o.maxBytes);
+    const body = sizeLimit(o.maxBytes, o.sizeLimitName ?? 'IMPORT_MAX_BYTES');
     const timer = setTimeout(() => body.destroy(unreachable(`download not complete within ${o.timeoutMs} ms`)), Math.max(0, deadline - Date.now()));
     res.once('error', (err) => body.destroy(describeNetworkError(err as NodeJS.ErrnoException, url)));
     res.pipe(body);

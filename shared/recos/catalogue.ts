@@ -15,7 +15,8 @@ import { describeIssues } from '../http/handler.js';
 import { count, logger } from '../observability/index.js';
 import { DynamoStore } from './dynamo-store.js';
 import { ARTICLES_PAGE, ArticleInputSchema } from './schemas.js';
-import type { Article } from './types.js';
+import { MAX_FRESHNESS_HOURS } from './settings.js';
+import type { Article, FreshEntry } from './types.js';
 import { articleGuid } from './urls.js';
 
 const store = new DynamoStore();
@@ -23,6 +24,8 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** Upserts run this many at a time. */
 const CONCURRENCY = 16;
+/** Fresh-list entries per write. */
+const FRESH_BATCH = 100;
 
 export interface CatalogueLine {
   line: number;
@@ -51,10 +54,12 @@ async function siteHostsOf(clientId: string): Promise<string[]> {
  * items): each line is validated on its own (`body[i].field: problem`), its
  * URL canonicalised and required on one of the site hosts. When two lines
  * are the same article the last one is applied. Counters (views, clicks,
- * popularity, co-visits) are never touched. A storage fault answers 503
+ * popularity, co-visits) are never touched. A deleted article comes back
+ * with `revive` (the API) and stays deleted without (a feed still listing
+ * it). Articles published within MAX_FRESHNESS_HOURS go on the fresh list. A storage fault answers 503
  * (retryable; re-sending is safe) or 500, saying how many were applied.
  */
-export async function upsertArticles(clientId: string, siteHosts: string[], raw: unknown[], where = 'body', now = nowSeconds()): Promise<CatalogueReport> {
+export async function upsertArticles(clientId: string, siteHosts: string[], raw: unknown[], { where = 'body', revive = true, now = nowSeconds() } = {}): Promise<CatalogueReport> {
   const lines: CatalogueLine[] = [];
   const valid = new Map<string, { line: CatalogueLine; input: v.InferOutput<typeof ArticleInputSchema> }>();
   raw.forEach((value, i) => {
@@ -79,17 +84,31 @@ export async function upsertArticles(clientId: string, siteHosts: string[], raw:
   });
   let applied = 0;
   let failure: unknown;
+  const fresh: FreshEntry[] = [];
   await runPool([...valid.values()], CONCURRENCY, async ({ line, input }) => {
     if (failure) return;
     try {
       const meta = { url: input.url, title: input.title, desc: input.description, image: input.image, category: input.category, published: input.published_time, themes: input.themes };
-      const { created } = await store.upsertArticle(clientId, meta, now);
-      line.status = created ? 'created' : 'updated';
+      const result = await store.upsertArticle(clientId, meta, now, { revive });
+      if (!result) {
+        line.cause = `${where}[${line.line - 1}].url: the article was deleted from the catalogue (DELETE /v1/articles); only PUT /v1/articles brings it back`;
+        return;
+      }
+      line.status = result.created ? 'created' : 'updated';
       applied++;
+      if (result.article.published >= now - MAX_FRESHNESS_HOURS * 3600) fresh.push({ guid: result.article.guid, published: result.article.published });
     } catch (err) {
       failure ??= err;
     }
   });
+  // The fresh list (recommendation candidates before a first view): one write per 100 articles, not one per article (a hot item).
+  for (let i = 0; i < fresh.length && !failure; i += FRESH_BATCH) {
+    try {
+      await store.addFresh(clientId, fresh.slice(i, i + FRESH_BATCH), now);
+    } catch (err) {
+      failure = err;
+    }
+  }
   count('CatalogueArticlesUpserted', applied);
   if (failure) {
     const retryable = isRetryableStorageFault(failure);

@@ -2,14 +2,17 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } fr
 import { batchGet, batchWrite, ddb, isConditionFailure, tableName } from '../db/client.js';
 import { hotSortKey, keys, publishedSortKey } from '../db/keys.js';
 import { bucketsFromScore, scoreFromBuckets, viewIncrement } from './ranking.js';
-import { COVISIT_CAP, COVISIT_PRUNE_AT, pruneCovisits, type RecosStore } from './store.js';
+import { COVISIT_CAP, COVISIT_PRUNE_AT, FRESH_LIST_CAP, pruneCovisits, pruneFresh, type RecosStore } from './store.js';
+import { MAX_FRESHNESS_HOURS } from './settings.js';
 import { LIMITS, withMetadata, type ArticleMeta, type PageView } from './tracking.js';
 import { articleGuid } from './urls.js';
-import type { Article, Covisits, Preferences, Reader } from './types.js';
+import type { Article, Covisits, FreshEntry, Preferences, Reader } from './types.js';
 
 const DAY = 86_400;
 /** Co-visit counts are attributes `n_<guid>` of the co-visit item (so one UpdateItem can ADD to several). */
 const COUNT_PREFIX = 'n_';
+/** Fresh-list entries are attributes `p_<guid>` (publication time) of the client's fresh item. */
+const FRESH_PREFIX = 'p_';
 /** Popularity bucket masses are attributes `m_<bucket>` of the article (see `viewIncrement`). */
 const MASS_PREFIX = 'm_';
 
@@ -51,6 +54,12 @@ function toArticle(item: Item): Article {
   return { ...(article as unknown as Article), hot: scoreFromBuckets(masses) ?? 0 };
 }
 
+function toFresh(item: Item): FreshEntry[] {
+  const entries: FreshEntry[] = [];
+  for (const [name, value] of Object.entries(item)) if (name.startsWith(FRESH_PREFIX)) entries.push({ guid: name.slice(FRESH_PREFIX.length), published: Number(value) });
+  return entries;
+}
+
 function toCovisits(item: Item): Covisits {
   const counts: Covisits = {};
   for (const [name, value] of Object.entries(item)) if (name.startsWith(COUNT_PREFIX)) counts[name.slice(COUNT_PREFIX.length)] = Number(value);
@@ -78,28 +87,31 @@ const strip = <T>(item: Item | undefined): T | undefined => {
 
 /**
  * The recommendation records in the single table. Calls per operation:
- * context 1 (BatchGetItem), hotArticles 1 (Query on gsi1), freshArticles 1
- * (Query on gsi2), articles 1 (BatchGetItem), upsertArticle 1, deleteArticle
- * 2, recordView 2 (UpdateItem ADD, then the index key), putReader 1, addCovisits 1 + one per other
+ * context 1 (BatchGetItem, with the fresh list), hotArticles 1 (Query on
+ * gsi1), articles 1 (BatchGetItem), upsertArticle 1, addFresh 1 (+1 rare
+ * pruning), deleteArticle 3, recordView 2 (UpdateItem ADD, then the index key), putReader 1, addCovisits 1 + one per other
  * article (UpdateItem, plus a rare pruning Put), recordClick 1.
  * UnprocessedKeys retries add calls under throttling.
  */
 export class DynamoStore implements RecosStore {
-  async context(clientId: string, q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean }) {
+  async context(clientId: string, q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean; fresh?: boolean }) {
     const wanted = [
       q.userId && keys.reader(clientId, q.userId),
       q.userId && q.preferences && keys.readerPreferences(clientId, q.userId),
       q.guid && keys.article(clientId, q.guid),
       q.guid && q.covisits && keys.covisits(clientId, q.guid),
+      q.fresh && keys.freshArticles(clientId),
     ].filter((k): k is { pk: string; sk: string } => Boolean(k));
     const items = wanted.length > 0 ? await batchGet<Item>(wanted) : [];
     const bySk = new Map(items.map((item) => [item.sk as string, item]));
     const covisitItem = bySk.get('COVISIT');
+    const freshItem = bySk.get('FRESH');
     return {
       reader: strip<Reader>(bySk.get('READS')),
       preferences: strip<Preferences>(bySk.get('PREFS')),
       article: isLive(bySk.get('ART')) ? toArticle(bySk.get('ART')!) : undefined,
       covisits: covisitItem ? toCovisits(covisitItem) : undefined,
+      fresh: q.fresh ? (freshItem ? toFresh(freshItem) : []) : undefined,
     };
   }
 
@@ -122,18 +134,36 @@ export class DynamoStore implements RecosStore {
     return (await batchGet<Item>(guids.map((g) => keys.article(clientId, g)))).filter(isLive).map(toArticle);
   }
 
-  async freshArticles(clientId: string, since: number, limit: number): Promise<Article[]> {
+  async addFresh(clientId: string, entries: FreshEntry[], now: number): Promise<void> {
+    if (entries.length === 0) return;
+    const names = Object.fromEntries(entries.map((e, i) => [`#f${i}`, FRESH_PREFIX + e.guid]));
+    const values = Object.fromEntries(entries.map((e, i) => [`:f${i}`, e.published]));
     const out = await ddb.send(
-      new QueryCommand({
+      new UpdateCommand({
         TableName: tableName(),
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk >= :since',
-        ExpressionAttributeValues: { ':pk': keys.articlesByPublished(clientId), ':since': publishedSortKey(since, '') },
-        ScanIndexForward: false,
-        Limit: limit,
+        Key: keys.freshArticles(clientId),
+        UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :f${i}`).join(', ')}, #type = :type`,
+        ExpressionAttributeNames: { ...names, '#type': 'type' },
+        ExpressionAttributeValues: { ...values, ':type': 'fresh' },
+        ReturnValues: 'ALL_NEW',
       }),
     );
-    return (out.Items ?? []).filter(isLive).map(toArticle);
+    const all = toFresh(out.Attributes ?? {});
+    // Rare: past the cap (or with entries outside the longest window), the rest is removed. A guid re-added meanwhile may go; its next upsert puts it back.
+    if (all.length > FRESH_LIST_CAP + 100 || all.some((e) => e.published < now - MAX_FRESHNESS_HOURS * 3600)) {
+      const keep = new Set(pruneFresh(all, now).map((e) => e.guid));
+      const drop = all.filter((e) => !keep.has(e.guid)).slice(0, 500);
+      if (drop.length > 0) {
+        await ddb.send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: keys.freshArticles(clientId),
+            UpdateExpression: `REMOVE ${drop.map((_, i) => `#d${i}`).join(', ')}`,
+            ExpressionAttributeNames: Object.fromEntries(drop.map((e, i) => [`#d${i}`, FRESH_PREFIX + e.guid])),
+          }),
+        );
+      }
+    }
   }
 
   /**
@@ -162,7 +192,7 @@ export class DynamoStore implements RecosStore {
     return { articles, nextKey: startKey };
   }
 
-  async upsertArticle(clientId: string, meta: ArticleMeta, now: number): Promise<{ article: Article; created: boolean }> {
+  async upsertArticle(clientId: string, meta: ArticleMeta, now: number, { revive = true } = {}): Promise<{ article: Article; created: boolean } | undefined> {
     const guid = articleGuid(meta.url);
     const given = { title: meta.title, desc: meta.desc, image: meta.image, category: meta.category, published: meta.published, themes: meta.themes?.length ? meta.themes.slice(0, LIMITS.themesPerArticle) : undefined };
     const set: Record<string, unknown> = { url: meta.url, guid, type: 'article', gsi2pk: keys.articlesByPublished(clientId), ttl: now + LIMITS.articleTtlDays * DAY };
@@ -170,16 +200,23 @@ export class DynamoStore implements RecosStore {
     for (const [name, value] of Object.entries(given)) if (value !== undefined && value !== '') set[name] = value;
     if (meta.published !== undefined) set.gsi2sk = publishedSortKey(meta.published, guid);
     const update = updateParts(set, setIfAbsent);
-    const out = await ddb.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.article(clientId, guid),
-        UpdateExpression: `SET ${update.parts.join(', ')} REMOVE #deleted`,
-        ExpressionAttributeNames: { ...update.names, '#deleted': DELETED },
-        ExpressionAttributeValues: update.values,
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
+    let out;
+    try {
+      out = await ddb.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.article(clientId, guid),
+          UpdateExpression: `SET ${update.parts.join(', ')} REMOVE #deleted`,
+          ...(revive ? {} : { ConditionExpression: 'attribute_not_exists(#deleted)' }),
+          ExpressionAttributeNames: { ...update.names, '#deleted': DELETED },
+          ExpressionAttributeValues: update.values,
+          ReturnValues: 'ALL_OLD',
+        }),
+      );
+    } catch (err) {
+      if (isConditionFailure(err)) return undefined;
+      throw err;
+    }
     const old = out.Attributes;
     const created = !isLive(old);
     const article = withMetadata(created ? undefined : toArticle(old), meta, now);
@@ -202,7 +239,10 @@ export class DynamoStore implements RecosStore {
       if (isConditionFailure(err)) return false;
       throw err;
     }
-    await ddb.send(new DeleteCommand({ TableName: tableName(), Key: keys.covisits(clientId, guid) }));
+    await Promise.all([
+      ddb.send(new DeleteCommand({ TableName: tableName(), Key: keys.covisits(clientId, guid) })),
+      ddb.send(new UpdateCommand({ TableName: tableName(), Key: keys.freshArticles(clientId), UpdateExpression: 'REMOVE #g', ExpressionAttributeNames: { '#g': FRESH_PREFIX + guid } })),
+    ]);
     return true;
   }
 

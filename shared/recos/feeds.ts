@@ -99,7 +99,7 @@ export async function pollFeed(client: Pick<Client, 'id' | 'siteHosts' | 'feed'>
   let xml: string;
   let validators: Pick<CatalogueFeed, 'etag' | 'lastModified'>;
   try {
-    const fetched = await safeFetch(feed.url, { ...FEED_LIMITS, allowLoopback: config.feedAllowLoopback, headers });
+    const fetched = await safeFetch(feed.url, { ...FEED_LIMITS, allowLoopback: config.feedAllowLoopback, headers, sizeLimitName: 'the feed limit' });
     if (fetched.status === 304) {
       await recordFeedPoll(client.id, feed.url, { lastPollAt: at, lastStatus: 'not-modified', lastError: undefined, lastSuccessAt: at, consecutiveFailures: 0 });
       return 'not-modified';
@@ -119,7 +119,7 @@ export async function pollFeed(client: Pick<Client, 'id' | 'siteHosts' | 'feed'>
     if (err instanceof FeedFormatError) return fail(`feed: ${err.message}`);
     throw err;
   }
-  const report = await upsertArticles(client.id, siteHosts, parsed.lines, 'feed.items');
+  const report = await upsertArticles(client.id, siteHosts, parsed.lines, { where: 'feed.items', revive: false });
   await recordFeedPoll(client.id, feed.url, {
     ...validators,
     lastPollAt: at,

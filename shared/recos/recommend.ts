@@ -4,9 +4,10 @@ import type { BlockSettings } from './types.js';
 import { articleGuid } from './urls.js';
 
 /**
- * Candidates per request: the most popular articles, the newest articles
- * inside the block's freshness window (viewed or not: the catalogue's new
- * articles), plus the strongest co-visit neighbours not among them.
+ * Candidates per request: the most popular articles, the newest catalogue
+ * articles inside the block's freshness window (the client's fresh list:
+ * known before their first reader), plus the strongest co-visit neighbours
+ * not among them (fresh + neighbours ≤ 100, one BatchGetItem).
  */
 export const CANDIDATES = { popular: 200, fresh: 50, neighbours: 50 };
 
@@ -22,29 +23,39 @@ export interface RankingRequest {
 
 /**
  * The reader's whole ranking for one block (at most `maxRows` entries); a
- * page of it is `start`..`start + rows`. Storage round trips: context,
- * popular and fresh articles in parallel (fresh once the settings are
- * known), then the missing co-visit neighbours (4 calls, 2 or 3 sequential
- * rounds). The settings may still be loading (the client's site hosts are
- * read in parallel with the context).
+ * page of it is `start`..`start + rows`. Storage round trips: the context
+ * (with the client's fresh list) and the popular articles in parallel, then
+ * the fresh and co-visit articles not among the popular ones (3 calls, 2
+ * sequential rounds). The settings may still be loading (the client's site
+ * hosts are read in parallel with the context).
  */
 export async function rankingFor(store: RecosStore, blockSettings: BlockSettings | Promise<BlockSettings>, q: RankingRequest): Promise<Ranked[]> {
   const currentGuid = q.pageUrl ? articleGuid(q.pageUrl) : undefined;
-  const [context, popular, [settings, fresh]] = await Promise.all([
-    store.context(q.clientId, { userId: q.userId, guid: currentGuid, preferences: true, covisits: true }),
+  const [context, popular, settings] = await Promise.all([
+    store.context(q.clientId, { userId: q.userId, guid: currentGuid, preferences: true, covisits: true, fresh: true }),
     store.hotArticles(q.clientId, CANDIDATES.popular),
-    Promise.resolve(blockSettings).then(async (s) => [s, s.freshnessHours > 0 ? await store.freshArticles(q.clientId, q.now - s.freshnessHours * 3600, CANDIDATES.fresh) : []] as const),
+    blockSettings,
   ]);
   const covisits = context.covisits ?? {};
-  const known = new Set([...popular, ...fresh].map((a) => a.guid));
+  const known = new Set(popular.map((a) => a.guid));
+  const since = q.now - settings.freshnessHours * 3600;
+  const fresh =
+    settings.freshnessHours > 0
+      ? (context.fresh ?? [])
+          .filter((e) => e.published >= since && !known.has(e.guid))
+          .sort((a, b) => b.published - a.published || (a.guid < b.guid ? -1 : 1))
+          .slice(0, CANDIDATES.fresh)
+          .map((e) => e.guid)
+      : [];
   const neighbours = Object.entries(covisits)
-    .filter(([guid]) => !known.has(guid))
+    .filter(([guid]) => !known.has(guid) && !fresh.includes(guid))
     .sort(([ga, a], [gb, b]) => b - a || (ga < gb ? -1 : 1))
     .slice(0, CANDIDATES.neighbours)
     .map(([guid]) => guid);
-  const extra = neighbours.length > 0 ? await store.articles(q.clientId, neighbours) : [];
+  const missing = [...fresh, ...neighbours];
+  const extra = missing.length > 0 ? await store.articles(q.clientId, missing) : [];
   return rank({
-    candidates: [...popular, ...fresh, ...extra],
+    candidates: [...popular, ...extra],
     current: context.article,
     currentGuid,
     covisits,

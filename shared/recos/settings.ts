@@ -7,6 +7,9 @@ export const DEFAULT_WEIGHTS: Weights = { covisit: 1, content: 0.35, preferences
 
 export const BLOCK_DEFAULTS = { rows: 10, maxRows: 50, maxAgeDays: 30, freshnessHours: 48, envelope: 'smart-section' as Envelope };
 
+/** Longest freshness window (30 days): the fresh list keeps catalogue articles published within it. */
+export const MAX_FRESHNESS_HOURS = 720;
+
 /** Hard ceiling of a block's ranking length, whatever its settings say. */
 export const MAX_ROWS_CEILING = 100;
 
@@ -28,7 +31,7 @@ export function blockSettings(item: BlockKey, client: Pick<Client, 'siteHosts'> 
     rows: Math.min(maxRows, Math.floor(num(item.rows, BLOCK_DEFAULTS.rows, 1, MAX_ROWS_CEILING))),
     maxRows,
     maxAgeDays: num(item.maxAgeDays, BLOCK_DEFAULTS.maxAgeDays, 0.01, 3650),
-    freshnessHours: num(item.freshnessHours, BLOCK_DEFAULTS.freshnessHours, 0, 24 * 3650),
+    freshnessHours: num(item.freshnessHours, BLOCK_DEFAULTS.freshnessHours, 0, MAX_FRESHNESS_HOURS),
     envelope: item.envelope === 'legacy' ? 'legacy' : 'smart-section',
     weights: {
       covisit: num(weights.covisit, DEFAULT_WEIGHTS.covisit, 0, 100),

@@ -1,5 +1,6 @@
 import { mergeArticle, withMetadata, type ArticleMeta, type PageView } from './tracking.js';
-import type { Article, Covisits, Preferences, Reader } from './types.js';
+import { MAX_FRESHNESS_HOURS } from './settings.js';
+import type { Article, Covisits, FreshEntry, Preferences, Reader } from './types.js';
 import { articleGuid } from './urls.js';
 
 /**
@@ -8,17 +9,21 @@ import { articleGuid } from './urls.js';
  * evaluation and the benchmark's data generation, with the same semantics.
  */
 export interface RecosStore {
-  /** In one round trip, whichever of these exist: the reader, their preferences, an article and its co-visits. */
+  /** In one round trip, whichever of these exist: the reader, their preferences, an article, its co-visits and the client's fresh list. */
   context(
     clientId: string,
-    q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean },
-  ): Promise<{ reader?: Reader; preferences?: Preferences; article?: Article; covisits?: Covisits }>;
+    q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean; fresh?: boolean },
+  ): Promise<{ reader?: Reader; preferences?: Preferences; article?: Article; covisits?: Covisits; fresh?: FreshEntry[] }>;
   /** The `limit` most popular articles (decayed popularity), most popular first. */
   hotArticles(clientId: string, limit: number): Promise<Article[]>;
   /** Articles by guid (at most 100 guids); unknown and deleted ones are left out. */
   articles(clientId: string, guids: string[]): Promise<Article[]>;
-  /** Articles published at `since` or later, newest first, at most `limit`: viewed or not (catalogue articles before their first reader). */
-  freshArticles(clientId: string, since: number, limit: number): Promise<Article[]>;
+  /**
+   * Puts catalogue articles on the client's fresh list (the newest
+   * FRESH_LIST_CAP by publication time are kept; older than
+   * MAX_FRESHNESS_HOURS are dropped). Callers batch (one write per 100).
+   */
+  addFresh(clientId: string, entries: FreshEntry[], now: number): Promise<void>;
   /**
    * Counts one page view of an article (creating it), refreshing its metadata
    * from what the page sent, and returns the article after it. Concurrent views
@@ -26,9 +31,13 @@ export interface RecosStore {
    * the catalogue is not counted (undefined).
    */
   recordView(clientId: string, view: PageView, now: number): Promise<Article | undefined>;
-  /** Creates or updates a catalogue article's metadata (counters untouched; a deleted article comes back). */
-  upsertArticle(clientId: string, meta: ArticleMeta, now: number): Promise<{ article: Article; created: boolean }>;
-  /** Deletes an article with its counters and co-visits, for good (later views are not counted); false when unknown. */
+  /**
+   * Creates or updates a catalogue article's metadata (counters untouched).
+   * A deleted article comes back with `revive` (PUT /v1/articles); without
+   * it (a feed) it stays deleted: undefined.
+   */
+  upsertArticle(clientId: string, meta: ArticleMeta, now: number, o?: { revive?: boolean }): Promise<{ article: Article; created: boolean } | undefined>;
+  /** Deletes an article with its counters, co-visits and fresh-list entry, for good (later views are not counted); false when unknown. */
   deleteArticle(clientId: string, guid: string): Promise<boolean>;
   putReader(clientId: string, reader: Reader): Promise<void>;
   /** Counts one co-read of `guid` with each of `others`, in both directions. */
@@ -41,6 +50,18 @@ export interface RecosStore {
 /** Co-visit items keep the strongest COVISIT_CAP neighbours once they grow past COVISIT_PRUNE_AT. */
 export const COVISIT_CAP = 100;
 export const COVISIT_PRUNE_AT = 150;
+
+/** Entries kept on a client's fresh list. */
+export const FRESH_LIST_CAP = 500;
+
+/** The fresh list after adding entries: newest first by publication, within MAX_FRESHNESS_HOURS of `now`, at most FRESH_LIST_CAP. */
+export function pruneFresh(entries: FreshEntry[], now: number): FreshEntry[] {
+  const byGuid = new Map(entries.map((e) => [e.guid, e]));
+  return [...byGuid.values()]
+    .filter((e) => e.published >= now - MAX_FRESHNESS_HOURS * 3600)
+    .sort((a, b) => b.published - a.published || (a.guid < b.guid ? -1 : 1))
+    .slice(0, FRESH_LIST_CAP);
+}
 
 /** Keeps the `cap` largest counts (ties by guid). */
 export function pruneCovisits(counts: Covisits, cap = COVISIT_CAP): Covisits {
@@ -57,6 +78,7 @@ export class MemoryStore implements RecosStore {
   readonly readerMap = new Map<string, Map<string, Reader>>();
   readonly preferenceMap = new Map<string, Map<string, Preferences>>();
   readonly covisitMap = new Map<string, Map<string, Covisits>>();
+  readonly freshMap = new Map<string, FreshEntry[]>();
   /** Deleted articles (tombstones), per client. */
   readonly deletedMap = new Map<string, Set<string>>();
   private hotCache = new Map<string, { version: number; list: Article[] }>();
@@ -68,8 +90,9 @@ export class MemoryStore implements RecosStore {
     return inner;
   }
 
-  async context(clientId: string, q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean }) {
+  async context(clientId: string, q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean; fresh?: boolean }) {
     return {
+      fresh: q.fresh ? this.freshMap.get(clientId) : undefined,
       reader: q.userId ? this.of(this.readerMap, clientId).get(q.userId) : undefined,
       preferences: q.userId && q.preferences ? this.of(this.preferenceMap, clientId).get(q.userId) : undefined,
       article: q.guid ? this.of(this.articleMap, clientId).get(q.guid) : undefined,
@@ -90,14 +113,12 @@ export class MemoryStore implements RecosStore {
     return guids.map((g) => map.get(g)).filter((a): a is Article => a !== undefined);
   }
 
-  async freshArticles(clientId: string, since: number, limit: number): Promise<Article[]> {
-    return [...this.of(this.articleMap, clientId).values()]
-      .filter((a) => a.published >= since)
-      .sort((a, b) => b.published - a.published || (a.guid < b.guid ? 1 : -1))
-      .slice(0, limit);
+  async addFresh(clientId: string, entries: FreshEntry[], now: number): Promise<void> {
+    this.freshMap.set(clientId, pruneFresh([...(this.freshMap.get(clientId) ?? []), ...entries], now));
   }
 
-  async upsertArticle(clientId: string, meta: ArticleMeta, now: number): Promise<{ article: Article; created: boolean }> {
+  async upsertArticle(clientId: string, meta: ArticleMeta, now: number, { revive = true } = {}): Promise<{ article: Article; created: boolean } | undefined> {
+    if (!revive && this.deletedMap.get(clientId)?.has(articleGuid(meta.url))) return undefined;
     const map = this.of(this.articleMap, clientId);
     const previous = map.get(articleGuid(meta.url));
     const article = withMetadata(previous, meta, now);
@@ -111,6 +132,7 @@ export class MemoryStore implements RecosStore {
     const map = this.of(this.articleMap, clientId);
     if (!map.delete(guid)) return false;
     this.of(this.covisitMap, clientId).delete(guid);
+    this.freshMap.set(clientId, (this.freshMap.get(clientId) ?? []).filter((e) => e.guid !== guid));
     if (!this.deletedMap.has(clientId)) this.deletedMap.set(clientId, new Set());
     this.deletedMap.get(clientId)!.add(guid);
     this.version++;

@@ -47,6 +47,12 @@ export interface Preferences {
   updatedAt: string;
 }
 
+/** A catalogue article on the client's fresh list: its guid and publication time (Unix seconds). */
+export interface FreshEntry {
+  guid: string;
+  published: number;
+}
+
 /** "Readers of this page also read": co-read article guid → count, capped. */
 export type Covisits = Record<string, number>;
 

@@ -98,6 +98,10 @@ describe('PUT /v1/articles', () => {
     const full = await put(client, Array.from({ length: 1000 }, (_, i) => ({ url: `${s}/${i}`, published_time: hoursAgo(i / 100) })));
     expect(full.status).toBe(200);
     expect(full.body).toMatchObject({ created: 1000, rejected: 0 });
+    // The fresh list keeps the newest 500 (written 100 at a time); recommendations take the newest of them first.
+    const block = await createBlock(client.username, { rows: 5 });
+    const newest = await recos(block, 'reader-of-1000');
+    expect(guidsOf(newest.body)).toEqual([0, 1, 2, 3, 4].map((i) => articleGuid(`${s}/${i}`)));
 
     const noHosts = await newClient(service);
     const refused = await put(noHosts, [{ url: `${s}/x` }]);

@@ -137,12 +137,25 @@ describe('catalogue feed job', () => {
     expect(await feedOf(client)).toMatchObject({ lastStatus: 'failed', consecutiveFailures: 2, lastError: 'feed: the feed is not well-formed XML' });
     expect((await catalogue(client)).map((a) => a.title)).toEqual(['Four', 'One, updated', 'Two']);
 
+    // An article deleted through the API stays deleted while the feed still lists it.
+    const deleted = await request(`${service.url}/v1/articles?url=${encodeURIComponent(`${site}/two`)}`, { method: 'DELETE', token: client.token });
+    expect(deleted.status).toBe(200);
+    answer = { status: 200, etag: '"v3"', body: rss([{ url: `${site}/four`, title: 'Four', at: hoursAgo(0.5) }, { url: `${site}/two`, title: 'Two', at: hoursAgo(2) }]) };
+    await runJob();
+    expect(await feedOf(client)).toMatchObject({
+      lastStatus: 'ok',
+      consecutiveFailures: 0,
+      lastCounts: { created: 0, updated: 1, rejected: 1 },
+      firstRejection: 'feed.items[1].url: the article was deleted from the catalogue (DELETE /v1/articles); only PUT /v1/articles brings it back',
+    });
+    expect((await catalogue(client)).map((a) => a.title)).toEqual(['Four', 'One, updated']);
+
     // Off: no longer polled; the articles it gave stay.
     await setFeed(client.username, undefined);
     seen.length = 0;
     await runJob();
     expect((await getClient(client.username, { consistent: true }))!.feed).toBeUndefined();
-    expect((await catalogue(client)).length).toBe(3);
+    expect((await catalogue(client)).length).toBe(2);
   });
 
   it('reads Atom and news sitemaps, and refuses loopback feeds unless FEED_ALLOW_LOOPBACK', async () => {

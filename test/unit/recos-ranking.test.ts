@@ -3,8 +3,9 @@ import { buildLibrary, generatedModule } from '../../shared/browser/build.js';
 import { readFileSync } from 'node:fs';
 import { jsonp, redirectUrl } from '../../shared/recos/envelope.js';
 import { addView, algoName, bucketsFromScore, scoreFromBuckets, viewIncrement, contentSimilarity, decayedViews, freshness, POPULARITY_HALF_LIFE_HOURS, preferenceMatch, rank, shuffled, type RankInput } from '../../shared/recos/ranking.js';
-import { blockSettings, DEFAULT_WEIGHTS } from '../../shared/recos/settings.js';
-import { MemoryStore, pruneCovisits } from '../../shared/recos/store.js';
+import { blockSettings, DEFAULT_WEIGHTS, MAX_FRESHNESS_HOURS } from '../../shared/recos/settings.js';
+import { FRESH_LIST_CAP, MemoryStore, pruneCovisits, pruneFresh } from '../../shared/recos/store.js';
+import { rankingFor } from '../../shared/recos/recommend.js';
 import { LIMITS, mergeArticle, mergeReader, trackPageView } from '../../shared/recos/tracking.js';
 import { toUnixSeconds } from '../../shared/recos/schemas.js';
 import type { Article } from '../../shared/recos/types.js';
@@ -158,14 +159,38 @@ describe('rank', () => {
     expect(now[1].signals.popularity).toBe(0);
     expect(now[1].signals.freshness).toBeCloseTo(DEFAULT_WEIGHTS.freshness * (1 - 1 / window), 9);
     expect(algoName(now)).toBe('popularity+freshness');
-    // Once older than the window it has no signal left: last, and the page's algo no longer names freshness.
+    // Once older than the window, an article no reader viewed is not recommended at all; the page's algo no longer names freshness.
     const later = rank(input([popular, old, fresh], { settings, now: NOW + window * HOUR }));
-    expect(order(later)).toEqual(['popular', 'old', 'fresh']);
-    expect(later[2].score).toBe(0);
+    expect(order(later)).toEqual(['popular', 'old']);
     expect(algoName(later)).toBe('popularity');
     // Weighted per block: a weight of 0 switches it off.
     const off = rank(input([popular, old, fresh], { settings: { ...settings, weights: { ...DEFAULT_WEIGHTS, freshness: 0 } } }));
     expect(order(off)).toEqual(['popular', 'old', 'fresh']);
+  });
+
+  it('through the store: a catalogue article on the fresh list is a candidate before its first view, and not once past the window', async () => {
+    const store = new MemoryStore();
+    const settings = { ...blockSettings({ kind: 'block', clientId: 'c', freshnessHours: 6 }, { siteHosts: ['s.example'] }) };
+    const { article } = (await store.upsertArticle('c', { url: 'https://s.example/new', title: 'New', published: NOW - HOUR }, NOW))!;
+    await store.addFresh('c', [{ guid: article.guid, published: article.published }], NOW);
+    const ranking = async (now: number) => (await rankingFor(store, settings, { clientId: 'c', userId: 'u', excluded: [], now })).map((r) => r.article.guid);
+    expect(await ranking(NOW)).toEqual([article.guid]);
+    expect(await ranking(NOW + 5 * HOUR - 1)).toEqual([article.guid]);
+    expect(await ranking(NOW + 5 * HOUR)).toEqual([]);
+    // Deleted: off the fresh list, never a candidate again (a later view is not counted).
+    await store.deleteArticle('c', article.guid);
+    expect(await ranking(NOW)).toEqual([]);
+    expect(await store.recordView('c', { userId: 'u', url: 'https://s.example/new' }, NOW)).toBeUndefined();
+  });
+
+  it('keeps the newest FRESH_LIST_CAP entries of the fresh list, none older than the longest window', () => {
+    const entries = Array.from({ length: FRESH_LIST_CAP + 10 }, (_, i) => ({ guid: `g${i}`, published: NOW - i * 60 }));
+    const old = { guid: 'old', published: NOW - (MAX_FRESHNESS_HOURS + 1) * HOUR };
+    const kept = pruneFresh([old, ...entries, entries[0]], NOW);
+    expect(kept).toHaveLength(FRESH_LIST_CAP);
+    expect(kept[0]).toEqual(entries[0]);
+    expect(kept.at(-1)).toEqual(entries[FRESH_LIST_CAP - 1]);
+    expect(kept.some((e) => e.guid === 'old')).toBe(false);
   });
 
   it('shuffles a copy, keeping the items', () => {
