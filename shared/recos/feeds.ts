@@ -97,6 +97,7 @@ export async function pollFeed(client: Pick<Client, 'id' | 'siteHosts' | 'feed'>
   if (feed.etag) headers['if-none-match'] = feed.etag;
   if (feed.lastModified) headers['if-modified-since'] = feed.lastModified;
   let xml: string;
+  let documentUrl: string;
   let validators: Pick<CatalogueFeed, 'etag' | 'lastModified'>;
   try {
     const fetched = await safeFetch(feed.url, { ...FEED_LIMITS, allowLoopback: config.feedAllowLoopback, headers, sizeLimitName: 'the feed limit' });
@@ -108,13 +109,14 @@ export async function pollFeed(client: Pick<Client, 'id' | 'siteHosts' | 'feed'>
     for await (const chunk of fetched.body) chunks.push(chunk as Buffer);
     xml = decode(Buffer.concat(chunks), fetched.contentType);
     validators = { etag: fetched.etag, lastModified: fetched.lastModified };
+    documentUrl = fetched.url.href;
   } catch (err) {
     if (err instanceof UrlFetchError) return fail(`feed ${err.message}`, err.detail);
     throw err;
   }
   let parsed;
   try {
-    parsed = parseFeed(xml);
+    parsed = parseFeed(xml, documentUrl);
   } catch (err) {
     if (err instanceof FeedFormatError) return fail(`feed: ${err.message}`);
     throw err;
