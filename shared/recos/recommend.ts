@@ -9,7 +9,7 @@ import { articleGuid } from './urls.js';
  * known before their first reader), plus the strongest co-visit neighbours
  * not among them (fresh + neighbours ≤ 100, one BatchGetItem).
  */
-export const CANDIDATES = { popular: 200, fresh: 50, neighbours: 50 };
+export const CANDIDATES = { popular: 200, fresh: 70, neighbours: 30 };
 
 export interface RankingRequest {
   clientId: string;
@@ -42,7 +42,8 @@ export async function rankingFor(store: RecosStore, blockSettings: BlockSettings
   const fresh =
     settings.freshnessHours > 0
       ? (context.fresh ?? [])
-          .filter((e) => e.published >= since && !known.has(e.guid))
+          // Dated more than an hour ahead: not fresh yet (freshness is 0), so it does not take a slot.
+          .filter((e) => e.published >= since && e.published <= q.now + 3600 && !known.has(e.guid))
           .sort((a, b) => b.published - a.published || (a.guid < b.guid ? -1 : 1))
           .slice(0, CANDIDATES.fresh)
           .map((e) => e.guid)

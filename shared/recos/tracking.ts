@@ -1,4 +1,5 @@
 import { addView } from './ranking.js';
+import { MAX_FRESHNESS_HOURS } from './settings.js';
 import type { RecosStore } from './store.js';
 import { articleGuid } from './urls.js';
 import type { Article, Reader } from './types.js';
@@ -118,16 +119,19 @@ export function mergeReader(previous: Reader | undefined, userId: string, articl
  * metadata; not for an article deleted from the catalogue, whose views are
  * not counted) while reading the reader, then stores the reader's reads and
  * tastes and the co-visits of the article with the reader's earlier reads of
- * the same session.
+ * the same session; an article's first view puts it on the fresh list.
  */
 export async function trackPageView(store: RecosStore, clientId: string, view: PageView, now: number): Promise<Article | undefined> {
   const [{ reader }, article] = await Promise.all([store.context(clientId, { userId: view.userId }), store.recordView(clientId, view, now)]);
   // A deleted article (DELETE /v1/articles) is not counted, nor read, nor co-visited.
   if (!article) return undefined;
   const merged = mergeReader(reader, view.userId, article, now);
+  // An article's first view puts it on the fresh list, as the catalogue does (once per article: a fresh candidate before it is popular).
+  const isNew = article.views === 1 && article.published >= now - MAX_FRESHNESS_HOURS * 3600;
   await Promise.all([
     store.putReader(clientId, merged.reader),
     merged.session.length > 0 ? store.addCovisits(clientId, article.guid, merged.session) : undefined,
+    isNew ? store.addFresh(clientId, [{ guid: article.guid, published: article.published }], now) : undefined,
   ]);
   return article;
 }

@@ -26,8 +26,9 @@ describe('PUT /v1/articles', () => {
   it('creates and updates articles and reports each line: created, updated, or rejected with its cause', async () => {
     const client = await newCatalogueClient();
     const s = site();
+    const publishedA = hoursAgo(2);
     const first = await put(client, [
-      { url: `${s}/a?utm_source=rss#top`, title: 'A', description: 'About A', image: `${s}/a.jpg`, category: 'World', themes: 'Climate, Politics', published_time: hoursAgo(2) },
+      { url: `${s}/a?utm_source=rss#top`, title: 'A', description: 'About A', image: `${s}/a.jpg`, category: 'World', themes: 'Climate, Politics', published_time: publishedA },
       { url: `${s}/b`, title: 'B', published_time: new Date(hoursAgo(1) * 1000).toISOString() },
     ]);
     expect(first.status, first.text).toBe(200);
@@ -75,7 +76,7 @@ describe('PUT /v1/articles', () => {
       image: `${s}/a.jpg`,
       category: 'World',
       themes: ['climate', 'politics'],
-      published_time: hoursAgo(2),
+      published_time: publishedA,
       views: 0,
       clicks: 0,
     });
@@ -160,13 +161,14 @@ describe('catalogue articles in recommendations', () => {
     const s = site();
     const fresh = `${s}/just-published`;
     const old = `${s}/published-three-days-ago`;
-    expect((await put(client, [{ url: fresh, title: 'Fresh', published_time: hoursAgo(1) }, { url: old, title: 'Old', published_time: hoursAgo(72) }])).status).toBe(200);
+    const publishedFresh = hoursAgo(1);
+    expect((await put(client, [{ url: fresh, title: 'Fresh', published_time: publishedFresh }, { url: old, title: 'Old', published_time: hoursAgo(72) }])).status).toBe(200);
     const block = await createBlock(client.username);
     const first = await recos(block, 'first-reader');
     expect(first.status, first.text).toBe(200);
     expect(guidsOf(first.body)).toEqual([articleGuid(fresh)]);
     expect(first.body.algo).toBe('freshness');
-    expect(first.body.result.recommendation[0]).toMatchObject({ title: 'Fresh', published_time: hoursAgo(1) });
+    expect(first.body.result.recommendation[0]).toMatchObject({ title: 'Fresh', published_time: publishedFresh });
 
     // A block whose freshness window (30 min) the article has outgrown: nothing to recommend yet.
     const narrow = await createBlock(client.username, { freshnessHours: 0.5 });

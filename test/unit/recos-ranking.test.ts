@@ -183,6 +183,20 @@ describe('rank', () => {
     expect(await store.recordView('c', { userId: 'u', url: 'https://s.example/new' }, NOW)).toBeUndefined();
   });
 
+  it('through tracking: an article first seen by a page view goes on the fresh list once; an old one does not', async () => {
+    const store = new MemoryStore();
+    const fresh = (await store.context('c', { fresh: true })).fresh ?? [];
+    expect(fresh).toEqual([]);
+    await trackPageView(store, 'c', { userId: 'u1', url: 'https://s.example/new', published: NOW - HOUR }, NOW);
+    await trackPageView(store, 'c', { userId: 'u2', url: 'https://s.example/old', published: NOW - (MAX_FRESHNESS_HOURS + 1) * HOUR }, NOW);
+    const guid = articleGuid('https://s.example/new');
+    expect((await store.context('c', { fresh: true })).fresh).toEqual([{ guid, published: NOW - HOUR }]);
+    // Later views do not write it again: after a deletion of the entry, a second view leaves the list as it is.
+    store.freshMap.set('c', []);
+    await trackPageView(store, 'c', { userId: 'u3', url: 'https://s.example/new' }, NOW + 60);
+    expect((await store.context('c', { fresh: true })).fresh).toEqual([]);
+  });
+
   it('keeps the newest FRESH_LIST_CAP entries of the fresh list, none older than the longest window', () => {
     const entries = Array.from({ length: FRESH_LIST_CAP + 10 }, (_, i) => ({ guid: `g${i}`, published: NOW - i * 60 }));
     const old = { guid: 'old', published: NOW - (MAX_FRESHNESS_HOURS + 1) * HOUR };
