@@ -10,10 +10,24 @@
  * candidates and exclusions, popularity weight only), a random baseline and
  * single-signal ablations, in one run. Exits 1 when the blend does not beat
  * most-popular.
+ *
+ * Second scenario, same run and same log: new articles are published during
+ * the evaluation (the generated stories are published all along the log, the
+ * last two days included). A second store replays the log with the catalogue
+ * feed: each article is upserted at its publication time plus a poll delay
+ * (`--poll-delay`, seconds, default 600), before any view at or after that
+ * time, as a feed poll does (`upsertArticle` without reviving, then
+ * `addFresh`: the client's fresh list, where fresh candidates come from);
+ * the first scenario's store is the one without the feed (an article is
+ * known from its first view, and the fresh list stays empty). Hit
+ * rate@10 of the service-default blend and of most-popular in both stores, on
+ * all predicted views, on the views of articles published less than
+ * `--young-hours` (default 24) before, and on first views of an article
+ * (which a store without the feed cannot predict: the article is unknown).
  */
 import { eligible, type RankInput } from '../shared/recos/ranking.js';
 import { rankingFor } from '../shared/recos/recommend.js';
-import { BLOCK_DEFAULTS, DEFAULT_WEIGHTS } from '../shared/recos/settings.js';
+import { BLOCK_DEFAULTS, DEFAULT_WEIGHTS, MAX_FRESHNESS_HOURS } from '../shared/recos/settings.js';
 import { MemoryStore } from '../shared/recos/store.js';
 import { trackPageView } from '../shared/recos/tracking.js';
 import type { BlockSettings, Weights } from '../shared/recos/types.js';
@@ -30,6 +44,8 @@ const options = {
   days: Number(args.get('days') ?? 30),
   testDays: Number(args.get('test-days') ?? 2),
   seed: Number(args.get('seed') ?? 42),
+  pollDelay: Number(args.get('poll-delay') ?? 600),
+  youngHours: Number(args.get('young-hours') ?? 24),
 };
 
 const settingsWith = (weights: Weights): BlockSettings => ({
@@ -54,6 +70,9 @@ const methods: Record<string, Weights | 'random'> = {
   'preferences + popularity': { ...DEFAULT_WEIGHTS, covisit: 0, content: 0 },
 };
 
+/** The second scenario's methods (a subset of `methods`). */
+const feedMethods = ['blend (service default)', 'most popular (baseline)'] as const;
+
 async function main() {
   const started = Date.now();
   const log = generateClickLog(options);
@@ -71,6 +90,18 @@ async function main() {
     published: a.published,
   });
 
+  // Scenario 2: the same log with the catalogue feed. Polls in time order (articles are sorted by publication).
+  const catalogue = new MemoryStore();
+  const polls = log.articles.map((a) => ({ article: a, t: a.published + options.pollDelay })).filter((p) => p.t <= log.end);
+  let nextPoll = 0;
+  const feedHits = Object.fromEntries(
+    feedMethods.flatMap((m) => ['with', 'without'].map((store) => [`${m}|${store}`, { all: 0, young: 0, first: 0 }])),
+  );
+  const seenArticles = new Set<number>();
+  let youngViews = 0;
+  let firstViews = 0;
+  const publishedInTest = log.articles.filter((a) => a.published >= split && a.published <= log.end).length;
+
   const lastInSession = new Map<number, GenArticle>();
   const hits = Object.fromEntries(Object.keys(methods).map((m) => [m, { all: 0, fromPage: 0 }]));
   let evaluated = 0;
@@ -79,7 +110,24 @@ async function main() {
   for (const v of log.views) {
     const target = log.articles[v.article];
     const previous = lastInSession.get(v.session);
+    while (nextPoll < polls.length && polls[nextPoll].t <= v.t) {
+      // What a feed poll does (catalogue.ts upsertArticles, bound to DynamoDB): upsert without reviving, then the fresh list.
+      const { article: a, t } = polls[nextPoll++];
+      const result = await catalogue.upsertArticle(client, { url: urlOf(a), title: a.title, category: a.category, themes: a.themes, published: a.published }, t, { revive: false });
+      if (result && result.article.published >= t - MAX_FRESHNESS_HOURS * 3600) await catalogue.addFresh(client, [{ guid: result.article.guid, published: result.article.published }], t);
+    }
+    const firstView = !seenArticles.has(v.article);
+    seenArticles.add(v.article);
     if (v.t >= split) {
+      const young = v.t - target.published < options.youngHours * 3600;
+      if (young) youngViews++;
+      if (firstView) firstViews++;
+      const count = (key: string, top: string[]) => {
+        if (!top.includes(articleGuid(target.url))) return;
+        feedHits[key].all++;
+        if (young) feedHits[key].young++;
+        if (firstView) feedHits[key].first++;
+      };
       evaluated++;
       if (previous) fromPage++;
       const targetGuid = articleGuid(target.url);
@@ -102,15 +150,22 @@ async function main() {
           const ranking = await rankingFor(store, settingsWith(weights), { clientId: client, userId: `reader-${v.reader}`, pageUrl, excluded: [], now: v.t });
           top = ranking.slice(0, K).map((r) => r.article.guid);
         }
+        // Scenario 2 without the feed: this store, these rankings.
+        if ((feedMethods as readonly string[]).includes(name)) count(`${name}|without`, top);
         if (top.includes(targetGuid)) {
           hits[name].all++;
           if (previous) hits[name].fromPage++;
         }
       }
+      for (const name of feedMethods) {
+        const ranking = await rankingFor(catalogue, settingsWith(methods[name] as Weights), { clientId: client, userId: `reader-${v.reader}`, pageUrl, excluded: [], now: v.t });
+        count(`${name}|with`, ranking.slice(0, K).map((r) => r.article.guid));
+      }
     } else {
       trained++;
     }
     await trackPageView(store, client, view(v.reader, target), v.t);
+    await trackPageView(catalogue, client, view(v.reader, target), v.t);
     lastInSession.set(v.session, target);
   }
 
@@ -126,7 +181,24 @@ async function main() {
   }
   const blend = hits['blend (service default)'].all;
   const popular = hits['most popular (baseline)'].all;
-  console.log(`blend vs most popular: ×${(blend / Math.max(1, popular)).toFixed(2)}   (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  console.log(`blend vs most popular: ×${(blend / Math.max(1, popular)).toFixed(2)}`);
+
+  const young = `first ${options.youngHours} h`;
+  console.log('');
+  console.log(
+    `New articles during the evaluation: ${publishedInTest} articles published in the last ${options.testDays} days; ` +
+      `with the catalogue feed each article is upserted ${options.pollDelay / 60} min after publication (a feed poll), without it an article is known from its first view`,
+  );
+  console.log(`predicted ${evaluated} views: ${youngViews} of articles published less than ${options.youngHours} h before, ${firstViews} first views of an article`);
+  console.log(`${'method'.padEnd(46)} ${'all views'.padStart(10)} ${young.padStart(12)} ${'first view'.padStart(11)}`);
+  for (const name of feedMethods) {
+    for (const [store, label] of [['with', 'with the catalogue feed'], ['without', 'without (known from first view)']]) {
+      const h = feedHits[`${name}|${store}`];
+      console.log(`${`${name.replace(/ \(.*\)$/, '')}, ${label}`.padEnd(46)} ${pct(h.all, evaluated).padStart(10)} ${pct(h.young, youngViews).padStart(12)} ${pct(h.first, firstViews).padStart(11)}`);
+    }
+  }
+  const ratio = (key: 'all' | 'young') => `×${(feedHits['blend (service default)|with'][key] / Math.max(1, feedHits['blend (service default)|without'][key])).toFixed(2)}`;
+  console.log(`blend with vs without the catalogue feed: all views ${ratio('all')}, ${young} ${ratio('young')}   (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   if (blend <= popular) {
     console.error('FAIL: the blend does not beat the most-popular baseline');
     process.exitCode = 1;

@@ -288,12 +288,17 @@ function fromFeed(xml: string, root: string, documentUrl: string | undefined): {
  * `documentUrl`, the feed's own address, reads relative links when the feed
  * gives no base of its own. Throws FeedFormatError.
  */
+/** An external (general or parameter) entity declaration in a DOCTYPE's internal subset. */
+const EXTERNAL_ENTITY = /<!ENTITY\s+(?:%\s+)?[^\s>]+\s+(?:SYSTEM|PUBLIC)\b/i;
+
 export function parseFeed(xml: string, documentUrl?: string): { format: FeedFormat; lines: FeedLine[] } {
   if (xml.trim() === '') throw new FeedFormatError('the feed is empty');
   const root = rootElement(xml);
   if (!root) throw new FeedFormatError('the feed is not well-formed XML');
   const local = root.replace(/^.*:/, '');
   if (local === 'sitemapindex') throw new FeedFormatError('a sitemap index (a list of sitemaps), not a sitemap of articles: give the address of one of its sitemaps');
+  // The parser refuses external entities (it never loads them) with an error that names something else: say what it is.
+  if (EXTERNAL_ENTITY.test(xml.slice(0, xml.indexOf(`<${root}`)))) throw new FeedFormatError('the feed declares an external entity (<!ENTITY … SYSTEM or PUBLIC …>), which is never loaded: remove the declaration');
   const base = absolute(documentUrl);
   const { format, lines } = local === 'urlset' ? { format: 'sitemap' as const, lines: fromSitemap(xml, base) } : fromFeed(xml, root, base);
   const clean = lines.map((line) => {

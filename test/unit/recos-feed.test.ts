@@ -343,6 +343,42 @@ describe('parseFeed: documents that are no feed', () => {
   });
 });
 
+describe('parseFeed: hostile documents', () => {
+  const rss = (doctype: string, title: string) =>
+    `<?xml version="1.0"?>${doctype}<rss version="2.0"><channel><title>t</title><link>https://s.example/</link><item><title>${title}</title><link>https://s.example/a</link></item></channel></rss>`;
+
+  it.each([
+    ['a file', '<!DOCTYPE rss [<!ENTITY x SYSTEM "file:///etc/passwd">]>', '&x;'],
+    ['the metadata service', '<!DOCTYPE rss [<!ENTITY x PUBLIC "-//x//EN" "http://169.254.169.254/latest/meta-data/">]>', '&x;'],
+    ['a parameter entity', '<!DOCTYPE rss [<!ENTITY % p SYSTEM "http://127.0.0.1/evil.dtd"> %p;]>', 'x'],
+    ['a sitemap', '<!DOCTYPE urlset [<!ENTITY x SYSTEM "file:///etc/passwd">]>', ''],
+  ])('an external entity (%s) is refused with its own cause, never loaded', (name, doctype, title) => {
+    const xml = name === 'a sitemap' ? `<?xml version="1.0"?>${doctype}<urlset><url><loc>https://s.example/&x;</loc></url></urlset>` : rss(doctype, title);
+    const err = failure(xml);
+    expect(err).toBeInstanceOf(FeedFormatError);
+    expect(err.message).toBe('the feed declares an external entity (<!ENTITY … SYSTEM or PUBLIC …>), which is never loaded: remove the declaration');
+  });
+
+  it('an external DTD is not fetched: the items are read without it', () => {
+    const { lines } = parseFeed(rss('<!DOCTYPE rss SYSTEM "http://169.254.169.254/latest/meta-data/">', 'ok'));
+    expect(lines).toEqual([{ url: 'https://s.example/a', title: 'ok' }]);
+  });
+
+  it('nested internal entities ("billion laughs") are not expanded: an entity referring to another stays literal text', () => {
+    const doctype = `<!DOCTYPE rss [<!ENTITY a "${'a'.repeat(10)}">${['b', 'c', 'd', 'e', 'f', 'g'].map((e, i) => `<!ENTITY ${e} "${`&${'abcdefg'[i]};`.repeat(10)}">`).join('')}]>`;
+    const { lines } = parseFeed(rss(doctype, '&g;&g;&g;&g;&g;&g;&g;&g;&g;&g;'));
+    expect(lines).toHaveLength(1);
+    // An entity whose value refers to another is left as it is written: 10 × 3 characters, not 10^7 a's.
+    expect(lines[0].title).toBe('&g;'.repeat(10));
+    // A plain internal entity is expanded, in a feed and in a sitemap.
+    expect(parseFeed(rss('<!DOCTYPE rss [<!ENTITY a "Ab">]>', '&a; c')).lines[0].title).toBe('Ab c');
+    const sitemap = parseFeed(
+      '<?xml version="1.0"?><!DOCTYPE urlset [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;">]><urlset xmlns:news="http://www.google.com/schemas/sitemap-news/0.9"><url><loc>https://s.example/x</loc><news:news><news:title>&b;&a;</news:title></news:news></url></urlset>',
+    );
+    expect(sitemap.lines[0].title).toBe('&b;aaaa');
+  });
+});
+
 describe('parseFeed: limits', () => {
   const item = (fields: string) => `<item>${fields}</item>`;
   const rss = (items: string) => `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><link>https://limits.example/</link>${items}</channel></rss>`;
