@@ -6,43 +6,40 @@ import { s3 } from '../s3.js';
 import { eventPaths } from './paths.js';
 import type { EventName, EventRecord } from './types.js';
 
-/** Key prefix of the raw records of one client, event and UTC day. */
-export function rawPrefix(clientId: string, event: EventName, day: string): string {
-  return eventPaths.raw(clientId, event, day);
-}
-
 /**
- * Groups records by event and UTC day; dates normalised to ISO 8601 UTC with
+ * Groups records by event and UTC hour; dates normalised to ISO 8601 UTC with
  * milliseconds and written first on each line; each group sorted by date
- * (stable), which lets the daily assembler stream-merge raw objects instead
- * of sorting whole days.
+ * (stable), which lets the assembler stream-merge raw objects instead of
+ * sorting whole days, and build a day hour by hour (hours are disjoint).
  */
-export function groupRecords(records: EventRecord[]): Array<{ event: EventName; day: string; lines: string[] }> {
-  const groups = new Map<string, { event: EventName; day: string; items: Array<{ at: number; line: string }> }>();
+export function groupRecords(records: EventRecord[]): Array<{ event: EventName; day: string; hour: string; lines: string[] }> {
+  const groups = new Map<string, { event: EventName; day: string; hour: string; items: Array<{ at: number; line: string }> }>();
   for (const { event, date: given, ...fields } of records) {
     const at = Date.parse(given);
     if (Number.isNaN(at)) throw new Error(`Event record with an invalid date: ${given}`);
     const date = new Date(at).toISOString();
     const day = date.slice(0, 10);
-    const id = `${event}\u0000${day}`;
+    const hour = date.slice(11, 13);
+    const id = `${event}\u0000${day}\u0000${hour}`;
     let group = groups.get(id);
-    if (!group) groups.set(id, (group = { event, day, items: [] }));
+    if (!group) groups.set(id, (group = { event, day, hour, items: [] }));
     group.items.push({ at, line: JSON.stringify({ date, ...fields }) });
   }
-  return [...groups.values()].map(({ event, day, items }) => ({
+  return [...groups.values()].map(({ event, day, hour, items }) => ({
     event,
     day,
+    hour,
     lines: items.sort((a, b) => a.at - b.at).map((i) => i.line),
   }));
 }
 
 async function writeRaw(clientId: string, records: EventRecord[], name: () => string): Promise<void> {
   await Promise.all(
-    groupRecords(records).map(({ event, day, lines }) =>
+    groupRecords(records).map(({ event, day, hour, lines }) =>
       s3.send(
         new PutObjectCommand({
           Bucket: config.eventsBucket,
-          Key: `${rawPrefix(clientId, event, day)}${name()}.jsonl`,
+          Key: `${eventPaths.rawHour(clientId, event, day, hour)}${name()}.jsonl`,
           Body: lines.join('\n') + '\n',
           ContentType: 'application/x-ndjson',
         }),
@@ -54,8 +51,9 @@ async function writeRaw(clientId: string, records: EventRecord[], name: () => st
 
 /**
  * Stores event records durably before the caller answers: one S3 object per
- * event type and UTC day per call (JSON lines sorted by date), under
- * `raw/<client>/<event>/<YYYY-MM-DD>/`. The daily job assembles them.
+ * event type and UTC hour per call (JSON lines sorted by date), under
+ * `raw/<client>/<event>/<YYYY-MM-DD>/<HH>/`. The hourly and daily jobs
+ * assemble them.
  */
 export async function recordEvents(clientId: string, records: EventRecord[]): Promise<void> {
   const stamp = new Date().toISOString().replace(/[:.]/g, '');

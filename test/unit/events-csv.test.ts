@@ -87,17 +87,20 @@ describe('event days', () => {
 });
 
 describe('groupRecords (raw objects)', () => {
-  it('groups by event and UTC day, normalises dates to UTC ISO, writes the date first and sorts each group by date', async () => {
+  it('groups by event and UTC hour, normalises dates to UTC ISO, writes the date first and sorts each group by date', async () => {
     const { groupRecords } = await import('../../shared/events/record.js');
     const groups = groupRecords([
-      { event: 'nl_send', email: 'b@x.io', date: '2026-01-02T10:00:00+01:00' },
+      { event: 'nl_send', email: 'b@x.io', date: '2026-01-02T09:30:00+01:00' },
       { event: 'nl_send', email: 'a@x.io', date: '2026-01-02T08:00:00Z' },
       { event: 'nl_send', email: 'c@x.io', date: '2026-01-03T00:30:00+01:00' },
+      { event: 'nl_send', email: 'e@x.io', date: '2026-01-02T09:00:00Z' },
       { event: 'nl_click', email: 'd@x.io', date: '2026-01-02T08:00:00Z', target_url: 'u' },
     ]);
     expect(groups).toEqual([
-      { event: 'nl_send', day: '2026-01-02', lines: ['{"date":"2026-01-02T08:00:00.000Z","email":"a@x.io"}', '{"date":"2026-01-02T09:00:00.000Z","email":"b@x.io"}', '{"date":"2026-01-02T23:30:00.000Z","email":"c@x.io"}'] },
-      { event: 'nl_click', day: '2026-01-02', lines: ['{"date":"2026-01-02T08:00:00.000Z","email":"d@x.io","target_url":"u"}'] },
+      { event: 'nl_send', day: '2026-01-02', hour: '08', lines: ['{"date":"2026-01-02T08:00:00.000Z","email":"a@x.io"}', '{"date":"2026-01-02T08:30:00.000Z","email":"b@x.io"}'] },
+      { event: 'nl_send', day: '2026-01-02', hour: '23', lines: ['{"date":"2026-01-02T23:30:00.000Z","email":"c@x.io"}'] },
+      { event: 'nl_send', day: '2026-01-02', hour: '09', lines: ['{"date":"2026-01-02T09:00:00.000Z","email":"e@x.io"}'] },
+      { event: 'nl_click', day: '2026-01-02', hour: '08', lines: ['{"date":"2026-01-02T08:00:00.000Z","email":"d@x.io","target_url":"u"}'] },
     ]);
   });
 });
