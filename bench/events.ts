@@ -108,7 +108,7 @@ function runChild(kind: string, clientId: string, env: Record<string, string>, h
 
 async function populate(clientId: string, events: number, objects: number): Promise<void> {
   const { recordEvents } = await import('../shared/events/record.js');
-  const { mapLimit } = await import('../shared/events/assemble.js');
+  const { mapLimit } = await import('../shared/events/map-limit.js');
   const perObject = Math.ceil(events / objects);
   const dayStart = Date.parse(`${DAY}T00:00:00.000Z`);
   let seed = 42;

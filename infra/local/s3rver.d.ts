@@ -13,5 +13,9 @@ declare module 's3rver' {
     run(): Promise<{ address: string; port: number }>;
     close(): Promise<void>;
     on(event: 'event', listener: (event: unknown) => void): this;
+    /** Koa's middleware list, composed at run(). */
+    middleware: Array<(ctx: any, next: () => Promise<void>) => unknown>;
+    /** The filesystem store behind the emulator. */
+    store: any;
   }
 }

@@ -12,6 +12,7 @@ import S3rver from 's3rver';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { tableDefinition } from '../../shared/db/table.js';
+import { uploadPartCopy } from './s3-part-copy.js';
 
 /** Credentials and region for the emulators; they check neither. */
 export const localAwsEnv = {
@@ -92,6 +93,8 @@ export async function startDynamoLocal({ port, dataDir }: { port: number; dataDi
 export async function startS3Emulator({ port, directory }: { port: number; directory: string }): Promise<Running & { onEvent(listener: (event: unknown) => void): void }> {
   mkdirSync(directory, { recursive: true });
   const server = new S3rver({ port, address: '127.0.0.1', silent: true, directory, allowMismatchedSignatures: true });
+  // Koa composes its middleware at run(): this one goes before s3rver's routes.
+  server.middleware.unshift(uploadPartCopy(server.store));
   await server.run();
   return { endpoint: `http://127.0.0.1:${port}`, stop: () => server.close(), onEvent: (listener) => void server.on('event', listener) };
 }

@@ -37,13 +37,14 @@ export function csvRow(event: EventName, record: Record<string, unknown>, varian
  * A fast-csv formatter writing the exact §6 header of the event then one
  * line per row: RFC 4180 quoting (fields with a comma, quote, CR or LF are
  * quoted, quotes doubled), CRLF line ends, a CRLF after the last line.
- * The header is written even when no row follows.
+ * The header is written even when no row follows; `header: false` writes
+ * the rows alone (an hour of a day's file), each exactly as after a header.
  */
-export function csvFormatter(event: EventName): CsvFormatterStream<string[], string[]> {
+export function csvFormatter(event: EventName, { header = true }: { header?: boolean } = {}): CsvFormatterStream<string[], string[]> {
   return format<string[], string[]>({
     headers: [...eventColumns[event]],
-    writeHeaders: true,
-    alwaysWriteHeaders: true,
+    writeHeaders: header,
+    alwaysWriteHeaders: header,
     rowDelimiter: ROW_DELIMITER,
     includeEndRowDelimiter: true,
   });

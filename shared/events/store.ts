@@ -1,22 +1,31 @@
 import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
   NotFound,
   NoSuchKey,
+  PutObjectCommand,
+  UploadPartCommand,
+  UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { Readable } from 'node:stream';
 import { config } from '../config.js';
 import { s3 } from '../s3.js';
+import { MIN_PART_BYTES, planConcat, type ConcatPiece, type PartSegment } from './concat-plan.js';
+import { mapLimit } from './map-limit.js';
 
-/** An object as listed: key, size in bytes, ETag. */
+/** An object as listed: key, size in bytes, ETag, and when it was written (ms since the epoch, where the store says). */
 export interface StoredObject {
   key: string;
   size: number;
   etag: string;
+  modified?: number;
 }
 
 /** The storage the event files need; S3 in AWS and locally, an in-memory one in unit tests. */
@@ -25,12 +34,18 @@ export interface EventStore {
   list(prefix: string): Promise<StoredObject[]>;
   /** The next path segments under a prefix (`raw/` → client ids). */
   listChildren(prefix: string): Promise<string[]>;
-  /** Streams an object's bytes. */
-  read(key: string): Promise<AsyncIterable<Uint8Array>>;
+  /** Streams an object's bytes; with a range, bytes `start` (inclusive) to `end` (exclusive). */
+  read(key: string, range?: { start: number; end: number }): Promise<AsyncIterable<Uint8Array>>;
   /** Size and user metadata, or undefined when absent. */
   head(key: string): Promise<{ size: number; metadata: Record<string, string> } | undefined>;
   /** Writes a stream as one object (multipart when large), replacing any object at the key. */
   write(key: string, body: Readable, o: { contentType: string; metadata?: Record<string, string> }): Promise<void>;
+  /**
+   * Writes one object made of the pieces in order (strings and whole stored
+   * objects), replacing any object at the key. Large stored objects are
+   * copied inside the store, not read through the caller.
+   */
+  concat(key: string, pieces: ConcatPiece[], o: { contentType: string; metadata?: Record<string, string> }): Promise<void>;
   remove(keys: string[]): Promise<void>;
   /** A short-lived download URL. */
   presign(key: string, o: { filename: string; contentType: string; expiresIn: number }): Promise<string>;
@@ -59,16 +74,34 @@ async function* coalesce(body: Readable, size = 256 * 1024): AsyncGenerator<Buff
 const isMissing = (err: unknown) =>
   err instanceof NotFound || err instanceof NoSuchKey || (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
 
-/** The events bucket (EVENTS_BUCKET). */
-export function s3EventStore(bucketName?: string): EventStore {
+/** A copy source header value: the bucket and the key, URL-encoded segment by segment. */
+const copySource = (bucket: string, key: string) => `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
+
+/** Parts of a concatenation sent at once (an uploaded part holds up to 10 MiB in memory). */
+const CONCAT_CONCURRENCY = 4;
+
+/**
+ * The events bucket (EVENTS_BUCKET). `minPartBytes`: the smallest part of
+ * a concatenation (S3's 5 MiB; tests lower it to exercise copies on small
+ * files).
+ */
+export function s3EventStore(bucketName?: string, { minPartBytes = MIN_PART_BYTES }: { minPartBytes?: number } = {}): EventStore {
   const bucket = () => bucketName ?? config.eventsBucket;
+  const bytesOf = async (segments: PartSegment[]): Promise<Buffer> => {
+    const buffers: Buffer[] = [];
+    for (const segment of segments) {
+      if ('text' in segment) buffers.push(Buffer.from(segment.text));
+      else for await (const chunk of await store.read(segment.key, segment)) buffers.push(Buffer.from(chunk));
+    }
+    return Buffer.concat(buffers);
+  };
   const store: EventStore = {
     async list(prefix) {
       const out: StoredObject[] = [];
       let token: string | undefined;
       do {
         const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket(), Prefix: prefix, ContinuationToken: token }));
-        for (const o of page.Contents ?? []) out.push({ key: o.Key!, size: o.Size ?? 0, etag: o.ETag ?? '' });
+        for (const o of page.Contents ?? []) out.push({ key: o.Key!, size: o.Size ?? 0, etag: o.ETag ?? '', modified: o.LastModified?.getTime() });
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
       return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -92,8 +125,9 @@ export function s3EventStore(bucketName?: string): EventStore {
       }
       return [...children].sort();
     },
-    async read(key) {
-      const out = await s3.send(new GetObjectCommand({ Bucket: bucket(), Key: key }));
+    async read(key, range) {
+      if (range && range.end <= range.start) return Readable.from([]);
+      const out = await s3.send(new GetObjectCommand({ Bucket: bucket(), Key: key, Range: range && `bytes=${range.start}-${range.end - 1}` }));
       return out.Body as Readable;
     },
     async head(key) {
@@ -114,6 +148,33 @@ export function s3EventStore(bucketName?: string): EventStore {
         leavePartsOnError: false,
       });
       await upload.done();
+    },
+    async concat(key, pieces, { contentType, metadata }) {
+      const parts = planConcat(pieces, { minPart: minPartBytes });
+      const only = parts.length === 1 ? parts[0] : undefined;
+      if (parts.length === 0 || (only && 'segments' in only)) {
+        const body = only && 'segments' in only ? await bytesOf(only.segments) : Buffer.alloc(0);
+        await s3.send(new PutObjectCommand({ Bucket: bucket(), Key: key, Body: body, ContentType: contentType, Metadata: metadata }));
+        return;
+      }
+      const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket(), Key: key, ContentType: contentType, Metadata: metadata }));
+      try {
+        const etags = await mapLimit(parts, CONCAT_CONCURRENCY, async (part, i) => {
+          const target = { Bucket: bucket(), Key: key, UploadId, PartNumber: i + 1 };
+          if ('copy' in part) {
+            const { key: source, start, end } = part.copy;
+            const out = await s3.send(new UploadPartCopyCommand({ ...target, CopySource: copySource(bucket(), source), CopySourceRange: `bytes=${start}-${end - 1}` }));
+            return out.CopyPartResult!.ETag!;
+          }
+          return (await s3.send(new UploadPartCommand({ ...target, Body: await bytesOf(part.segments) }))).ETag!;
+        });
+        await s3.send(
+          new CompleteMultipartUploadCommand({ Bucket: bucket(), Key: key, UploadId, MultipartUpload: { Parts: etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) } }),
+        );
+      } catch (err) {
+        await s3.send(new AbortMultipartUploadCommand({ Bucket: bucket(), Key: key, UploadId })).catch(() => undefined);
+        throw err;
+      }
     },
     async remove(keys) {
       for (let i = 0; i < keys.length; i += 1000) {

@@ -1,60 +1,11 @@
-import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { assembleEvents, duplicateFilter, sourceDigest } from '../../shared/events/assemble.js';
+import { assembleEvents } from '../../shared/events/assemble.js';
+import { duplicateFilter, sourceDigest } from '../../shared/events/build.js';
 import { MAX_CATCH_UP_DAYS, runDailyAssembly } from '../../shared/events/daily.js';
 import { mergeSorted, splitLines, timedLines, type TimedLine } from '../../shared/events/merge.js';
 import { eventPaths } from '../../shared/events/paths.js';
-import type { EventStore, StoredObject } from '../../shared/events/store.js';
-
-/** An in-memory EventStore that counts open reads, to check the merge's bound. */
-function memoryStore() {
-  const objects = new Map<string, { body: Buffer; metadata: Record<string, string> }>();
-  const stats = { open: 0, maxOpen: 0, writes: [] as string[] };
-  const store: EventStore = {
-    async list(prefix) {
-      return [...objects.entries()]
-        .filter(([k]) => k.startsWith(prefix))
-        .map(([key, o]): StoredObject => ({ key, size: o.body.length, etag: createHash('md5').update(o.body).digest('hex') }))
-        .sort((a, b) => (a.key < b.key ? -1 : 1));
-    },
-    async listChildren(prefix) {
-      return [...new Set([...objects.keys()].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length).split('/')[0]))].sort();
-    },
-    async read(key) {
-      const o = objects.get(key);
-      if (!o) throw new Error(`no object ${key}`);
-      return (async function* () {
-        stats.open++;
-        stats.maxOpen = Math.max(stats.maxOpen, stats.open);
-        try {
-          for (let i = 0; i < o.body.length; i += 7) yield o.body.subarray(i, i + 7);
-        } finally {
-          stats.open--;
-        }
-      })();
-    },
-    async head(key) {
-      const o = objects.get(key);
-      return o && { size: o.body.length, metadata: o.metadata };
-    },
-    async write(key, body: Readable, { metadata = {} }) {
-      const chunks: Buffer[] = [];
-      for await (const c of body) chunks.push(Buffer.from(c));
-      objects.set(key, { body: Buffer.concat(chunks), metadata });
-      stats.writes.push(key);
-    },
-    async remove(keys) {
-      for (const k of keys) objects.delete(k);
-    },
-    async presign(key) {
-      return `memory://${key}`;
-    },
-  };
-  const put = (key: string, lines: object[]) => objects.set(key, { body: Buffer.from(lines.map((l) => JSON.stringify(l)).join('\n') + '\n'), metadata: {} });
-  const text = (key: string) => objects.get(key)?.body.toString('utf8');
-  return { store, put, text, objects, stats };
-}
+import type { EventStore } from '../../shared/events/store.js';
+import { memoryStore } from '../helpers/memory-event-store.js';
 
 const day = '2026-03-04';
 const at = (s: number) => new Date(Date.parse(`${day}T00:00:00.000Z`) + s * 1000).toISOString();
