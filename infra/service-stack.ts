@@ -80,9 +80,13 @@ export class ServiceStack extends Stack {
       deadLetterQueues.push(queue);
       return queue;
     };
-    // Merge runs of an assembly that crashed, and running files of open days (rebuilt on demand).
-    eventsBucket.addLifecycleRule({ prefix: 'tmp/', expiration: Duration.days(2) });
-    eventsBucket.addLifecycleRule({ prefix: 'partial/', expiration: Duration.days(7) });
+    // Merge runs of an assembly that crashed; running files of open days and the hours of recent days (rebuilt
+    // from the raw records on demand). Their replaced versions are derived data too: a day's running file is
+    // rewritten on every download that finds new records, so they go after a day, not after the bucket's 30.
+    eventsBucket.addLifecycleRule({ prefix: 'tmp/', expiration: Duration.days(2), noncurrentVersionExpiration: Duration.days(1) });
+    for (const prefix of ['partial/', 'partial-raw/', 'hours/', 'hours-raw/']) {
+      eventsBucket.addLifecycleRule({ prefix, expiration: Duration.days(7), noncurrentVersionExpiration: Duration.days(1) });
+    }
 
     const api = new HttpApi(this, 'Api', {
       corsPreflight: {

@@ -46,6 +46,14 @@ export const jobs = {
     timeoutSeconds: 900,
     memoryMb: 1024,
   },
+  eventsAssembleHours: {
+    handler: 'functions/events-assemble-hours.ts',
+    summary: "Assembles each closed hour of today's event files (both variants), so a download of today only assembles the last hour; rebuilds hours that late records changed",
+    access: { events: 'RW' },
+    trigger: { schedule: 'cron(5 * * * ? *)', localEveryMinutes: 15 },
+    timeoutSeconds: 900,
+    memoryMb: 1024,
+  },
   sesEvents: {
     handler: 'functions/ses-events.ts',
     summary: 'Records SES delivery events (send, open, click, bounce, complaint); hard bounces unsubscribe',

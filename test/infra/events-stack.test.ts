@@ -52,14 +52,26 @@ describe('ServiceStack, event files', () => {
     });
   });
 
-  it('expires crashed merge runs and running files of open days in the events bucket', () => {
+  it('expires crashed merge runs, running files of open days and the hours of recent days in the events bucket, and their replaced versions after a day', () => {
+    const derived = ['partial/', 'partial-raw/', 'hours/', 'hours-raw/'].map((Prefix) =>
+      Match.objectLike({ Prefix, ExpirationInDays: 7, NoncurrentVersionExpiration: { NoncurrentDays: 1 }, Status: 'Enabled' }),
+    );
     template.hasResourceProperties('AWS::S3::Bucket', {
       LifecycleConfiguration: {
-        Rules: Match.arrayWith([
-          Match.objectLike({ Prefix: 'tmp/', ExpirationInDays: 2, Status: 'Enabled' }),
-          Match.objectLike({ Prefix: 'partial/', ExpirationInDays: 7, Status: 'Enabled' }),
-        ]),
+        Rules: Match.arrayWith([Match.objectLike({ Prefix: 'tmp/', ExpirationInDays: 2, NoncurrentVersionExpiration: { NoncurrentDays: 1 }, Status: 'Enabled' }), ...derived]),
       },
+    });
+  });
+
+  it('runs the hour assembler a few minutes past every hour, with the time and memory of the daily one', () => {
+    expect(jobs.eventsAssembleHours.trigger.schedule).toBe('cron(5 * * * ? *)');
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(5 * * * ? *)' });
+    const fns = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([id]) => id.startsWith('eventsAssembleHours'));
+    expect(fns).toHaveLength(1);
+    expect(fns[0][1].Properties).toMatchObject({ Timeout: 900, MemorySize: 1024, Environment: { Variables: { EVENTS_BUCKET: expect.anything() } } });
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'cron(5 * * * ? *)',
+      Targets: Match.arrayWith([Match.objectLike({ Arn: { 'Fn::GetAtt': [fns[0][0], 'Arn'] } })]),
     });
   });
 });
