@@ -22,7 +22,7 @@ export interface AssembleRequest {
 
 export interface AssembleSummary {
   days: string[];
-  files: Array<Pick<AssembleResult, 'clientId' | 'event' | 'day' | 'key' | 'rawObjects' | 'events' | 'upToDate'>>;
+  files: Array<Pick<AssembleResult, 'clientId' | 'event' | 'day' | 'key' | 'rawObjects' | 'events' | 'upToDate' | 'hoursBuilt'>>;
 }
 
 /**
@@ -50,7 +50,7 @@ export async function runDailyAssembly(store: EventStore, request: AssembleReque
   const files: AssembleSummary['files'] = [];
   for (const day of days) {
     for (const r of await assembleDay(store, day, { clients: request.clients, force: request.force === true })) {
-      files.push({ clientId: r.clientId, event: r.event, day: r.day, key: r.key, rawObjects: r.rawObjects, events: r.events, upToDate: r.upToDate });
+      files.push({ clientId: r.clientId, event: r.event, day: r.day, key: r.key, rawObjects: r.rawObjects, events: r.events, upToDate: r.upToDate, hoursBuilt: r.hoursBuilt });
     }
   }
   if (scheduled && (!through || through < days[0])) {
