@@ -7,7 +7,7 @@ const store = s3EventStore();
 
 export const handler = jobHandler('eventsAssemble', async (event: AssembleRequest | undefined) => {
   const summary = await runDailyAssembly(store, event ?? {});
-  const built = summary.files.filter((f) => !f.upToDate);
+  const built = summary.files.filter((f) => !f.upToDate || !f.raw.upToDate);
   const hoursBuilt = built.reduce((n, f) => n + (f.hoursBuilt?.length ?? 0), 0);
   logger.info('event files assembled', { days: summary.days, built: built.length, upToDate: summary.files.length - built.length, hoursBuilt });
   return summary;

@@ -22,12 +22,14 @@ export interface AssembleRequest {
 
 export interface AssembleSummary {
   days: string[];
-  files: Array<Pick<AssembleResult, 'clientId' | 'event' | 'day' | 'key' | 'rawObjects' | 'events' | 'upToDate' | 'hoursBuilt'>>;
+  /** The formula-safe file of each client, event and day; `raw`: the file of the recorded values, built with it. */
+  files: Array<Pick<AssembleResult, 'clientId' | 'event' | 'day' | 'key' | 'rawObjects' | 'events' | 'upToDate' | 'hoursBuilt'> & { raw: Pick<AssembleResult, 'key' | 'upToDate'> }>;
 }
 
 /**
  * The daily job: without a date (the schedule, shortly after midnight UTC)
- * it assembles yesterday and re-checks the LATE_DAYS days before it, where
+ * it assembles yesterday's files (both variants, stitched from the hours
+ * the hourly job built) and re-checks the LATE_DAYS days before it, where
  * only files whose raw objects changed are rebuilt, and every day since the
  * last scheduled run that completed (runs missed while the service was down,
  * up to MAX_CATCH_UP_DAYS); with `date` it assembles that day (`force`
@@ -50,7 +52,17 @@ export async function runDailyAssembly(store: EventStore, request: AssembleReque
   const files: AssembleSummary['files'] = [];
   for (const day of days) {
     for (const r of await assembleDay(store, day, { clients: request.clients, force: request.force === true })) {
-      files.push({ clientId: r.clientId, event: r.event, day: r.day, key: r.key, rawObjects: r.rawObjects, events: r.events, upToDate: r.upToDate, hoursBuilt: r.hoursBuilt });
+      files.push({
+        clientId: r.clientId,
+        event: r.event,
+        day: r.day,
+        key: r.key,
+        rawObjects: r.rawObjects,
+        events: r.events,
+        upToDate: r.upToDate,
+        hoursBuilt: r.hoursBuilt,
+        raw: { key: r.raw.key, upToDate: r.raw.upToDate },
+      });
     }
   }
   if (scheduled && (!through || through < days[0])) {

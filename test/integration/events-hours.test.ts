@@ -135,9 +135,17 @@ describe("today's event file from the hours the job built", () => {
     expect((await runHourly({ time: at('08:05'), clients: [client.username] })).built).toEqual([]);
     // After midnight the day's file (assembled from the hours, read by the download as any closed day) has it too.
     const daily = (await invokeJob(jobList.find((j) => j.id === 'eventsAssemble')!, { date: DAY, clients: [client.username] })) as { files: Array<{ events: number; hoursBuilt: string[] }> };
-    expect(daily.files).toEqual([expect.objectContaining({ events: 3 * 4 * 3 + 1, upToDate: false, hoursBuilt: [] })]);
+    expect(daily.files).toEqual([
+      expect.objectContaining({ events: 3 * 4 * 3 + 1, upToDate: false, hoursBuilt: [], raw: { key: eventPaths.file(client.username, 'nl_click', DAY, 'raw'), upToDate: false } }),
+    ]);
     const closed = await request(`${service.url}/v1/newsletters/events/nl_click/${DAY}`, { token: client.token });
     expect(closed.headers.get('x-events-incomplete')).toBe('false');
     expect(closed.text).toBe(served);
+    // The raw variant was built by the job too: the request reads no raw record.
+    rawRead();
+    const rawFile = await bytes(await getEventFile(store, client.username, 'nl_click', DAY, new Date('2026-04-21T12:00:00.000Z'), 'raw'));
+    expect(rawRead()).toEqual([]);
+    expect(rawFile).toContain('late@x.io');
+    expect(rawFile).toBe(await wholeDay(store, client.username, 'raw'));
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assembleEvents } from '../../shared/events/assemble.js';
 import { planConcat, type ConcatPiece } from '../../shared/events/concat-plan.js';
+import { runDailyAssembly } from '../../shared/events/daily.js';
 import { SUPERSEDED_GRACE_MS } from '../../shared/events/hours.js';
 import { closedHours, runHourlyAssembly } from '../../shared/events/hourly.js';
 import { eventPaths } from '../../shared/events/paths.js';
@@ -84,6 +85,27 @@ describe('assembling a day by hours', () => {
     expect(text(again.key!)).toContain('late@x.io');
     const whole = await assembleEvents(store, 'acme', 'nl_click', day, { method: 'whole', target: 'partial' });
     expect(text(again.key!)).toBe(text(whole.key!));
+  });
+
+  it('the daily job builds the day in both variants, reading each raw object once, each byte for byte its whole-day merge', async () => {
+    const { store, put, text, stats } = memoryStore();
+    busyDay(put);
+    const run = await runDailyAssembly(store, { date: day, clients: ['acme'] });
+    expect(run.files).toEqual([
+      expect.objectContaining({ key: eventPaths.file('acme', 'nl_click', day), upToDate: false, hoursBuilt: ['00', '03', '04', '09', '13', '23'], raw: { key: eventPaths.file('acme', 'nl_click', day, 'raw'), upToDate: false } }),
+    ]);
+    const rawReads = stats.reads.filter((k) => k.startsWith('raw/'));
+    expect(rawReads).toHaveLength(24);
+    expect(new Set(rawReads).size).toBe(24);
+    for (const variant of ['safe', 'raw'] as const) {
+      const whole = await assembleEvents(store, 'acme', 'nl_click', day, { variant, method: 'whole', target: 'partial' });
+      expect(text(eventPaths.file('acme', 'nl_click', day, variant))).toBe(text(whole.key!));
+    }
+    // Both up to date: the next run reads nothing.
+    stats.reads.length = 0;
+    const again = await runDailyAssembly(store, { date: day, clients: ['acme'] });
+    expect(again.files).toEqual([expect.objectContaining({ upToDate: true, raw: expect.objectContaining({ upToDate: true }) })]);
+    expect(stats.reads).toEqual([]);
   });
 
   it('assembles a day holding raw objects written before hours existed in one merge', async () => {
