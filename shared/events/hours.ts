@@ -89,7 +89,8 @@ export async function planHours(
     .map(([hour, objects]) => ({ hour, raws: objects, digest: sourceDigest(objects), parts: {}, missing: [] }));
   const superseded: StoredObject[] = [];
   const newest = new Map<string, number>();
-  if (legacy.length > 0) return { clientId, event, day, hours: plans, legacy, superseded, newest };
+  // Nothing to check without raw records (a day with none, or hours asked for that have none): no listing of the hours.
+  if (legacy.length > 0 || plans.length === 0) return { clientId, event, day, hours: plans, legacy, superseded, newest };
   await Promise.all(
     variants.map(async (variant) => {
       const prefix = eventPaths.hours(clientId, event, day, variant);
