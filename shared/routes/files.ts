@@ -14,7 +14,7 @@ export const fileRoutes = {
     access: { table: 'R', events: 'RW' },
     summary: 'The CSV file of one event type and UTC day (premium)',
     description:
-      'Header of spec §6, then one line per event sorted by date (UTC, YYYY-MM-DD HH:MM:SS). Today (and yesterday until 00:10 UTC) is assembled on the fly and marked `X-Events-Incomplete: true`. A day without events: the header line alone. Files above EVENTS_INLINE_MAX_BYTES: 302 to a presigned S3 URL valid EVENTS_URL_TTL_SECONDS. Cells are formula-safe by default (OWASP CSV injection: a leading apostrophe before `=`, `+`, `-`, `@`, tab, CR); `raw=true` asks for the values as recorded.',
+      'Header of spec §6, then one line per event sorted by date (UTC, YYYY-MM-DD HH:MM:SS). Today (and yesterday until 00:10 UTC) is stitched from the hours the hourly job built plus the hours it has not reached yet (the current one), and marked `X-Events-Incomplete: true`. A day without events: the header line alone. Files above EVENTS_INLINE_MAX_BYTES: 302 to a presigned S3 URL valid EVENTS_URL_TTL_SECONDS. Cells are formula-safe by default (OWASP CSV injection: a leading apostrophe before `=`, `+`, `-`, `@`, tab, CR); `raw=true` asks for the values as recorded.',
     tags: ['events'],
     request: { params: EventFileParamsSchema, query: EventFileQuerySchema },
     responses: {
@@ -28,7 +28,8 @@ export const fileRoutes = {
       401: errorResponses[401],
       403: { description: 'Premium events not enabled for the client', schema: ErrorSchema },
     },
-    lambda: { timeoutSeconds: 29, memoryMb: 1024 },
+    // One full vCPU (Lambda's share grows with memory up to 1,769 MB): the hour of today assembled in the request is CPU-bound.
+    lambda: { timeoutSeconds: 29, memoryMb: 1769 },
   },
   filesCreate: {
     method: 'POST',
