@@ -63,6 +63,7 @@ export async function runHourlyAssembly(store: EventStore, request: HourlyReques
   const work = days.flatMap((day) => ids.flatMap((clientId) => eventNames.map((event) => ({ clientId, event, day, hours: closedHours(day, at) })))).filter((w) => w.hours.length > 0);
   const plans = await mapLimit(work, concurrency, (w) => planHours(store, w.clientId, w.event, w.day, { variants: ['safe', 'raw'], hours: w.hours, force: request.force === true }));
   const summary: HourlySummary = { days, built: [], skipped: [], checked: work.length };
+  const failed: string[] = [];
   for (const plan of plans) {
     const { clientId, event, day } = plan;
     if (plan.legacy.length > 0) {
@@ -70,9 +71,15 @@ export async function runHourlyAssembly(store: EventStore, request: HourlyReques
       continue;
     }
     if (plan.hours.length === 0 || (plan.hours.every((h) => h.missing.length === 0) && plan.superseded.length === 0)) continue;
-    // The grace of replaced rows runs on the store's clock, not on the run's time.
-    const result = await buildHours(store, plan, { now: now.getTime() });
-    if (result.built.length > 0) summary.built.push({ clientId, event, day, hours: result.built, rawObjectsRead: result.rawObjectsRead });
+    try {
+      // The grace of replaced rows runs on the store's clock, not on the run's time.
+      const result = await buildHours(store, plan, { now: now.getTime() });
+      if (result.built.length > 0) summary.built.push({ clientId, event, day, hours: result.built, rawObjectsRead: result.rawObjectsRead });
+    } catch (err) {
+      // One client's bad object does not hold back the others' hours; the run still fails, naming it.
+      failed.push(`${clientId}/${event}/${day}: ${(err as Error).message}`);
+    }
   }
+  if (failed.length > 0) throw new Error(`Hours of ${failed.length} file(s) not built (the others were): ${failed.join('; ')}`);
   return summary;
 }

@@ -162,6 +162,18 @@ describe('the hourly job', () => {
     expect(stats.reads.filter((k) => k.startsWith('raw/'))).toEqual([]);
   });
 
+  it("builds the other clients' hours when one client's raw object cannot be merged, then fails naming it", async () => {
+    const { store, put, objects } = memoryStore();
+    // A large object out of date order: streamed, so the merge refuses it.
+    const lines = Array.from({ length: 1200 }, (_, i) => ({ date: at(2, i), email: `u${i}@x.io`, campaign_id: 'x'.repeat(300) }));
+    [lines[600], lines[601]] = [lines[601], lines[600]];
+    const bad = `${eventPaths.rawHour('aaa-bad', 'nl_click', day, '02')}big.jsonl`;
+    put(bad, lines);
+    put(rawKey('02', 'ok'), [{ date: at(2, 5), email: 'ok@x.io' }]);
+    await expect(runHourlyAssembly(store, { time: time(3, 5) })).rejects.toThrow(new RegExp(`^Hours of 1 file\\(s\\) not built \\(the others were\\): aaa-bad/nl_click/${day}: .*${bad}`));
+    expect([...objects.keys()].filter((k) => k.startsWith(eventPaths.hours('acme', 'nl_click', day)) && k.endsWith('.events'))).toHaveLength(1);
+  });
+
   it('skips a day holding raw objects written before hours existed', async () => {
     const { store, put, objects } = memoryStore();
     put(`${eventPaths.raw('acme', 'nl_click', day)}old.jsonl`, [{ date: at(1), email: 'a@x.io' }]);
