@@ -45,7 +45,7 @@ export interface StepMeasure {
   events?: number;
 }
 
-/** Counts the commands sent through the service's S3 and DynamoDB clients. */
+/** Counts the requests sent through the service's S3 and DynamoDB clients, by command. */
 async function countCalls(): Promise<Record<string, number>> {
   const calls: Record<string, number> = {};
   const { s3 } = await import('../shared/s3.js');
@@ -60,7 +60,8 @@ async function countCalls(): Promise<Record<string, number>> {
         calls[name] = (calls[name] ?? 0) + 1;
         return next(args);
       },
-      { step: 'initialize', name: 'benchCount' },
+      // Deserialize: past signing and retries, so each request sent counts once and a presigned URL (signed, not sent) not at all.
+      { step: 'deserialize', name: 'benchCount' },
     );
   }
   return calls;
