@@ -248,11 +248,11 @@ async function bigDay(index: number, events: number, wholeMax: number): Promise<
   };
   const get = (at: string, d = day) => step('request', at, [username, apiKey, d]);
   await arrive(`${day}T23:02:00.000Z`);
-  print('GET today at 23:03, before the 23:05 run (hours 22 and 23 to assemble)', await get(`${day}T23:03:00.000Z`));
+  print('GET today at 23:03, before the 23:05 run (hours 22 and 23 to assemble, both whole: the records of the whole day are written first, so this bounds the worst case)', await get(`${day}T23:03:00.000Z`));
   print('hourly job at 23:05 (hour 22: its raw variant; the request built the safe one)', await step('hourly', `${day}T23:05:00.000Z`));
   await arrive(`${day}T23:39:30.000Z`);
   const today = await get(`${day}T23:40:00.000Z`);
-  print('GET today at 23:40 (hour 23 to assemble again: new records)', today);
+  print('GET today at 23:40 (hour 23, whole, to assemble again: new records)', today);
   if (!today.location) throw new Error(`today's file of ${events} events was not a presigned URL: ${today.note}`);
   const todayFile = await step('download', `${day}T23:40:10.000Z`, [today.location]);
   print(`download of today's presigned URL (${(todayFile.bytes! / 1e6).toFixed(1)} MB, ${(todayFile.lines! - 1).toLocaleString('en')} events)`, todayFile);
