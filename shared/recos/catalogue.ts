@@ -15,7 +15,7 @@ import { describeIssues } from '../http/handler.js';
 import { count, logger } from '../observability/index.js';
 import { DynamoStore } from './dynamo-store.js';
 import { ARTICLES_PAGE, ArticleInputSchema } from './schemas.js';
-import { MAX_FRESHNESS_HOURS } from './settings.js';
+import { freshListable } from './settings.js';
 import type { Article, FreshEntry } from './types.js';
 import { articleGuid } from './urls.js';
 
@@ -96,7 +96,7 @@ export async function upsertArticles(clientId: string, siteHosts: string[], raw:
       }
       line.status = result.created ? 'created' : 'updated';
       applied++;
-      if (result.article.published >= now - MAX_FRESHNESS_HOURS * 3600) fresh.push({ guid: result.article.guid, published: result.article.published });
+      if (freshListable(result.article.published, now)) fresh.push({ guid: result.article.guid, published: result.article.published });
     } catch (err) {
       failure ??= err;
     }

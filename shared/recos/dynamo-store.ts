@@ -3,7 +3,7 @@ import { batchGet, batchWrite, ddb, isConditionFailure, tableName } from '../db/
 import { hotSortKey, keys, publishedSortKey } from '../db/keys.js';
 import { bucketsFromScore, scoreFromBuckets, viewIncrement } from './ranking.js';
 import { COVISIT_CAP, COVISIT_PRUNE_AT, FRESH_LIST_CAP, pruneCovisits, pruneFresh, type RecosStore } from './store.js';
-import { MAX_FRESHNESS_HOURS } from './settings.js';
+import { freshListable } from './settings.js';
 import { LIMITS, withMetadata, type ArticleMeta, type PageView } from './tracking.js';
 import { articleGuid } from './urls.js';
 import type { Article, Covisits, FreshEntry, Preferences, Reader } from './types.js';
@@ -150,7 +150,7 @@ export class DynamoStore implements RecosStore {
     );
     const all = toFresh(out.Attributes ?? {});
     // Rare: past the cap (or with entries outside the longest window), the rest is removed. A guid re-added meanwhile may go; its next upsert puts it back.
-    if (all.length > FRESH_LIST_CAP + 100 || all.some((e) => e.published < now - MAX_FRESHNESS_HOURS * 3600)) {
+    if (all.length > FRESH_LIST_CAP + 100 || all.some((e) => !freshListable(e.published, now))) {
       const keep = new Set(pruneFresh(all, now).map((e) => e.guid));
       const drop = all.filter((e) => !keep.has(e.guid)).slice(0, 500);
       if (drop.length > 0) {

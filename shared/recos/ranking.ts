@@ -3,7 +3,7 @@
  * (unit-tested in test/unit/recos-ranking.test.ts, evaluated offline by
  * bench/recos-quality.ts).
  */
-import { hostAllowed } from './settings.js';
+import { FRESH_AHEAD_SECONDS, hostAllowed } from './settings.js';
 import type { Article, BlockSettings, Covisits, Weights } from './types.js';
 
 /** Origin of popularity scores (2020-01-01T00:00:00Z, Unix seconds). */
@@ -76,7 +76,7 @@ export const SIGNALS: Signal[] = ['covisit', 'content', 'preferences', 'populari
 export function freshness(published: number, now: number, windowHours: number): number {
   if (!(windowHours > 0)) return 0;
   const ageHours = (now - published) / 3600;
-  if (ageHours < -1 || ageHours >= windowHours) return 0;
+  if (ageHours < -FRESH_AHEAD_SECONDS / 3600 || ageHours >= windowHours) return 0;
   return 1 - Math.max(0, ageHours) / windowHours;
 }
 

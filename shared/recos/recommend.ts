@@ -1,4 +1,5 @@
 import { rank, type Ranked } from './ranking.js';
+import { FRESH_AHEAD_SECONDS } from './settings.js';
 import type { RecosStore } from './store.js';
 import type { BlockSettings } from './types.js';
 import { articleGuid } from './urls.js';
@@ -7,7 +8,8 @@ import { articleGuid } from './urls.js';
  * Candidates per request: the most popular articles, the newest catalogue
  * articles inside the block's freshness window (the client's fresh list:
  * known before their first reader), plus the strongest co-visit neighbours
- * not among them (fresh + neighbours ≤ 100, one BatchGetItem).
+ * not among them, also in the fresh slots left free (fresh + neighbours ≤
+ * 100, one BatchGetItem).
  */
 export const CANDIDATES = { popular: 200, fresh: 70, neighbours: 30 };
 
@@ -43,15 +45,17 @@ export async function rankingFor(store: RecosStore, blockSettings: BlockSettings
     settings.freshnessHours > 0
       ? (context.fresh ?? [])
           // Dated more than an hour ahead: not fresh yet (freshness is 0), so it does not take a slot.
-          .filter((e) => e.published >= since && e.published <= q.now + 3600 && !known.has(e.guid))
+          .filter((e) => e.published >= since && e.published <= q.now + FRESH_AHEAD_SECONDS && !known.has(e.guid))
           .sort((a, b) => b.published - a.published || (a.guid < b.guid ? -1 : 1))
           .slice(0, CANDIDATES.fresh)
           .map((e) => e.guid)
       : [];
+  const freshSet = new Set(fresh);
+  // The slots fresh articles leave free go to neighbours: one BatchGetItem of at most 100.
   const neighbours = Object.entries(covisits)
-    .filter(([guid]) => !known.has(guid) && !fresh.includes(guid))
+    .filter(([guid]) => !known.has(guid) && !freshSet.has(guid))
     .sort(([ga, a], [gb, b]) => b - a || (ga < gb ? -1 : 1))
-    .slice(0, CANDIDATES.neighbours)
+    .slice(0, CANDIDATES.neighbours + CANDIDATES.fresh - fresh.length)
     .map(([guid]) => guid);
   const missing = [...fresh, ...neighbours];
   const extra = missing.length > 0 ? await store.articles(q.clientId, missing) : [];

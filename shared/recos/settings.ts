@@ -10,6 +10,17 @@ export const BLOCK_DEFAULTS = { rows: 10, maxRows: 50, maxAgeDays: 30, freshness
 /** Longest freshness window (30 days): the fresh list keeps catalogue articles published within it. */
 export const MAX_FRESHNESS_HOURS = 720;
 
+/** How far ahead a publication time may be and still count as fresh (a scheduled article an hour early; later dates are likely wrong). */
+export const FRESH_AHEAD_SECONDS = 3600;
+
+/**
+ * Whether an article published at `published` belongs on the fresh list at
+ * `now`: within MAX_FRESHNESS_HOURS, and not dated more than
+ * FRESH_AHEAD_SECONDS ahead (such an entry is never a candidate until then,
+ * and entries dated far ahead would sort first and never be pruned).
+ */
+export const freshListable = (published: number, now: number): boolean => published >= now - MAX_FRESHNESS_HOURS * 3600 && published <= now + FRESH_AHEAD_SECONDS;
+
 /** Hard ceiling of a block's ranking length, whatever its settings say. */
 export const MAX_ROWS_CEILING = 100;
 

@@ -1,5 +1,5 @@
 import { mergeArticle, withMetadata, type ArticleMeta, type PageView } from './tracking.js';
-import { MAX_FRESHNESS_HOURS } from './settings.js';
+import { freshListable } from './settings.js';
 import type { Article, Covisits, FreshEntry, Preferences, Reader } from './types.js';
 import { articleGuid } from './urls.js';
 
@@ -54,11 +54,11 @@ export const COVISIT_PRUNE_AT = 150;
 /** Entries kept on a client's fresh list. */
 export const FRESH_LIST_CAP = 500;
 
-/** The fresh list after adding entries: newest first by publication, within MAX_FRESHNESS_HOURS of `now`, at most FRESH_LIST_CAP. */
+/** The fresh list after adding entries: newest first by publication, only listable ones (freshListable: within MAX_FRESHNESS_HOURS, not far ahead), at most FRESH_LIST_CAP. */
 export function pruneFresh(entries: FreshEntry[], now: number): FreshEntry[] {
   const byGuid = new Map(entries.map((e) => [e.guid, e]));
   return [...byGuid.values()]
-    .filter((e) => e.published >= now - MAX_FRESHNESS_HOURS * 3600)
+    .filter((e) => freshListable(e.published, now))
     .sort((a, b) => b.published - a.published || (a.guid < b.guid ? -1 : 1))
     .slice(0, FRESH_LIST_CAP);
 }

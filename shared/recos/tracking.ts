@@ -1,5 +1,5 @@
 import { addView } from './ranking.js';
-import { MAX_FRESHNESS_HOURS } from './settings.js';
+import { freshListable } from './settings.js';
 import type { RecosStore } from './store.js';
 import { articleGuid } from './urls.js';
 import type { Article, Reader } from './types.js';
@@ -126,8 +126,9 @@ export async function trackPageView(store: RecosStore, clientId: string, view: P
   // A deleted article (DELETE /v1/articles) is not counted, nor read, nor co-visited.
   if (!article) return undefined;
   const merged = mergeReader(reader, view.userId, article, now);
-  // An article's first view puts it on the fresh list, as the catalogue does (once per article: a fresh candidate before it is popular).
-  const isNew = article.views === 1 && article.published >= now - MAX_FRESHNESS_HOURS * 3600;
+  // An article's first view puts it on the fresh list, as the catalogue does (once per article: a fresh candidate before it is popular);
+  // only with a publication time from the page: a page without one is dated by its first view, which says nothing of its age.
+  const isNew = article.views === 1 && view.published !== undefined && freshListable(article.published, now);
   await Promise.all([
     store.putReader(clientId, merged.reader),
     merged.session.length > 0 ? store.addCovisits(clientId, article.guid, merged.session) : undefined,

@@ -191,6 +191,10 @@ describe('rank', () => {
     await trackPageView(store, 'c', { userId: 'u2', url: 'https://s.example/old', published: NOW - (MAX_FRESHNESS_HOURS + 1) * HOUR }, NOW);
     const guid = articleGuid('https://s.example/new');
     expect((await store.context('c', { fresh: true })).fresh).toEqual([{ guid, published: NOW - HOUR }]);
+    // Not a page without a publication time (its first view would date it), nor one dated more than an hour ahead.
+    await trackPageView(store, 'c', { userId: 'u4', url: 'https://s.example/undated' }, NOW);
+    await trackPageView(store, 'c', { userId: 'u5', url: 'https://s.example/year-9999', published: 253_402_300_799 }, NOW);
+    expect((await store.context('c', { fresh: true })).fresh).toEqual([{ guid, published: NOW - HOUR }]);
     // Later views do not write it again: after a deletion of the entry, a second view leaves the list as it is.
     store.freshMap.set('c', []);
     await trackPageView(store, 'c', { userId: 'u3', url: 'https://s.example/new' }, NOW + 60);
@@ -205,6 +209,10 @@ describe('rank', () => {
     expect(kept[0]).toEqual(entries[0]);
     expect(kept.at(-1)).toEqual(entries[FRESH_LIST_CAP - 1]);
     expect(kept.some((e) => e.guid === 'old')).toBe(false);
+    // Entries dated more than an hour ahead go too: they would sort first and never leave (tracking takes any published_time).
+    const ahead = Array.from({ length: FRESH_LIST_CAP }, (_, i) => ({ guid: `future${i}`, published: NOW + 2 * HOUR + i }));
+    const soon = { guid: 'in-an-hour', published: NOW + HOUR };
+    expect(pruneFresh([...ahead, soon, entries[0]], NOW)).toEqual([soon, entries[0]]);
   });
 
   it('shuffles a copy, keeping the items', () => {
