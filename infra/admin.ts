@@ -89,9 +89,12 @@ async function main(argv: string[]) {
     }
     case 'create-block':
       return print({ username, block_key: await clients.createBlock(username, values.settings ? JSON.parse(values.settings) : {}) });
-    case 'set-hosts':
+    case 'set-hosts': {
       if (values.hosts === undefined) throw new Error('set-hosts needs --hosts (an empty value turns tracking off)');
-      return print({ username, site_hosts: await clients.setSiteHosts(username, values.hosts) });
+      // Also forgets the feed's validators: items refused for their host are applied at the next poll.
+      const { setSiteHostsAndRereadFeed } = await import('../shared/recos/feeds.js');
+      return print({ username, site_hosts: await setSiteHostsAndRereadFeed(username, values.hosts) });
+    }
     case 'enable-premium':
       await clients.setClientSetting(username, 'premiumEvents', true);
       return print({ username, premium_events: true });

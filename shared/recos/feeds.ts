@@ -9,7 +9,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionFailure, queryAll, runPool, tableName } from '../db/client.js';
 import { CLIENTS_WITH_FEED, keys } from '../db/keys.js';
-import { requireClient, type CatalogueFeed, type Client } from '../clients/clients.js';
+import { requireClient, setSiteHosts, type CatalogueFeed, type Client } from '../clients/clients.js';
 import { storedSiteHosts } from '../clients/site-hosts.js';
 import { config } from '../config.js';
 import { checkUrl, safeFetch, UrlFetchError } from '../net/safe-fetch.js';
@@ -42,6 +42,24 @@ export async function setFeed(clientId: string, url: string | undefined): Promis
     }),
   );
   return feed;
+}
+
+/**
+ * Replaces the client's site hosts (admin `set-hosts`) and forgets its
+ * feed's validators (ETag, Last-Modified), so the next poll reads the whole
+ * document again: items refused for their host are applied once it is
+ * allowed, although the feed itself has not changed (it would answer 304).
+ */
+export async function setSiteHostsAndRereadFeed(clientId: string, siteHosts: string | string[]): Promise<string[]> {
+  const hosts = await setSiteHosts(clientId, siteHosts);
+  try {
+    await ddb.send(
+      new UpdateCommand({ TableName: tableName(), Key: keys.client(clientId), UpdateExpression: 'REMOVE feed.etag, feed.lastModified', ConditionExpression: 'attribute_exists(feed)' }),
+    );
+  } catch (err) {
+    if (!isConditionFailure(err)) throw err;
+  }
+  return hosts;
 }
 
 /** Records the outcome of a feed poll (an undefined field is removed), unless the feed was changed or turned off meanwhile. */
@@ -140,8 +158,22 @@ export async function pollFeed(client: Pick<Client, 'id' | 'siteHosts' | 'feed'>
 export async function pollFeeds(now = new Date()): Promise<Record<PollOutcome, number> & { clients: number }> {
   const clients = await queryAll<Client>({ TableName: tableName(), IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p', ExpressionAttributeValues: { ':p': CLIENTS_WITH_FEED } });
   const summary = { clients: clients.length, ok: 0, 'not-modified': 0, failed: 0 };
+  let fault: unknown;
   await runPool(clients, FEED_LIMITS.concurrency, async (client) => {
-    summary[await pollFeed(client, now)]++;
+    try {
+      summary[await pollFeed(client, now)]++;
+    } catch (err) {
+      // Not the feed's fault (storage, a bug): the other feeds are still polled, this one shows a failure, and the run fails at the end.
+      fault ??= err;
+      summary.failed++;
+      count('CatalogueFeedFailures');
+      logger.error('catalogue feed poll failed on our side', { clientId: client.id, error: err as Error });
+      const cause = 'an internal error while applying the feed (not the feed\'s fault); it has been logged and the next poll tries again';
+      await recordFeedPoll(client.id, client.feed!.url, { lastPollAt: now.toISOString(), lastStatus: 'failed', lastError: cause, consecutiveFailures: (client.feed?.consecutiveFailures ?? 0) + 1 }).catch(
+        (recordErr: unknown) => logger.error('catalogue feed poll outcome not recorded', { clientId: client.id, error: recordErr as Error }),
+      );
+    }
   });
+  if (fault) throw fault;
   return summary;
 }

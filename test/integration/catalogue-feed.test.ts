@@ -3,13 +3,15 @@
  * handler), against a feed server on this machine: conditional polls,
  * upserts, failures that keep the catalogue and show on the client.
  */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createBlock, getClient } from '../../shared/clients/clients.js';
+import { ddb } from '../../shared/db/client.js';
 import { jobs } from '../../shared/jobs.js';
-import { setFeed } from '../../shared/recos/feeds.js';
+import { setFeed, setSiteHostsAndRereadFeed } from '../../shared/recos/feeds.js';
 import { articleGuid } from '../../shared/recos/urls.js';
 import { invokeJob } from '../../infra/local/jobs.js';
 import { captureOutput } from '../helpers/logs.js';
@@ -156,6 +158,48 @@ describe('catalogue feed job', () => {
     await runJob();
     expect((await getClient(client.username, { consistent: true }))!.feed).toBeUndefined();
     expect((await catalogue(client)).length).toBe(2);
+  });
+
+  it('set-hosts makes the next poll read the unchanged feed again, so items refused for their host are applied', async () => {
+    const client = await newClient(service, { siteHosts: ['*.feed.example'] });
+    const site = `https://hosts-${randomUUID().slice(0, 8)}.feed.example`;
+    const other = `other-${randomUUID().slice(0, 8)}.example`;
+    await setFeed(client.username, feedUrl);
+    answer = { status: 200, etag: '"h1"', body: rss([{ url: `${site}/a`, title: 'A', at: hoursAgo(1) }, { url: `https://${other}/b`, title: 'B', at: hoursAgo(2) }]) };
+    await runJob();
+    expect(await feedOf(client)).toMatchObject({ lastStatus: 'ok', lastCounts: { created: 1, updated: 0, rejected: 1 } });
+    await runJob();
+    expect(await feedOf(client)).toMatchObject({ lastStatus: 'not-modified' });
+    // Before the fix the feed kept answering 304 and B never came in.
+    await setSiteHostsAndRereadFeed(client.username, ['*.feed.example', other]);
+    expect((await feedOf(client)).etag).toBeUndefined();
+    await runJob();
+    expect(await feedOf(client)).toMatchObject({ lastStatus: 'ok', etag: '"h1"', lastCounts: { created: 1, updated: 1, rejected: 0 } });
+    expect((await catalogue(client)).map((a) => a.url)).toEqual([`${site}/a`, `https://${other}/b`]);
+  });
+
+  it('a fault on our side for one client fails the run, but every other feed is polled and the client shows the failure', async () => {
+    const broken = await newClient(service, { siteHosts: ['*.feed.example'] });
+    const fine = await newClient(service, { siteHosts: ['*.feed.example'] });
+    const site = `https://fault-${randomUUID().slice(0, 8)}.feed.example`;
+    await setFeed(broken.username, feedUrl);
+    await setFeed(fine.username, feedUrl);
+    answer = { status: 200, etag: `"${randomUUID()}"`, body: rss([{ url: `${site}/a`, title: 'A', at: hoursAgo(1) }]) };
+    const send = ddb.send.bind(ddb);
+    vi.spyOn(ddb, 'send').mockImplementation(((command: { input?: { Key?: { pk?: string } } }) => {
+      if (command instanceof UpdateCommand && command.input.Key?.pk?.startsWith(`ART#${broken.username}#`)) return Promise.reject(Object.assign(new Error('injected bug'), { name: 'ValidationException' }));
+      return send(command as never);
+    }) as typeof ddb.send);
+    const output = captureOutput();
+    try {
+      await expect(runJob()).rejects.toThrow(/^Internal error after 0 of 1 articles were applied/);
+    } finally {
+      output.restore();
+      vi.restoreAllMocks();
+    }
+    expect(await feedOf(broken)).toMatchObject({ lastStatus: 'failed', lastError: "an internal error while applying the feed (not the feed's fault); it has been logged and the next poll tries again", consecutiveFailures: 1 });
+    expect(await feedOf(fine)).toMatchObject({ lastStatus: 'ok', lastCounts: { created: 1, updated: 0, rejected: 0 } });
+    expect(output.json().some((l) => l.message === 'catalogue feed poll failed on our side' && l.clientId === broken.username)).toBe(true);
   });
 
   it('reads Atom and news sitemaps, and refuses loopback feeds unless FEED_ALLOW_LOOPBACK', async () => {
