@@ -225,6 +225,7 @@ export class DynamoStore implements RecosStore {
 
   async deleteArticle(clientId: string, guid: string): Promise<boolean> {
     const now = Math.floor(Date.now() / 1000);
+    let found = true;
     try {
       // The tombstone replaces the whole item: counters, popularity and index keys go.
       await ddb.send(
@@ -233,17 +234,20 @@ export class DynamoStore implements RecosStore {
           Item: { ...keys.article(clientId, guid), type: 'article', guid, [DELETED]: now, ttl: now + LIMITS.articleTtlDays * DAY },
           ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#deleted)',
           ExpressionAttributeNames: { '#deleted': DELETED },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
     } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
+      if (!isConditionFailure(err)) throw err;
+      // Unknown: nothing to do. Already a tombstone: the clean-up below is done again (idempotent), so a retry after a fault between the two rounds finishes it.
+      if (!(err as { Item?: Record<string, unknown> }).Item?.[DELETED]) return false;
+      found = false;
     }
     await Promise.all([
       ddb.send(new DeleteCommand({ TableName: tableName(), Key: keys.covisits(clientId, guid) })),
       ddb.send(new UpdateCommand({ TableName: tableName(), Key: keys.freshArticles(clientId), UpdateExpression: 'REMOVE #g', ExpressionAttributeNames: { '#g': FRESH_PREFIX + guid } })),
     ]);
-    return true;
+    return found;
   }
 
   async recordView(clientId: string, view: PageView, now: number): Promise<Article | undefined> {
@@ -285,7 +289,9 @@ export class DynamoStore implements RecosStore {
           TableName: tableName(),
           Key: keys.article(clientId, article.guid),
           UpdateExpression: 'SET gsi1sk = :k',
-          ConditionExpression: 'attribute_not_exists(gsi1sk) OR gsi1sk < :k',
+          // Not on a tombstone (a DELETE between the view's two writes): it would carry a popularity key into a revival.
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#deleted) AND (attribute_not_exists(gsi1sk) OR gsi1sk < :k)',
+          ExpressionAttributeNames: { '#deleted': DELETED },
           ExpressionAttributeValues: { ':k': hotSortKey(article.hot) },
         }),
       );
@@ -344,7 +350,9 @@ export class DynamoStore implements RecosStore {
           TableName: tableName(),
           Key: keys.article(clientId, guid),
           UpdateExpression: 'ADD clicks :one',
-          ConditionExpression: 'attribute_exists(pk)',
+          // Not a tombstone (a DELETE between the redirect's read and this write): a revival starts at 0 clicks.
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#deleted)',
+          ExpressionAttributeNames: { '#deleted': DELETED },
           ExpressionAttributeValues: { ':one': 1 },
           ReturnValues: 'ALL_NEW',
         }),

@@ -309,6 +309,9 @@ function fromFeed(xml: string, root: string, documentUrl: string | undefined): {
   return { format, lines };
 }
 
+/** An external (general or parameter) entity declaration in a DOCTYPE's internal subset. */
+const EXTERNAL_ENTITY = /<!ENTITY\s+(?:%\s+)?[^\s>]+\s+(?:SYSTEM|PUBLIC)\b/i;
+
 /**
  * The article lines of a feed document, at most MAX_FEED_ARTICLES (the
  * first ones; an item without a link stays, so the catalogue's report says
@@ -318,8 +321,6 @@ function fromFeed(xml: string, root: string, documentUrl: string | undefined): {
  * `documentUrl`, the feed's own address, reads relative links when the feed
  * gives no base of its own. Throws FeedFormatError.
  */
-/** An external (general or parameter) entity declaration in a DOCTYPE's internal subset. */
-const EXTERNAL_ENTITY = /<!ENTITY\s+(?:%\s+)?[^\s>]+\s+(?:SYSTEM|PUBLIC)\b/i;
 
 export function parseFeed(xml: string, documentUrl?: string): { format: FeedFormat; lines: FeedLine[] } {
   if (xml.trim() === '') throw new FeedFormatError('the feed is empty');

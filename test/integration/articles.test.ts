@@ -4,8 +4,13 @@
  * first reader while fresh; a deleted one never again.
  */
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it, vi } from 'vitest';
 import { createBlock } from '../../shared/clients/clients.js';
+import { ddb, tableName } from '../../shared/db/client.js';
+import { keys } from '../../shared/db/keys.js';
+import { DynamoStore } from '../../shared/recos/dynamo-store.js';
+import { captureOutput } from '../helpers/logs.js';
 import { articleGuid } from '../../shared/recos/urls.js';
 import { newClient, request, useService, type TestClient } from '../helpers/service.js';
 
@@ -202,8 +207,44 @@ describe('catalogue articles in recommendations', () => {
     expect((await list(client)).body.map((x: { url: string }) => x.url)).toEqual([b]);
     expect((await request(`${service.url}/v1/r/${block}/${articleGuid(a)}`)).status).toBe(404);
 
+    // A click or a view whose write lands after the deletion leaves the tombstone as it is (no clicks, no popularity key to revive).
+    const store = new DynamoStore();
+    expect(await store.recordClick(client.username, articleGuid(a))).toBeUndefined();
+    const tombstone = (await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.article(client.username, articleGuid(a)), ConsistentRead: true }))).Item!;
+    expect(tombstone.clicks).toBeUndefined();
+    expect(tombstone.gsi1sk).toBeUndefined();
+
     const back = await put(client, [{ url: a, title: 'A again' }]);
     expect(back.body.lines[0]).toMatchObject({ status: 'created' });
     expect((await list(client)).body.find((x: { url: string }) => x.url === a)).toMatchObject({ title: 'A again', views: 0, clicks: 0 });
+  });
+
+  it('a DELETE that failed after its tombstone is finished by the retry: the co-visit item goes too', async () => {
+    const client = await newCatalogueClient();
+    const s = site();
+    const [a, b] = [`${s}/a`, `${s}/b`];
+    expect((await track(client, 'r1', a, { published_time: hoursAgo(3) })).status).toBe(200);
+    expect((await track(client, 'r1', b, { published_time: hoursAgo(3) })).status).toBe(200);
+    const covisitItem = async () => (await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.covisits(client.username, articleGuid(a)), ConsistentRead: true }))).Item;
+    expect(await covisitItem()).toBeDefined();
+    const send = ddb.send.bind(ddb);
+    let failures = 1;
+    vi.spyOn(ddb, 'send').mockImplementation(((command: unknown) => {
+      if (command instanceof DeleteCommand && failures-- > 0) return Promise.reject(Object.assign(new Error('injected fault'), { name: 'InternalServerError', $retryable: {} }));
+      return send(command as never);
+    }) as typeof ddb.send);
+    const output = captureOutput();
+    let first;
+    try {
+      first = await request(`${articlesUrl()}?url=${encodeURIComponent(a)}`, { method: 'DELETE', token: client.token });
+    } finally {
+      output.restore();
+      vi.restoreAllMocks();
+    }
+    expect(first.status).toBeGreaterThanOrEqual(500);
+    expect(await covisitItem()).toBeDefined();
+    // The retry finds the tombstone: 404 (already deleted), and the clean-up is done.
+    expect((await request(`${articlesUrl()}?url=${encodeURIComponent(a)}`, { method: 'DELETE', token: client.token })).status).toBe(404);
+    expect(await covisitItem()).toBeUndefined();
   });
 });
