@@ -24,18 +24,24 @@ export interface RankingRequest {
 /**
  * The reader's whole ranking for one block (at most `maxRows` entries); a
  * page of it is `start`..`start + rows`. Storage round trips: the context
- * (with the client's fresh list) and the popular articles in parallel, then
- * the fresh and co-visit articles not among the popular ones (3 calls, 2
- * sequential rounds). The settings may still be loading (the client's site
- * hosts are read in parallel with the context).
+ * (with the client's fresh list and recent deletions) and the popular
+ * articles in parallel, then the fresh and co-visit articles not among the
+ * popular ones (at most 3 calls, 2 sequential rounds; the popular list and
+ * the articles may come from the container's short-lived copies,
+ * shared/recos/read-cache.ts, except for articles deleted lately). The
+ * settings may still be loading (the client's site hosts are read in
+ * parallel with the context).
  */
 export async function rankingFor(store: RecosStore, blockSettings: BlockSettings | Promise<BlockSettings>, q: RankingRequest): Promise<Ranked[]> {
   const currentGuid = q.pageUrl ? articleGuid(q.pageUrl) : undefined;
-  const [context, popular, settings] = await Promise.all([
-    store.context(q.clientId, { userId: q.userId, guid: currentGuid, preferences: true, covisits: true, fresh: true }),
-    store.hotArticles(q.clientId, CANDIDATES.popular),
+  const [context, cachedPopular, settings] = await Promise.all([
+    store.context(q.clientId, { userId: q.userId, guid: currentGuid, preferences: true, covisits: true, fresh: true, deletions: true }),
+    store.hotArticles(q.clientId, CANDIDATES.popular, { cached: true, now: q.now }),
     blockSettings,
   ]);
+  // Cached copies may predate a deletion: articles deleted lately never come from them.
+  const deleted = context.deleted ?? new Set<string>();
+  const popular = deleted.size > 0 ? cachedPopular.filter((a) => !deleted.has(a.guid)) : cachedPopular;
   const covisits = context.covisits ?? {};
   const known = new Set(popular.map((a) => a.guid));
   const since = q.now - settings.freshnessHours * 3600;
@@ -54,7 +60,7 @@ export async function rankingFor(store: RecosStore, blockSettings: BlockSettings
     .slice(0, CANDIDATES.neighbours)
     .map(([guid]) => guid);
   const missing = [...fresh, ...neighbours];
-  const extra = missing.length > 0 ? await store.articles(q.clientId, missing) : [];
+  const extra = missing.length > 0 ? await store.articles(q.clientId, missing, { cached: true, uncached: deleted }) : [];
   return rank({
     candidates: [...popular, ...extra],
     current: context.article,

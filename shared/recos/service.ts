@@ -20,6 +20,11 @@ import { articleGuid, canonicalUrl, toHttps } from './urls.js';
 const store = new DynamoStore();
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
+/** Empties this container's short-lived copies (shared/recos/read-cache.ts): the latency benchmark's cold case. */
+export function dropReadCaches(): void {
+  store.dropCaches();
+}
+
 /** At most this many `excluded[]` URLs per request. */
 export const MAX_EXCLUDED = 100;
 
