@@ -7,6 +7,7 @@ import { MAX_FRESHNESS_HOURS } from './settings.js';
 import { LIMITS, withMetadata, type ArticleMeta, type PageView } from './tracking.js';
 import { articleGuid } from './urls.js';
 import { DELETION_WINDOW, deletionWindows, READ_CACHE_SECONDS, TtlCache } from './read-cache.js';
+import type { Client } from '../clients/clients.js';
 import type { Article, Covisits, FreshEntry, Preferences, Reader } from './types.js';
 
 const DAY = 86_400;
@@ -92,7 +93,7 @@ const strip = <T>(item: Item | undefined): T | undefined => {
 
 /**
  * The recommendation records in the single table. Calls per operation:
- * context 1 (BatchGetItem, with the fresh list and the deletion windows),
+ * context 1 (BatchGetItem, with the fresh list, the deletion windows and the client),
  * hotArticles 1 (Query on gsi1; none while a cached list answers), articles
  * 1 (BatchGetItem; none when cached copies answer them all), upsertArticle 1,
  * addFresh 1 (+1 rare pruning), deleteArticle 4 (the deletion mark first), recordView 2 (UpdateItem ADD, then the index key), putReader 1, addCovisits 1 + one per other
@@ -111,7 +112,7 @@ export class DynamoStore implements RecosStore {
     this.articleCache.clear();
   }
 
-  async context(clientId: string, q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean; fresh?: boolean; deletions?: boolean }) {
+  async context(clientId: string, q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean; fresh?: boolean; deletions?: boolean; client?: boolean }) {
     const windows = q.deletions ? deletionWindows(Math.floor(Date.now() / 1000)) : [];
     const wanted = [
       q.userId && keys.reader(clientId, q.userId),
@@ -120,6 +121,7 @@ export class DynamoStore implements RecosStore {
       q.guid && q.covisits && keys.covisits(clientId, q.guid),
       q.fresh && keys.freshArticles(clientId),
       ...windows.map((w) => keys.articleDeletions(clientId, w)),
+      q.client && keys.client(clientId),
     ].filter((k): k is { pk: string; sk: string } => Boolean(k));
     const items = wanted.length > 0 ? await batchGet<Item>(wanted) : [];
     const bySk = new Map(items.map((item) => [item.sk as string, item]));
@@ -128,6 +130,7 @@ export class DynamoStore implements RecosStore {
     const deleted = new Set<string>();
     for (const w of windows) for (const name of Object.keys(bySk.get(keys.articleDeletions(clientId, w).sk) ?? {})) if (name.startsWith(DELETED_PREFIX)) deleted.add(name.slice(DELETED_PREFIX.length));
     return {
+      client: bySk.get(keys.client(clientId).sk) as Client | undefined,
       deleted: q.deletions ? deleted : undefined,
       reader: strip<Reader>(bySk.get('READS')),
       preferences: strip<Preferences>(bySk.get('PREFS')),

@@ -2,6 +2,7 @@ import { mergeArticle, withMetadata, type ArticleMeta, type PageView } from './t
 import { MAX_FRESHNESS_HOURS } from './settings.js';
 import type { Article, Covisits, FreshEntry, Preferences, Reader } from './types.js';
 import { articleGuid } from './urls.js';
+import type { Client } from '../clients/clients.js';
 
 /**
  * What the recommendation services need from storage. The DynamoDB store
@@ -11,13 +12,13 @@ import { articleGuid } from './urls.js';
 export interface RecosStore {
   /**
    * In one round trip, whichever of these exist: the reader, their preferences, an article, its co-visits, the
-   * client's fresh list and (`deletions`) the guids of articles deleted lately (at least the last
-   * `DELETION_WINDOW` seconds: longer than any cached copy lives).
+   * client's fresh list, (`deletions`) the guids of articles deleted lately (at least the last
+   * `DELETION_WINDOW` seconds: longer than any cached copy lives) and (`client`) the client record.
    */
   context(
     clientId: string,
-    q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean; fresh?: boolean; deletions?: boolean },
-  ): Promise<{ reader?: Reader; preferences?: Preferences; article?: Article; covisits?: Covisits; fresh?: FreshEntry[]; deleted?: Set<string> }>;
+    q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean; fresh?: boolean; deletions?: boolean; client?: boolean },
+  ): Promise<{ reader?: Reader; preferences?: Preferences; article?: Article; covisits?: Covisits; fresh?: FreshEntry[]; deleted?: Set<string>; client?: Client }>;
   /**
    * The `limit` most popular articles (decayed popularity), most popular first. With `cached`, a list read up to
    * `READ_CACHE_SECONDS` before `now` may answer (it may still name articles deleted since: callers drop those).
@@ -108,7 +109,7 @@ export class MemoryStore implements RecosStore {
     return inner;
   }
 
-  async context(clientId: string, q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean; fresh?: boolean; deletions?: boolean }) {
+  async context(clientId: string, q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean; fresh?: boolean; deletions?: boolean; client?: boolean }) {
     return {
       deleted: q.deletions ? new Set(this.deletedMap.get(clientId)) : undefined,
       fresh: q.fresh ? this.freshMap.get(clientId) : undefined,
