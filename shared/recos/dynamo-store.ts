@@ -101,8 +101,8 @@ const strip = <T>(item: Item | undefined): T | undefined => {
  * UnprocessedKeys retries add calls under throttling.
  */
 export class DynamoStore implements RecosStore {
-  /** Popular lists per client (the promise, so concurrent requests share one Query). */
-  private readonly hotCache = new TtlCache<Promise<Article[]>>(1_000, READ_CACHE_SECONDS * 1000);
+  /** Popular lists (the promise, so concurrent requests share one Query) of up to 100 clients (≈ 200 KB each). */
+  private readonly hotCache = new TtlCache<Promise<Article[]>>(100, READ_CACHE_SECONDS * 1000);
   /** Articles by client and guid (≈ 1 KB each). */
   private readonly articleCache = new TtlCache<Article>(20_000, READ_CACHE_SECONDS * 1000);
 

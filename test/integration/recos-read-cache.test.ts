@@ -7,13 +7,22 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createBlock, createClient, getClient, resolvePublicKey } from '../../shared/clients/clients.js';
-import { batchWrite } from '../../shared/db/client.js';
+import { batchWrite, ddb } from '../../shared/db/client.js';
 import { DynamoStore, recosItems } from '../../shared/recos/dynamo-store.js';
 import { addView } from '../../shared/recos/ranking.js';
 import { rankingFor } from '../../shared/recos/recommend.js';
+import { dropReadCaches } from '../../shared/recos/service.js';
 import { blockSettings } from '../../shared/recos/settings.js';
 import type { Article } from '../../shared/recos/types.js';
 import { articleGuid } from '../../shared/recos/urls.js';
+import { request, useService } from '../helpers/service.js';
+
+const service = useService();
+let calls = 0;
+ddb.middlewareStack.add((next) => async (input) => {
+  calls++;
+  return next(input);
+}, { step: 'initialize', name: 'testCallCounter' });
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
@@ -29,11 +38,12 @@ async function setup() {
   const now = nowSeconds();
   const [a, b, c] = [article('https://cache.example/a', 5, now), article('https://cache.example/b', 3, now), article('https://cache.example/c', 2, now)];
   await batchWrite([a, b, c].map((x) => ({ PutRequest: { Item: recosItems.article(clientId, x) } })));
-  const key = (await resolvePublicKey('block', await createBlock(clientId)))!;
+  const blockKey = await createBlock(clientId);
+  const key = (await resolvePublicKey('block', blockKey))!;
   const settings = blockSettings(key, await getClient(clientId));
   const store = new DynamoStore();
   const ranking = async (q: { pageUrl?: string } = {}) => (await rankingFor(store, settings, { clientId, userId: 'reader', excluded: [], now: nowSeconds(), ...q })).map((r) => r.article.guid);
-  return { clientId, store, a, b, c, ranking };
+  return { clientId, store, a, b, c, ranking, blockKey };
 }
 
 describe('recommendations read cache', () => {
@@ -69,5 +79,21 @@ describe('recommendations read cache', () => {
       now,
     });
     expect(ranked.map((r) => [r.article.guid, r.article.title])).toContainEqual([c.guid, 'C again']);
+  });
+
+  it('a recommendation request makes at most 4 DynamoDB calls, 1 once the container keeps the popular list and the block key', async () => {
+    const { blockKey, a, b, c } = await setup();
+    const url = `${service.url}/v1/clients/${blockKey}/users/reader/recommendations`;
+    dropReadCaches();
+    let before = calls;
+    const cold = await request(url);
+    expect(cold.status, cold.text).toBe(200);
+    expect(cold.body.result.recommendation.map((r: { guid: string }) => r.guid)).toEqual([a.guid, b.guid, c.guid]);
+    // The block key, then the context BatchGetItem (with the client) and the popularity Query in parallel.
+    expect(calls - before).toBe(3);
+    before = calls;
+    const warm = await request(url);
+    expect(warm.body).toEqual(cold.body);
+    expect(calls - before).toBe(1);
   });
 });
