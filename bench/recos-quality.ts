@@ -28,6 +28,7 @@
 import { eligible, type RankInput } from '../shared/recos/ranking.js';
 import { rankingFor } from '../shared/recos/recommend.js';
 import { BLOCK_DEFAULTS, DEFAULT_WEIGHTS, MAX_FRESHNESS_HOURS } from '../shared/recos/settings.js';
+import { READ_CACHE_SECONDS } from '../shared/recos/read-cache.js';
 import { MemoryStore } from '../shared/recos/store.js';
 import { trackPageView } from '../shared/recos/tracking.js';
 import type { BlockSettings, Weights } from '../shared/recos/types.js';
@@ -77,7 +78,8 @@ async function main() {
   const started = Date.now();
   const log = generateClickLog(options);
   const split = log.end - options.testDays * DAY;
-  const store = new MemoryStore();
+  // The service's popular list may be a container's copy up to READ_CACHE_SECONDS old: so is the evaluation's.
+  const store = new MemoryStore({ popularRefreshSeconds: READ_CACHE_SECONDS });
   const client = 'bench';
   const random = prng(options.seed + 1);
   const urlOf = (a: GenArticle) => a.url;
@@ -91,7 +93,7 @@ async function main() {
   });
 
   // Scenario 2: the same log with the catalogue feed. Polls in time order (articles are sorted by publication).
-  const catalogue = new MemoryStore();
+  const catalogue = new MemoryStore({ popularRefreshSeconds: READ_CACHE_SECONDS });
   const polls = log.articles.map((a) => ({ article: a, t: a.published + options.pollDelay })).filter((p) => p.t <= log.end);
   let nextPoll = 0;
   const feedHits = Object.fromEntries(

@@ -15,9 +15,15 @@ import { config } from '../config.js';
  * Document client, created once per Lambda container. Endpoint comes from AWS_ENDPOINT_URL_DYNAMODB.
  * Pure: a bundle whose code never queries the table leaves the client out.
  */
-export const ddb = /* @__PURE__ */ DynamoDBDocumentClient.from(/* @__PURE__ */ new DynamoDBClient({}), {
-  marshallOptions: { removeUndefinedValues: true },
-});
+export const ddb = /* @__PURE__ */ documentClient();
+
+function documentClient() {
+  const client = DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
+  // The SDK's logger middleware copies every response through its sensitive-data filter even when nothing logs it
+  // (no logger is configured): ≈ 5% of the CPU of a recommendation request reading ≈ 130 KB. Nothing here logs it.
+  client.middlewareStack.remove('loggerMiddleware');
+  return client;
+}
 
 export const tableName = () => config.tableName;
 

@@ -73,6 +73,12 @@ export const keys = {
   articlesByPublished: (clientId: string) => `ARTNEW#${clientId}`,
   /** A client's newest catalogue articles (attributes `p_<guid>` = publication time): the fresh candidates of recommendations. */
   freshArticles: (clientId: string) => ({ pk: `ARTFRESH#${clientId}`, sk: 'FRESH' }),
+  /**
+   * Articles of a client deleted in one window of `DELETION_WINDOW` seconds starting at `windowStart` (attributes
+   * `d_<guid>` = deletion time): recommendations read the current and the previous window to leave out deleted
+   * articles that a container's short-lived cache still holds. Expires by `ttl`.
+   */
+  articleDeletions: (clientId: string, windowStart: number) => ({ pk: `ARTDEL#${clientId}`, sk: `DEL#${windowStart}` }),
   /** Prefix of every article key of a client (cursor checks). */
   articlePrefix: (clientId: string) => `ART#${clientId}#`,
   /** The co-visit counts of an article ("readers of this page also read"), next to the article. */

@@ -6,6 +6,8 @@ import { COVISIT_CAP, COVISIT_PRUNE_AT, FRESH_LIST_CAP, pruneCovisits, pruneFres
 import { freshListable } from './settings.js';
 import { LIMITS, withMetadata, type ArticleMeta, type PageView } from './tracking.js';
 import { articleGuid } from './urls.js';
+import { DELETION_WINDOW, deletionWindows, READ_CACHE_SECONDS, TtlCache } from './read-cache.js';
+import type { Client } from '../clients/clients.js';
 import type { Article, Covisits, FreshEntry, Preferences, Reader } from './types.js';
 
 const DAY = 86_400;
@@ -15,6 +17,9 @@ const COUNT_PREFIX = 'n_';
 const FRESH_PREFIX = 'p_';
 /** Popularity bucket masses are attributes `m_<bucket>` of the article (see `viewIncrement`). */
 const MASS_PREFIX = 'm_';
+/** Deleted articles are attributes `d_<guid>` (deletion time) of the client's deletion window items. */
+const DELETED_PREFIX = 'd_';
+
 
 type Item = Record<string, unknown>;
 
@@ -31,6 +36,7 @@ export const recosItems = {
   }),
   reader: (clientId: string, r: Reader): Item => ({ ...keys.reader(clientId, r.userId), type: 'reader', ...r, ttl: r.lastSeen + LIMITS.readerTtlDays * DAY }),
   preferences: (clientId: string, p: Preferences): Item => ({ ...keys.readerPreferences(clientId, p.userId), type: 'preferences', ...p }),
+  fresh: (clientId: string, entries: FreshEntry[]): Item => ({ ...keys.freshArticles(clientId), type: 'fresh', ...Object.fromEntries(entries.map((e) => [FRESH_PREFIX + e.guid, e.published])) }),
   covisits: (clientId: string, guid: string, counts: Covisits, now: number): Item => ({
     ...keys.covisits(clientId, guid),
     type: 'covisit',
@@ -87,26 +93,45 @@ const strip = <T>(item: Item | undefined): T | undefined => {
 
 /**
  * The recommendation records in the single table. Calls per operation:
- * context 1 (BatchGetItem, with the fresh list), hotArticles 1 (Query on
- * gsi1), articles 1 (BatchGetItem), upsertArticle 1, addFresh 1 (+1 rare
- * pruning), deleteArticle 3, recordView 2 (UpdateItem ADD, then the index key), putReader 1, addCovisits 1 + one per other
+ * context 1 (BatchGetItem, with the fresh list, the deletion windows and the client),
+ * hotArticles 1 (Query on gsi1; none while a cached list answers), articles
+ * 1 (BatchGetItem; none when cached copies answer them all), upsertArticle 1,
+ * addFresh 1 (+1 rare pruning), deleteArticle 4 (the deletion mark first), recordView 2 (UpdateItem ADD, then the index key), putReader 1, addCovisits 1 + one per other
  * article (UpdateItem, plus a rare pruning Put), recordClick 1.
  * UnprocessedKeys retries add calls under throttling.
  */
 export class DynamoStore implements RecosStore {
-  async context(clientId: string, q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean; fresh?: boolean }) {
+  /** Popular lists (the promise, so concurrent requests share one Query) of up to 100 clients (≈ 200 KB each). */
+  private readonly hotCache = new TtlCache<Promise<Article[]>>(100, READ_CACHE_SECONDS * 1000);
+  /** Articles by client and guid (≈ 1 KB each). */
+  private readonly articleCache = new TtlCache<Article>(20_000, READ_CACHE_SECONDS * 1000);
+
+  /** Empties this container's copies (the benchmark measures a request without them). */
+  dropCaches(): void {
+    this.hotCache.clear();
+    this.articleCache.clear();
+  }
+
+  async context(clientId: string, q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean; fresh?: boolean; deletions?: boolean; client?: boolean }) {
+    const windows = q.deletions ? deletionWindows(Math.floor(Date.now() / 1000)) : [];
     const wanted = [
       q.userId && keys.reader(clientId, q.userId),
       q.userId && q.preferences && keys.readerPreferences(clientId, q.userId),
       q.guid && keys.article(clientId, q.guid),
       q.guid && q.covisits && keys.covisits(clientId, q.guid),
       q.fresh && keys.freshArticles(clientId),
+      ...windows.map((w) => keys.articleDeletions(clientId, w)),
+      q.client && keys.client(clientId),
     ].filter((k): k is { pk: string; sk: string } => Boolean(k));
     const items = wanted.length > 0 ? await batchGet<Item>(wanted) : [];
     const bySk = new Map(items.map((item) => [item.sk as string, item]));
     const covisitItem = bySk.get('COVISIT');
     const freshItem = bySk.get('FRESH');
+    const deleted = new Set<string>();
+    for (const w of windows) for (const name of Object.keys(bySk.get(keys.articleDeletions(clientId, w).sk) ?? {})) if (name.startsWith(DELETED_PREFIX)) deleted.add(name.slice(DELETED_PREFIX.length));
     return {
+      client: bySk.get(keys.client(clientId).sk) as Client | undefined,
+      deleted: q.deletions ? deleted : undefined,
       reader: strip<Reader>(bySk.get('READS')),
       preferences: strip<Preferences>(bySk.get('PREFS')),
       article: isLive(bySk.get('ART')) ? toArticle(bySk.get('ART')!) : undefined,
@@ -115,7 +140,19 @@ export class DynamoStore implements RecosStore {
     };
   }
 
-  async hotArticles(clientId: string, limit: number): Promise<Article[]> {
+  async hotArticles(clientId: string, limit: number, { cached = false }: { cached?: boolean; now?: number } = {}): Promise<Article[]> {
+    if (!cached) return this.queryHot(clientId, limit);
+    const key = `${clientId}\n${limit}`;
+    let list = this.hotCache.get(key);
+    if (!list) {
+      list = this.queryHot(clientId, limit);
+      this.hotCache.set(key, list);
+      list.catch(() => this.hotCache.delete(key));
+    }
+    return list;
+  }
+
+  private async queryHot(clientId: string, limit: number): Promise<Article[]> {
     const out = await ddb.send(
       new QueryCommand({
         TableName: tableName(),
@@ -129,9 +166,26 @@ export class DynamoStore implements RecosStore {
     return (out.Items ?? []).map(toArticle);
   }
 
-  async articles(clientId: string, guids: string[]): Promise<Article[]> {
+  async articles(clientId: string, guids: string[], { cached = false, uncached }: { cached?: boolean; uncached?: Set<string> } = {}): Promise<Article[]> {
     if (guids.length === 0) return [];
-    return (await batchGet<Item>(guids.map((g) => keys.article(clientId, g)))).filter(isLive).map(toArticle);
+    if (!cached) return (await batchGet<Item>(guids.map((g) => keys.article(clientId, g)))).filter(isLive).map(toArticle);
+    const found = new Map<string, Article>();
+    const missing: string[] = [];
+    for (const guid of guids) {
+      const copy = uncached?.has(guid) ? undefined : this.articleCache.get(`${clientId}\n${guid}`);
+      if (copy) found.set(guid, copy);
+      else missing.push(guid);
+    }
+    if (missing.length > 0) {
+      const items = await batchGet<Item>(missing.map((g) => keys.article(clientId, g)));
+      for (const item of items) {
+        if (!isLive(item)) continue;
+        const article = toArticle(item);
+        found.set(article.guid, article);
+        this.articleCache.set(`${clientId}\n${article.guid}`, article);
+      }
+    }
+    return guids.map((g) => found.get(g)).filter((a): a is Article => a !== undefined);
   }
 
   async addFresh(clientId: string, entries: FreshEntry[], now: number): Promise<void> {
@@ -225,6 +279,18 @@ export class DynamoStore implements RecosStore {
 
   async deleteArticle(clientId: string, guid: string): Promise<boolean> {
     const now = Math.floor(Date.now() / 1000);
+    // First the mark that requests read (the current deletion window), so no container's cached copy is served once
+    // the tombstone is there, even when a later step fails. Unknown articles get a mark too (harmless: nothing to hide).
+    const [window] = deletionWindows(now);
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.articleDeletions(clientId, window),
+        UpdateExpression: 'SET #g = :now, #type = :type, #ttl = :ttl',
+        ExpressionAttributeNames: { '#g': DELETED_PREFIX + guid, '#type': 'type', '#ttl': 'ttl' },
+        ExpressionAttributeValues: { ':now': now, ':type': 'deletions', ':ttl': window + 2 * DELETION_WINDOW + DAY },
+      }),
+    );
     let found = true;
     try {
       // The tombstone replaces the whole item: counters, popularity and index keys go.

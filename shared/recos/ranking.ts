@@ -136,8 +136,7 @@ export function contentSimilarity(a: Article, current: Article | undefined): num
  * preferred theme counts 1, an implicit one its share of the strongest
  * implicit taste times 0.6; the article's best theme decides.
  */
-export function preferenceMatch(a: Article, tastes: Record<string, number>, preferences: Set<string>): number {
-  const strongest = Math.max(0, ...Object.values(tastes));
+export function preferenceMatch(a: Article, tastes: Record<string, number>, preferences: Set<string>, strongest = strongestTaste(tastes)): number {
   let best = 0;
   for (const theme of a.themes) {
     const value = preferences.has(theme) ? 1 : strongest > 0 ? (0.6 * (tastes[theme] ?? 0)) / strongest : 0;
@@ -145,6 +144,9 @@ export function preferenceMatch(a: Article, tastes: Record<string, number>, pref
   }
   return best;
 }
+
+/** The largest implicit taste (0 without any). */
+export const strongestTaste = (tastes: Record<string, number>) => Math.max(0, ...Object.values(tastes));
 
 const logNorm = (value: number, max: number) => (max <= 0 || value <= 0 ? 0 : Math.log1p(value) / Math.log1p(max));
 
@@ -169,11 +171,12 @@ export function rank(input: RankInput): Ranked[] {
   const popularity = new Map(pool.map((a) => [a.guid, decayedViews(a.hot, input.now)]));
   const maxPopularity = Math.max(0, ...popularity.values());
   const maxCovisit = Math.max(0, ...pool.map((a) => input.covisits[a.guid] ?? 0));
+  const strongest = strongestTaste(input.tastes);
   const ranked = pool.map((article) => {
     const signals: Record<Signal, number> = {
       covisit: weights.covisit * logNorm(input.covisits[article.guid] ?? 0, maxCovisit),
       content: weights.content * contentSimilarity(article, input.current),
-      preferences: weights.preferences * preferenceMatch(article, input.tastes, preferences),
+      preferences: weights.preferences * preferenceMatch(article, input.tastes, preferences, strongest),
       popularity: weights.popularity * logNorm(popularity.get(article.guid)!, maxPopularity),
       freshness: weights.freshness * freshness(article.published, input.now, input.settings.freshnessHours),
     };

@@ -2,7 +2,7 @@
  * The recommendation endpoints' services over the DynamoDB store: key
  * resolution, request rules, and the calls into tracking and ranking.
  */
-import { getClient, resolvePublicKey } from '../clients/clients.js';
+import { getClient, resolvePublicKey, type BlockKey } from '../clients/clients.js';
 import { siteHostAllowed, storedSiteHosts } from '../clients/site-hosts.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../http/errors.js';
 import { envelope } from './envelope.js';
@@ -12,13 +12,31 @@ import { algoName, shuffled, SIGNALS } from './ranking.js';
 import { rankingFor } from './recommend.js';
 import type { TrackBodyOutput } from './schemas.js';
 import { blockSettings, hostAllowed } from './settings.js';
-import type { Article, Envelope, Preferences } from './types.js';
+import type { Article, BlockSettings, Envelope, Preferences } from './types.js';
+import { READ_CACHE_SECONDS, TtlCache } from './read-cache.js';
 import { checkReaderId } from './reader-ids.js';
 import { trackPageView } from './tracking.js';
 import { articleGuid, canonicalUrl, toHttps } from './urls.js';
 
 const store = new DynamoStore();
 const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** Block keys (never changed once created: `admin create-block`) by key, for `READ_CACHE_SECONDS`; unknown keys are not kept. */
+const blockKeys = new TtlCache<BlockKey>(10_000, READ_CACHE_SECONDS * 1000);
+
+async function blockKeyItem(blockKey: string): Promise<BlockKey | undefined> {
+  const copy = blockKeys.get(blockKey);
+  if (copy) return copy;
+  const item = await resolvePublicKey('block', blockKey);
+  if (item) blockKeys.set(blockKey, item);
+  return item;
+}
+
+/** Empties this container's short-lived copies (shared/recos/read-cache.ts): the latency benchmark's cold case. */
+export function dropReadCaches(): void {
+  store.dropCaches();
+  blockKeys.clear();
+}
 
 /** At most this many `excluded[]` URLs per request. */
 export const MAX_EXCLUDED = 100;
@@ -123,18 +141,21 @@ export interface RecommendationsRequest {
  */
 export async function recommendations(q: RecommendationsRequest) {
   const excluded = excludedUrls(q.rawQueryString);
-  const key = await resolvePublicKey('block', q.blockKey);
+  const key = await blockKeyItem(q.blockKey);
   if (!key) throw new NotFoundError('Unknown block key');
   addLogKeys({ clientId: key.clientId });
-  const client = getClient(key.clientId);
-  const loading = client.then((c) => blockSettings(key, c));
-  // Ranking (reads only) starts at once; nothing of it leaves unless the client accepts this reader id.
-  const allowed = client.then((c) => checkReaderId(c, q.userId, q.sig, 'query.sig'));
-  const ranked = rankingFor(store, loading, { clientId: key.clientId, userId: q.userId, pageUrl: canonicalUrl(q.pageUrl ?? q.referer ?? ''), excluded, now: nowSeconds() });
-  ranked.catch(() => undefined);
-  await allowed;
-  const ranking = await ranked;
-  const settings = await loading;
+  // The client record (site hosts, signed reader ids) comes with the ranking's context, read for every request;
+  // nothing is ranked unless the client accepts this reader id.
+  let settings: BlockSettings | undefined;
+  const ranking = await rankingFor(
+    store,
+    (client) => {
+      checkReaderId(client, q.userId, q.sig, 'query.sig');
+      return (settings = blockSettings(key, client));
+    },
+    { clientId: key.clientId, userId: q.userId, pageUrl: canonicalUrl(q.pageUrl ?? q.referer ?? ''), excluded, now: nowSeconds() },
+  );
+  if (!settings) throw new Error('rankingFor returned without the block settings');
   const start = q.start ?? 0;
   const rows = Math.min(q.rows ?? settings.rows, settings.maxRows);
   let page = ranking.slice(start, start + rows);
@@ -154,7 +175,7 @@ export async function recommendations(q: RecommendationsRequest) {
  * request, so this cannot redirect anywhere else.
  */
 export async function clickTarget(blockKey: string, guid: string, https: boolean): Promise<string> {
-  const key = await resolvePublicKey('block', blockKey);
+  const key = await blockKeyItem(blockKey);
   if (!key) throw new NotFoundError('Unknown block key');
   const [client, [article]] = await Promise.all([getClient(key.clientId), store.articles(key.clientId, [guid])]);
   if (!article || !hostAllowed(blockSettings(key, client), article.url)) throw new NotFoundError('Unknown article');

@@ -1,5 +1,5 @@
 import type { BlockKey, Client } from '../clients/clients.js';
-import { siteUrlAllowed, storedSiteHosts } from '../clients/site-hosts.js';
+import { siteHostAllowed, storedSiteHosts } from '../clients/site-hosts.js';
 import type { BlockSettings, Envelope, Weights } from './types.js';
 
 /** Default blend weights (hand-set; `npm run bench:recos:quality` evaluates them against baselines and single-signal ablations). */
@@ -63,8 +63,25 @@ export function blockSettings(item: BlockKey, client: Pick<Client, 'siteHosts'> 
  * subdomain of one.
  */
 export function hostAllowed(settings: Pick<BlockSettings, 'hosts' | 'siteHosts'>, url: string): boolean {
-  if (!siteUrlAllowed(settings.siteHosts, url)) return false;
+  const host = webHostOf(url);
+  if (host === null || !siteHostAllowed(settings.siteHosts, host)) return false;
   if (!settings.hosts) return true;
-  const host = new URL(url).hostname.toLowerCase();
   return settings.hosts.some((h) => host === h || host.endsWith(`.${h}`));
+}
+
+/** Lower-case host of http(s) URLs (null for anything else), remembered for the next requests (a URL's host never changes). */
+const webHosts = new Map<string, string | null>();
+
+function webHostOf(url: string): string | null {
+  let host = webHosts.get(url);
+  if (host !== undefined) return host;
+  try {
+    const parsed = new URL(url);
+    host = parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.hostname.toLowerCase() : null;
+  } catch {
+    host = null;
+  }
+  if (webHosts.size >= 50_000) webHosts.clear();
+  webHosts.set(url, host);
+  return host;
 }

@@ -2,6 +2,7 @@ import { mergeArticle, withMetadata, type ArticleMeta, type PageView } from './t
 import { freshListable } from './settings.js';
 import type { Article, Covisits, FreshEntry, Preferences, Reader } from './types.js';
 import { articleGuid } from './urls.js';
+import type { Client } from '../clients/clients.js';
 
 /**
  * What the recommendation services need from storage. The DynamoDB store
@@ -9,15 +10,25 @@ import { articleGuid } from './urls.js';
  * evaluation and the benchmark's data generation, with the same semantics.
  */
 export interface RecosStore {
-  /** In one round trip, whichever of these exist: the reader, their preferences, an article, its co-visits and the client's fresh list. */
+  /**
+   * In one round trip, whichever of these exist: the reader, their preferences, an article, its co-visits, the
+   * client's fresh list, (`deletions`) the guids of articles deleted lately (at least the last
+   * `DELETION_WINDOW` seconds: longer than any cached copy lives) and (`client`) the client record.
+   */
   context(
     clientId: string,
-    q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean; fresh?: boolean },
-  ): Promise<{ reader?: Reader; preferences?: Preferences; article?: Article; covisits?: Covisits; fresh?: FreshEntry[] }>;
-  /** The `limit` most popular articles (decayed popularity), most popular first. */
-  hotArticles(clientId: string, limit: number): Promise<Article[]>;
-  /** Articles by guid (at most 100 guids); unknown and deleted ones are left out. */
-  articles(clientId: string, guids: string[]): Promise<Article[]>;
+    q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean; fresh?: boolean; deletions?: boolean; client?: boolean },
+  ): Promise<{ reader?: Reader; preferences?: Preferences; article?: Article; covisits?: Covisits; fresh?: FreshEntry[]; deleted?: Set<string>; client?: Client }>;
+  /**
+   * The `limit` most popular articles (decayed popularity), most popular first. With `cached`, a list read up to
+   * `READ_CACHE_SECONDS` before `now` may answer (it may still name articles deleted since: callers drop those).
+   */
+  hotArticles(clientId: string, limit: number, o?: { cached?: boolean; now?: number }): Promise<Article[]>;
+  /**
+   * Articles by guid (at most 100 guids); unknown and deleted ones are left out. With `cached`, copies up to
+   * `READ_CACHE_SECONDS` old may answer, except for the guids in `uncached` (read from storage).
+   */
+  articles(clientId: string, guids: string[], o?: { cached?: boolean; uncached?: Set<string> }): Promise<Article[]>;
   /**
    * Puts catalogue articles on the client's fresh list (the newest
    * FRESH_LIST_CAP by publication time are kept; older than
@@ -72,8 +83,16 @@ export function pruneCovisits(counts: Covisits, cap = COVISIT_CAP): Covisits {
   );
 }
 
-/** An in-memory store (offline evaluation, benchmark data generation). */
+/**
+ * An in-memory store (offline evaluation, benchmark data generation). With
+ * `popularRefreshSeconds`, a `cached` popular list is a snapshot taken at most
+ * that long before the request's `now`, as a container's cached list is (the
+ * offline evaluation measures the staleness).
+ */
 export class MemoryStore implements RecosStore {
+  constructor(private readonly options: { popularRefreshSeconds?: number } = {}) {}
+  private snapshots = new Map<string, { at: number; list: Article[] }>();
+
   readonly articleMap = new Map<string, Map<string, Article>>();
   readonly readerMap = new Map<string, Map<string, Reader>>();
   readonly preferenceMap = new Map<string, Map<string, Preferences>>();
@@ -90,8 +109,9 @@ export class MemoryStore implements RecosStore {
     return inner;
   }
 
-  async context(clientId: string, q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean; fresh?: boolean }) {
+  async context(clientId: string, q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean; fresh?: boolean; deletions?: boolean; client?: boolean }) {
     return {
+      deleted: q.deletions ? new Set(this.deletedMap.get(clientId)) : undefined,
       fresh: q.fresh ? this.freshMap.get(clientId) : undefined,
       reader: q.userId ? this.of(this.readerMap, clientId).get(q.userId) : undefined,
       preferences: q.userId && q.preferences ? this.of(this.preferenceMap, clientId).get(q.userId) : undefined,
@@ -100,7 +120,15 @@ export class MemoryStore implements RecosStore {
     };
   }
 
-  async hotArticles(clientId: string, limit: number): Promise<Article[]> {
+  async hotArticles(clientId: string, limit: number, o: { cached?: boolean; now?: number } = {}): Promise<Article[]> {
+    const every = this.options.popularRefreshSeconds;
+    if (o.cached && every && o.now !== undefined) {
+      const snapshot = this.snapshots.get(clientId);
+      if (snapshot && o.now >= snapshot.at && o.now - snapshot.at < every) return snapshot.list.slice(0, limit);
+      const list = await this.hotArticles(clientId, Math.max(limit, 500));
+      this.snapshots.set(clientId, { at: o.now, list });
+      return list.slice(0, limit);
+    }
     const cached = this.hotCache.get(clientId);
     if (cached && cached.version === this.version && cached.list.length >= limit) return cached.list.slice(0, limit);
     const list = [...this.of(this.articleMap, clientId).values()].filter((a) => a.views > 0).sort((a, b) => b.hot - a.hot).slice(0, Math.max(limit, 500));

@@ -1,0 +1,68 @@
+/**
+ * Short-lived copies, inside one warm container, of what every recommendation
+ * request would otherwise read again: a client's most popular articles (the
+ * gsi1 Query, ≈ 130 KB for 200 articles) and the articles that fresh and
+ * co-read candidates name. Bounded (oldest entries go first) and per container:
+ * nothing is shared or written, so the cost to keep them fresh is one re-read
+ * per entry per `READ_CACHE_SECONDS` per container.
+ *
+ * A cached copy is at most `READ_CACHE_SECONDS` old. Deletion stays exact: the
+ * request also reads the client's recent deletions (two `DELETION_WINDOW`
+ * items, in its context BatchGetItem) and never takes a deleted article from
+ * here (see shared/recos/recommend.ts).
+ */
+
+/** Longest age of a cached popular list or article. */
+export const READ_CACHE_SECONDS = 60;
+
+/**
+ * Deletions are recorded per window of this many seconds; a request reads the
+ * current and the previous window, so it sees every deletion of the last
+ * `DELETION_WINDOW` seconds at least — far more than a cached copy's age plus
+ * the popularity index's propagation delay.
+ */
+export const DELETION_WINDOW = 300;
+
+/** The two deletion windows a request at `now` (Unix seconds) reads: the current one and the one before. */
+export function deletionWindows(now: number): number[] {
+  const current = Math.floor(now / DELETION_WINDOW) * DELETION_WINDOW;
+  return [current, current - DELETION_WINDOW];
+}
+
+/** A map whose entries expire after `ttlMs` and which keeps at most `maxEntries` (the oldest written go first). */
+export class TtlCache<V> {
+  private readonly entries = new Map<string, { at: number; value: V }>();
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly ttlMs: number,
+  ) {}
+
+  get(key: string, now = Date.now()): V | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (now - entry.at >= this.ttlMs || now < entry.at) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  set(key: string, value: V, now = Date.now()): void {
+    this.entries.delete(key);
+    this.entries.set(key, { at: now, value });
+    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
