@@ -147,7 +147,8 @@ export class DynamoStore implements RecosStore {
     if (!list) {
       list = this.queryHot(clientId, limit);
       this.hotCache.set(key, list);
-      list.catch(() => this.hotCache.delete(key));
+      // An empty list (a client's first traffic) is not kept: its first views show at the next request, not a minute later.
+      list.then((articles) => articles.length === 0 && this.hotCache.delete(key)).catch(() => this.hotCache.delete(key));
     }
     return list;
   }
