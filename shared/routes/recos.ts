@@ -33,7 +33,7 @@ export const recoRoutes = {
     path: '/v1/track/{tracking_key}',
     handler: 'functions/track-post.ts',
     auth: 'key',
-    access: { table: 'RW' },
+    access: { table: 'R', trackingQueue: true },
     summary: 'Record a page view (navigation tracking)',
     description:
       'JSON, or a form body (what the browser library sends with sendBeacon: no CORS preflight). `themes` is an array or a comma-separated string; `published_time` Unix seconds 0 to 253402300799 (milliseconds accepted, up to 253402300799999) or ISO 8601 up to 9999-12-31.',
