@@ -66,7 +66,7 @@ export const jobs = {
     handler: 'functions/tracking-views.ts',
     summary: 'Applies queued page views in batches: one update per article, reader and co-visit item of a batch, first views onto the fresh list',
     access: { table: 'RW' },
-    trigger: { trackingQueue: { batchSize: 1000, maxBatchingWindowSeconds: 5, maxConcurrency: 5, maxReceiveCount: 5 } },
+    trigger: { trackingQueue: { batchSize: 1000, maxBatchingWindowSeconds: 5, maxConcurrency: 10, maxReceiveCount: 5 } },
     timeoutSeconds: 60,
   },
   importsWorker: {

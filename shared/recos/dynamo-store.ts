@@ -1,21 +1,20 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet, batchWrite, ddb, isConditionFailure, runPool, tableName } from '../db/client.js';
+import { batchGet, batchWrite, ddb, isConditionFailure, tableName } from '../db/client.js';
 import { hotSortKey, keys, publishedSortKey } from '../db/keys.js';
 import { bucketsFromScore, scoreFromBuckets, viewIncrement } from './ranking.js';
 import { COVISIT_CAP, COVISIT_PRUNE_AT, FRESH_LIST_CAP, pruneCovisits, pruneFresh, type RecosStore } from './store.js';
 import { MAX_FRESHNESS_HOURS } from './settings.js';
 import { LIMITS, withMetadata, type ArticleMeta, type PageView } from './tracking.js';
 import { articleGuid } from './urls.js';
-import type { ArticleViews } from './view-batch.js';
 import type { Article, Covisits, FreshEntry, Preferences, Reader } from './types.js';
 
 const DAY = 86_400;
 /** Co-visit counts are attributes `n_<guid>` of the co-visit item (so one UpdateItem can ADD to several). */
-const COUNT_PREFIX = 'n_';
+export const COUNT_PREFIX = 'n_';
 /** Fresh-list entries are attributes `p_<guid>` (publication time) of the client's fresh item. */
-const FRESH_PREFIX = 'p_';
+export const FRESH_PREFIX = 'p_';
 /** Popularity bucket masses are attributes `m_<bucket>` of the article (see `viewIncrement`). */
-const MASS_PREFIX = 'm_';
+export const MASS_PREFIX = 'm_';
 
 type Item = Record<string, unknown>;
 
@@ -41,10 +40,10 @@ export const recosItems = {
 };
 
 /** A deleted article's item keeps only this mark (and its keys), so later views do not bring it back. */
-const DELETED = 'deletedAt';
-const isLive = (item: Item | undefined): item is Item => item !== undefined && !(DELETED in item);
+export const DELETED = 'deletedAt';
+export const isLive = (item: Item | undefined): item is Item => item !== undefined && !(DELETED in item);
 
-function toArticle(item: Item): Article {
+export function toArticle(item: Item): Article {
   const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _g3, gsi2sk: _g4, type: _t, ttl: _ttl, ...rest } = item;
   const masses: Record<number, number> = {};
   const article: Item = {};
@@ -61,14 +60,14 @@ function toFresh(item: Item): FreshEntry[] {
   return entries;
 }
 
-function toCovisits(item: Item): Covisits {
+export function toCovisits(item: Item): Covisits {
   const counts: Covisits = {};
   for (const [name, value] of Object.entries(item)) if (name.startsWith(COUNT_PREFIX)) counts[name.slice(COUNT_PREFIX.length)] = Number(value);
   return counts;
 }
 
 /** `SET` clauses: `set` values always, `setIfAbsent` values only where the item has none. */
-function updateParts(set: Record<string, unknown>, setIfAbsent: Record<string, unknown>) {
+export function updateParts(set: Record<string, unknown>, setIfAbsent: Record<string, unknown>) {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const parts: string[] = [];
@@ -80,7 +79,7 @@ function updateParts(set: Record<string, unknown>, setIfAbsent: Record<string, u
   return { names, values, parts };
 }
 
-const strip = <T>(item: Item | undefined): T | undefined => {
+export const strip = <T>(item: Item | undefined): T | undefined => {
   if (!item) return undefined;
   const { pk: _pk, sk: _sk, type: _t, ttl: _ttl, ...rest } = item;
   return rest as T;
@@ -294,148 +293,6 @@ export class DynamoStore implements RecosStore {
       if (!isConditionFailure(err)) throw err;
     }
     return article;
-  }
-
-  /**
-   * One UpdateItem per article (after one BatchGetItem per 100 articles):
-   * ADD the views and per-bucket popularity masses, SET the latest metadata
-   * and the index sort key computed from the stored masses plus this batch's.
-   * Only when a concurrent batch changed the masses in between does the
-   * returned article disagree with that key: then a second, conditional
-   * update moves the key up to the article's (never down).
-   */
-  async recordViews(clientId: string, groups: ArticleViews[]): Promise<Array<Article | undefined | Error>> {
-    const out: Array<Article | undefined | Error> = new Array(groups.length);
-    let previous: Map<string, Item>;
-    try {
-      previous = new Map((await batchGet<Item>(groups.map((g) => keys.article(clientId, g.guid)))).map((item) => [item.guid as string, item]));
-    } catch (err) {
-      return groups.map(() => err as Error);
-    }
-    await runPool(groups, 16, async (group, index) => {
-      const before = previous.get(group.guid);
-      if (before && !isLive(before)) {
-        out[index] = undefined;
-        return;
-      }
-      try {
-        out[index] = await this.addViews(clientId, group, before);
-      } catch (err) {
-        out[index] = err instanceof Error ? err : new Error(String(err));
-      }
-    });
-    return out;
-  }
-
-  private async addViews(clientId: string, group: ArticleViews, before: Item | undefined): Promise<Article | undefined> {
-    const { guid, meta, times } = group;
-    const first = times[0];
-    const last = times[times.length - 1];
-    const added: Record<number, number> = {};
-    for (const t of times) {
-      const { bucket, amount } = viewIncrement(t);
-      added[bucket] = (added[bucket] ?? 0) + amount;
-    }
-    const masses: Record<number, number> = { ...added };
-    for (const [name, value] of Object.entries(before ?? {})) {
-      if (name.startsWith(MASS_PREFIX)) masses[Number(name.slice(MASS_PREFIX.length))] = (masses[Number(name.slice(MASS_PREFIX.length))] ?? 0) + Number(value);
-    }
-    const expectedKey = hotSortKey(scoreFromBuckets(masses) ?? 0);
-    const set: Record<string, unknown> = { url: meta.url, lastSeen: last, gsi1pk: keys.articlesByHotness(clientId), gsi1sk: expectedKey, gsi2pk: keys.articlesByPublished(clientId), type: 'article', guid, ttl: last + LIMITS.articleTtlDays * DAY };
-    const setIfAbsent: Record<string, unknown> = { firstSeen: first, clicks: 0, title: '', desc: '', image: '', category: '', themes: [], published: first, gsi2sk: publishedSortKey(first, guid) };
-    const given = { title: meta.title, desc: meta.desc, image: meta.image, category: meta.category, published: meta.published, themes: meta.themes?.length ? meta.themes.slice(0, LIMITS.themesPerArticle) : undefined };
-    for (const [name, value] of Object.entries(given)) if (value !== undefined && value !== '') set[name] = value;
-    if (meta.published !== undefined) set.gsi2sk = publishedSortKey(meta.published, guid);
-    const { names, values, parts } = updateParts(set, setIfAbsent);
-    const adds = [`#views :n`];
-    values[':n'] = times.length;
-    names['#views'] = 'views';
-    Object.entries(added).forEach(([bucket, amount], i) => {
-      names[`#m${i}`] = MASS_PREFIX + bucket;
-      values[`:m${i}`] = amount;
-      adds.push(`#m${i} :m${i}`);
-    });
-    names['#deleted'] = DELETED;
-    let result;
-    try {
-      result = await ddb.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.article(clientId, guid),
-          UpdateExpression: `SET ${parts.join(', ')} ADD ${adds.join(', ')}`,
-          ConditionExpression: 'attribute_not_exists(#deleted)',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-    } catch (err) {
-      // Deleted between the read and the update.
-      if (isConditionFailure(err)) return undefined;
-      throw err;
-    }
-    const article = toArticle(result.Attributes ?? {});
-    const key = hotSortKey(article.hot);
-    if (key !== result.Attributes?.gsi1sk) {
-      try {
-        await ddb.send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: keys.article(clientId, guid),
-            UpdateExpression: 'SET gsi1sk = :k',
-            ConditionExpression: 'attribute_not_exists(#deleted) AND (attribute_not_exists(gsi1sk) OR gsi1sk < :k)',
-            ExpressionAttributeNames: { '#deleted': DELETED },
-            ExpressionAttributeValues: { ':k': key },
-          }),
-        );
-      } catch (err) {
-        if (!isConditionFailure(err)) throw err;
-      }
-    }
-    return article;
-  }
-
-  async readers(clientId: string, userIds: string[]): Promise<Map<string, Reader>> {
-    if (userIds.length === 0) return new Map();
-    const items = await batchGet<Item>(userIds.map((id) => keys.reader(clientId, id)));
-    return new Map(items.map((item) => [item.userId as string, strip<Reader>(item)!]));
-  }
-
-  /** BatchWriteItem, 25 readers per call. */
-  async putReaders(clientId: string, readers: Reader[]): Promise<void> {
-    await batchWrite(readers.map((r) => ({ PutRequest: { Item: recosItems.reader(clientId, r) } })));
-  }
-
-  /** One UpdateItem per article (ADD of every count, at most 100 per call), plus the rare pruning Put. */
-  async addCovisitCounts(clientId: string, counts: Map<string, Record<string, number>>): Promise<void> {
-    const now = Math.floor(Date.now() / 1000);
-    const updates = [...counts].flatMap(([guid, add]) => {
-      const entries = Object.entries(add);
-      const chunks: Array<[string, Array<[string, number]>]> = [];
-      for (let i = 0; i < entries.length; i += 100) chunks.push([guid, entries.slice(i, i + 100)]);
-      return chunks;
-    });
-    await runPool(updates, 16, async ([guid, entries]) => this.bumpCounts(clientId, guid, entries, now));
-  }
-
-  private async bumpCounts(clientId: string, guid: string, entries: Array<[string, number]>, now: number): Promise<void> {
-    const names = Object.fromEntries(entries.map(([g], i) => [`#c${i}`, COUNT_PREFIX + g]));
-    const values = Object.fromEntries(entries.map(([, n], i) => [`:c${i}`, n]));
-    const out = await ddb.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.covisits(clientId, guid),
-        UpdateExpression: `SET #type = :type, #ttl = :ttl ADD ${entries.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
-        ExpressionAttributeNames: { ...names, '#type': 'type', '#ttl': 'ttl' },
-        ExpressionAttributeValues: { ...values, ':type': 'covisit', ':ttl': now + LIMITS.articleTtlDays * DAY },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    const all = toCovisits(out.Attributes ?? {});
-    if (Object.keys(all).length > COVISIT_PRUNE_AT) {
-      // Rare; increments racing with this rewrite are lost (counts are statistics).
-      await ddb.send(new PutCommand({ TableName: tableName(), Item: recosItems.covisits(clientId, guid, pruneCovisits(all, COVISIT_CAP), now) }));
-    }
   }
 
   async putReader(clientId: string, reader: Reader): Promise<void> {

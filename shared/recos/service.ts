@@ -7,6 +7,7 @@ import { siteHostAllowed, storedSiteHosts } from '../clients/site-hosts.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../http/errors.js';
 import { envelope } from './envelope.js';
 import { DynamoStore } from './dynamo-store.js';
+import { DynamoViewStore } from './dynamo-views.js';
 import { addLogKeys, count } from '../observability/index.js';
 import { algoName, shuffled, SIGNALS } from './ranking.js';
 import { rankingFor } from './recommend.js';
@@ -79,7 +80,7 @@ export async function trackView(trackingKey: string, body: TrackBodyOutput, orig
 
 /** The `trackingViews` job: a batch of queued page views applied to the DynamoDB store. */
 export async function applyQueuedViews(event: unknown) {
-  return consumeViews(store, event);
+  return consumeViews(new DynamoViewStore(), event);
 }
 
 /** The `excluded[]` (or `excluded`) values of a raw query string, as canonical URLs. */

@@ -42,6 +42,19 @@ export interface RecosStore {
   /** Deletes an article with its counters, co-visits and fresh-list entry, for good (later views are not counted); false when unknown. */
   deleteArticle(clientId: string, guid: string): Promise<boolean>;
   putReader(clientId: string, reader: Reader): Promise<void>;
+  /** Counts one co-read of `guid` with each of `others`, in both directions. */
+  addCovisits(clientId: string, guid: string, others: string[]): Promise<void>;
+  putPreferences(clientId: string, preferences: Preferences): Promise<void>;
+  /** Counts a click on a known article and returns it; undefined when unknown. */
+  recordClick(clientId: string, guid: string): Promise<Article | undefined>;
+}
+
+/**
+ * What the page-view consumer (`applyViewBatch`) needs from storage: the
+ * DynamoDB implementation is `DynamoViewStore` (dynamo-views.ts, kept out of
+ * the request functions' bundles); the memory store has the same semantics.
+ */
+export interface ViewBatchStore extends Pick<RecosStore, 'addFresh'> {
   /**
    * The page-view consumer's article updates: per article, its views of a
    * batch counted at once (count and popularity mass added, metadata
@@ -56,11 +69,6 @@ export interface RecosStore {
   putReaders(clientId: string, readers: Reader[]): Promise<void>;
   /** Adds co-read counts: article guid → (other guid → count), one update per article. */
   addCovisitCounts(clientId: string, counts: Map<string, Record<string, number>>): Promise<void>;
-  /** Counts one co-read of `guid` with each of `others`, in both directions. */
-  addCovisits(clientId: string, guid: string, others: string[]): Promise<void>;
-  putPreferences(clientId: string, preferences: Preferences): Promise<void>;
-  /** Counts a click on a known article and returns it; undefined when unknown. */
-  recordClick(clientId: string, guid: string): Promise<Article | undefined>;
 }
 
 /** Co-visit items keep the strongest COVISIT_CAP neighbours once they grow past COVISIT_PRUNE_AT. */
@@ -89,7 +97,7 @@ export function pruneCovisits(counts: Covisits, cap = COVISIT_CAP): Covisits {
 }
 
 /** An in-memory store (offline evaluation, benchmark data generation). */
-export class MemoryStore implements RecosStore {
+export class MemoryStore implements RecosStore, ViewBatchStore {
   readonly articleMap = new Map<string, Map<string, Article>>();
   readonly readerMap = new Map<string, Map<string, Reader>>();
   readonly preferenceMap = new Map<string, Map<string, Preferences>>();

@@ -8,7 +8,7 @@
  * applying its views one by one in time order (test/unit/recos-view-batch.test.ts).
  */
 import { MAX_FRESHNESS_HOURS } from './settings.js';
-import type { RecosStore } from './store.js';
+import type { ViewBatchStore } from './store.js';
 import { mergeReader, type ArticleMeta, type PageView } from './tracking.js';
 import { articleGuid } from './urls.js';
 import type { Article, Reader } from './types.js';
@@ -79,7 +79,7 @@ export function groupByArticle(views: Array<{ view: PageView; t: number }>): Art
  * order; then the co-visit pairs summed per item; then the articles' first
  * views onto the fresh list.
  */
-export async function applyViewBatch(store: RecosStore, batch: Array<QueuedView & { id: string }>): Promise<BatchResult> {
+export async function applyViewBatch(store: ViewBatchStore, batch: Array<QueuedView & { id: string }>): Promise<BatchResult> {
   const result: BatchResult = { failed: [], counted: 0, dropped: 0, articles: 0, readers: 0, covisitItems: 0, fresh: 0, lostEffects: 0 };
   const byClient = new Map<string, Array<QueuedView & { id: string }>>();
   for (const item of batch) {

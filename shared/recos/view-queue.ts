@@ -6,7 +6,7 @@
 import { config } from '../config.js';
 import { count, logger } from '../observability/index.js';
 import { sendMessage, sqsRecords } from '../queue.js';
-import type { RecosStore } from './store.js';
+import type { ViewBatchStore } from './store.js';
 import type { PageView } from './tracking.js';
 import { applyViewBatch, type BatchResult, type QueuedView } from './view-batch.js';
 
@@ -37,7 +37,7 @@ export function parseQueuedView(body: string): QueuedView | undefined {
  * of their effects was applied) and messages that are not page views (they
  * reach the dead-letter queue after maxReceiveCount).
  */
-export async function consumeViews(store: RecosStore, event: unknown): Promise<BatchResult & { batchItemFailures: Array<{ itemIdentifier: string }> }> {
+export async function consumeViews(store: ViewBatchStore, event: unknown): Promise<BatchResult & { batchItemFailures: Array<{ itemIdentifier: string }> }> {
   const records = sqsRecords(event);
   const views: Array<QueuedView & { id: string }> = [];
   const bad: string[] = [];
