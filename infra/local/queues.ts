@@ -109,22 +109,26 @@ class LocalQueue {
       )
       .then((failed) => {
         this.running--;
-        for (const m of failed) this.retry(m);
+        this.retry(failed);
         this.schedule();
       });
   }
 
-  /** A failed message is visible again after a second (its visibility timeout, locally), or dead-lettered. */
-  private retry(m: Message): void {
-    if (m.receiveCount >= this.options.maxReceiveCount) {
-      this.deadLetters.push(m);
-      this.log(`queue ${this.name}: message ${m.messageId} dead-lettered after ${m.receiveCount} receives`);
-      return;
+  /** Failed messages are visible again after a second (their visibility timeout, locally), or dead-lettered. */
+  private retry(failed: Message[]): void {
+    const again: Message[] = [];
+    for (const m of failed) {
+      if (m.receiveCount < this.options.maxReceiveCount) again.push(m);
+      else {
+        this.deadLetters.push(m);
+        this.log(`queue ${this.name}: message ${m.messageId} dead-lettered after ${m.receiveCount} receives`);
+      }
     }
+    if (again.length === 0) return;
     this.retrying++;
     setTimeout(() => {
       this.retrying--;
-      this.waiting.unshift(m);
+      this.waiting.unshift(...again);
       this.schedule();
     }, 1000);
   }
