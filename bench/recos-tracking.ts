@@ -21,7 +21,7 @@
  *
  * Options: --views=20000 (mix, per rate) --per-view=5000 (today's scheme, a
  * prefix of the same stream) --hot=50000 --concurrency=64 (HTTP requests in
- * flight) --rates=20,200,1000 (views/s). Exits 1 when the amortised write
+ * flight) --rates=20,50,200,1000 (views/s). Exits 1 when the amortised write
  * calls per view at 200 views/s or more exceed 1.5, or the hot article is not
  * exact.
  */
@@ -33,7 +33,7 @@ const VIEWS = Number(args.get('views') ?? 20_000);
 const PER_VIEW = Number(args.get('per-view') ?? 5_000);
 const HOT = Number(args.get('hot') ?? 50_000);
 const CONCURRENCY = Number(args.get('concurrency') ?? 64);
-const RATES = (args.get('rates') ?? '20,200,1000').split(',').map(Number);
+const RATES = (args.get('rates') ?? '20,50,200,1000').split(',').map(Number);
 const ARTICLES = 10_000;
 const READERS = 200_000;
 const SITE = 'gazette.example';
