@@ -46,6 +46,11 @@ export interface BatchResult {
   lostEffects: number;
 }
 
+/** The fresh list takes at most 100 entries per write (one UpdateExpression stays under DynamoDB's 4 KB). */
+async function addFreshInChunks(store: ViewBatchStore, clientId: string, entries: Array<{ guid: string; published: number }>, now: number): Promise<void> {
+  for (let i = 0; i < entries.length; i += 100) await store.addFresh(clientId, entries.slice(i, i + 100), now);
+}
+
 /** Field-by-field metadata merge in time order: given (non-empty) fields of a later view replace earlier ones. */
 function mergeMeta(into: ArticleMeta, next: ArticleMeta): ArticleMeta {
   const out: ArticleMeta = { ...into, url: next.url };
@@ -141,7 +146,7 @@ export async function applyViewBatch(store: ViewBatchStore, batch: Array<QueuedV
     const effects = await Promise.allSettled([
       store.putReaders(clientId, [...touched.values()]),
       covisits.size > 0 ? store.addCovisitCounts(clientId, covisits) : undefined,
-      fresh.length > 0 ? store.addFresh(clientId, fresh, now) : undefined,
+      addFreshInChunks(store, clientId, fresh, now),
     ]);
     const [readersDone, covisitsDone, freshDone] = effects;
     if (readersDone.status === 'fulfilled') result.readers += touched.size;

@@ -11,6 +11,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ddb } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
 import { DynamoStore } from '../../shared/recos/dynamo-store.js';
+import { DynamoViewStore } from '../../shared/recos/dynamo-views.js';
+import { applyViewBatch } from '../../shared/recos/view-batch.js';
 import { articleGuid } from '../../shared/recos/urls.js';
 import { newClient, request, useService, type TestClient } from '../helpers/service.js';
 
@@ -107,6 +109,17 @@ describe('POST /v1/track: the view is queued, the consumer applies it in batches
     const counted = Object.fromEntries((await new DynamoStore().articles(client.username, [articleGuid(a), articleGuid(b)])).map((x) => [x.url, x.views]));
     expect(counted).toEqual({ [a]: 5, [b]: 4 });
     expect(queue().deadLetters).toEqual([]);
+  });
+
+  it('puts the first views of 400 new articles in one batch on the fresh list (regression: one fresh-list write of 400 entries exceeded the 4 KB expression limit)', async () => {
+    const client = await newClient(service, { siteHosts: ['*.queue.example'] });
+    const s = site();
+    const now = Math.floor(Date.now() / 1000);
+    const batch = Array.from({ length: 400 }, (_, i) => ({ id: String(i), clientId: client.username, view: { userId: `r${i}`, url: `${s}/new-${i}`, published: now - 3600 }, t: now }));
+    const result = await applyViewBatch(new DynamoViewStore(), batch);
+    expect(result).toMatchObject({ counted: 400, fresh: 400, lostEffects: 0, failed: [] });
+    const { fresh } = await new DynamoStore().context(client.username, { fresh: true });
+    expect(fresh).toHaveLength(400);
   });
 
   it('dead-letters a message that is not a page view after maxReceiveCount receives', async () => {
