@@ -15,7 +15,9 @@ export async function startBenchStack() {
   const s3 = await startS3Emulator({ port: await freePort(), directory: join(dataDir, 's3') });
   await ensureTable(dynamo.endpoint, localNames.TABLE_NAME);
   await ensureBuckets(s3.endpoint, [localNames.IMPORTS_BUCKET, localNames.EVENTS_BUCKET]);
-  applyEnv(localServiceEnv({ dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, publicBaseUrl: 'http://127.0.0.1', dataDir }), { override: true });
+  const { startLocalQueues } = await import('../infra/local/queues.js');
+  const queues = await startLocalQueues({ log: () => undefined });
+  applyEnv({ ...localServiceEnv({ dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, publicBaseUrl: 'http://127.0.0.1', dataDir }), ...queues.env }, { override: true });
   const { createGateway, listen } = await import('../infra/local/gateway.js');
   const server = createGateway();
   const url = `http://127.0.0.1:${await listen(server, 0)}`;
@@ -23,8 +25,10 @@ export async function startBenchStack() {
   return {
     url,
     dataDir,
+    queues,
     async stop() {
       await new Promise<void>((done) => server.close(() => done()));
+      await queues.stop();
       await Promise.allSettled([dynamo.stop(), s3.stop()]);
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -42,6 +42,9 @@ async function main() {
     const gatewayPort = await freePort();
     const base = `http://127.0.0.1:${gatewayPort}`;
     applyEnv(localServiceEnv({ dynamoEndpoint: dynamo.endpoint, s3Endpoint: 'http://127.0.0.1:1', publicBaseUrl: base, dataDir }), { override: true });
+    // POST /v1/track queues page views (infra/local/queues.ts); its consumer applies them in the background.
+    const queues = await (await import('../infra/local/queues.js')).startLocalQueues({ log: () => undefined });
+    applyEnv(queues.env, { override: true });
 
     // Loaded after the environment is set, as the handlers are.
     const { ddb, batchWrite, tableName } = await import('../shared/db/client.js');
@@ -178,6 +181,8 @@ async function main() {
       }
     }
     await new Promise<void>((done) => server.close(() => done()));
+    await queues.drain();
+    await queues.stop();
     ddb.destroy();
   } finally {
     await dynamo.stop();

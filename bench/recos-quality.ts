@@ -30,7 +30,7 @@ import { rankingFor } from '../shared/recos/recommend.js';
 import { BLOCK_DEFAULTS, DEFAULT_WEIGHTS, MAX_FRESHNESS_HOURS } from '../shared/recos/settings.js';
 import { READ_CACHE_SECONDS } from '../shared/recos/read-cache.js';
 import { MemoryStore } from '../shared/recos/store.js';
-import { trackPageView } from '../shared/recos/tracking.js';
+import { applyViewBatch, type QueuedView } from '../shared/recos/view-batch.js';
 import type { BlockSettings, Weights } from '../shared/recos/types.js';
 import { articleGuid } from '../shared/recos/urls.js';
 import { generateClickLog, prng, type GenArticle } from './recos-data.js';
@@ -47,6 +47,7 @@ const options = {
   seed: Number(args.get('seed') ?? 42),
   pollDelay: Number(args.get('poll-delay') ?? 600),
   youngHours: Number(args.get('young-hours') ?? 24),
+  batchDelay: Number(args.get('batch-delay') ?? 10),
 };
 
 const settingsWith = (weights: Weights): BlockSettings => ({
@@ -109,7 +110,19 @@ async function main() {
   let evaluated = 0;
   let fromPage = 0;
   let trained = 0;
+  // Views reach the stores as the tracking queue's consumer applies them: in batches, `batchDelay` seconds after the batch's first view.
+  let pending: Array<QueuedView & { id: string }> = [];
+  let batches = 0;
+  const flush = async () => {
+    if (pending.length === 0) return;
+    const batch = pending;
+    pending = [];
+    batches++;
+    await applyViewBatch(store, batch);
+    await applyViewBatch(catalogue, batch);
+  };
   for (const v of log.views) {
+    if (pending.length > 0 && v.t >= pending[0].t + options.batchDelay) await flush();
     const target = log.articles[v.article];
     const previous = lastInSession.get(v.session);
     while (nextPoll < polls.length && polls[nextPoll].t <= v.t) {
@@ -166,10 +179,10 @@ async function main() {
     } else {
       trained++;
     }
-    await trackPageView(store, client, view(v.reader, target), v.t);
-    await trackPageView(catalogue, client, view(v.reader, target), v.t);
+    pending.push({ id: String(v.t), clientId: client, view: view(v.reader, target), t: v.t });
     lastInSession.set(v.session, target);
   }
+  await flush();
 
   const pct = (n: number, d: number) => `${((100 * n) / Math.max(1, d)).toFixed(1)}%`.padStart(7);
   console.log(`Offline evaluation of recommendations: hit rate@${K}`);
@@ -177,6 +190,7 @@ async function main() {
     `log: ${log.articles.length} articles, ${log.views.length} page views by ${log.readers} readers over ${options.days} days (seed ${options.seed}); ` +
       `trained on ${trained} views, predicted ${evaluated} views of the last ${options.testDays} days (${fromPage} coming from an article page)`,
   );
+  console.log(`views applied as the tracking queue's consumer does: in ${batches} batches, each ${options.batchDelay} s after its first view (--batch-delay)`);
   console.log(`${'method'.padEnd(28)} ${'all views'.padStart(10)} ${'from a page'.padStart(12)}`);
   for (const name of Object.keys(methods)) {
     console.log(`${name.padEnd(28)} ${pct(hits[name].all, evaluated).padStart(10)} ${pct(hits[name].fromPage, fromPage).padStart(12)}`);

@@ -135,6 +135,19 @@ export class ServiceStack extends Stack {
         `arn:${Aws.PARTITION}:ses:${Aws.REGION}:${Aws.ACCOUNT_ID}:identity/${Fn.select(1, Fn.split('@', mailFrom))}`,
       ],
     };
+    // Page views: POST /v1/track sends one message per view; the job with the `trackingQueue` trigger consumes them in batches.
+    const trackingJob = jobList.find((j) => 'trackingQueue' in j.trigger);
+    const trackingDeadLetters = trackingJob ? deadLetterQueue(`${trackingJob.id}DeadLetters`) : undefined;
+    const trackingQueue = trackingJob && 'trackingQueue' in trackingJob.trigger
+      ? retainedQueue('TrackingQueue', {
+          retentionPeriod: Duration.days(4),
+          // AWS: at least six times the function timeout plus the batching window.
+          visibilityTimeout: Duration.seconds(6 * (trackingJob.timeoutSeconds ?? 900) + trackingJob.trigger.trackingQueue.maxBatchingWindowSeconds),
+          deadLetterQueue: { queue: trackingDeadLetters!, maxReceiveCount: trackingJob.trigger.trackingQueue.maxReceiveCount },
+        })
+      : undefined;
+    if (trackingQueue) resources.environment.TRACKING_QUEUE_URL = trackingQueue.queueUrl;
+    resources.trackingQueue = trackingQueue;
     const functions: Array<{ id: string; fn: ServiceFunction }> = [];
 
     for (const route of routeList) {
@@ -180,6 +193,18 @@ export class ServiceStack extends Stack {
         importsBucket.addEventNotification(s3.EventType.OBJECT_CREATED, new s3n.LambdaDestination(fn), { prefix: trigger.importsUpload });
       } else if ('asyncFailureOf' in trigger) {
         continue;
+      } else if ('trackingQueue' in trigger) {
+        const { batchSize, maxBatchingWindowSeconds, maxConcurrency } = trigger.trackingQueue;
+        nagOk(fn, 'Serverless::Serverless-LambdaEventSourceMappingDestination', 'Failed messages go to the queue\'s own dead-letter queue (redrive policy) after maxReceiveCount.');
+        fn.addEventSource(
+          new lambdaEvents.SqsEventSource(trackingQueue!, {
+            batchSize,
+            maxBatchingWindow: Duration.seconds(maxBatchingWindowSeconds),
+            maxConcurrency,
+            reportBatchItemFailures: true,
+          }),
+        );
+        new CfnOutput(this, `${job.id}DeadLetterQueueUrl`, { value: trackingDeadLetters!.queueUrl, description: 'Page views that failed repeatedly' });
       } else {
         // SNS → SQS → batches: one raw object per batch instead of one per notification.
         const { batchSize, maxBatchingWindowSeconds, maxReceiveCount } = trigger.sesEventsQueue;
@@ -236,7 +261,7 @@ export class ServiceStack extends Stack {
       nagOk(notifications, 'AwsSolutions::AwsSolutions-IAM5[Resource::*]', 'CDK\'s handler needs s3:PutBucketNotification, which it applies to the imports bucket only.');
     }
     nagOk(this, `AwsSolutions::AwsSolutions-IAM5[Resource::<${this.getLogicalId(jobFunctions.importsWorkerFailed?.node.defaultChild as CfnElement)}.Arn>:*]`, 'Lambda destinations invoke the failure job\'s versions and aliases.');
-    const operations = new Operations(this, 'Operations', { api, table, functions, deadLetterQueues, topicKey });
+    const operations = new Operations(this, 'Operations', { api, table, functions, deadLetterQueues, topicKey, trackingQueue });
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
     new CfnOutput(this, 'AlarmTopicArn', { value: operations.alarmTopic.topicArn, description: 'Every alarm notifies this topic' });
     for (const job of jobList) {

@@ -38,6 +38,10 @@ export const config = {
   get eventsBucket(): string {
     return required('EVENTS_BUCKET');
   },
+  /** The SQS queue of page views (POST /v1/track sends, the trackingViews job consumes). */
+  get trackingQueueUrl(): string {
+    return required('TRACKING_QUEUE_URL');
+  },
   /** Public base address of the API, used to build links (confirmation, redirects). */
   get publicBaseUrl(): string {
     return required('PUBLIC_BASE_URL').replace(/\/+$/, '');

@@ -19,6 +19,15 @@ export type JobTrigger =
    * received `maxReceiveCount` times goes to a dead-letter queue.
    */
   | { sesEventsQueue: { batchSize: number; maxBatchingWindowSeconds: number; maxReceiveCount: number } }
+  /**
+   * Page views queued by POST /v1/track: an SQS queue → the function in
+   * batches (up to `batchSize` messages, gathered for up to
+   * `maxBatchingWindowSeconds`), at most `maxConcurrency` batches at once,
+   * with partial batch responses; a message received `maxReceiveCount` times
+   * goes to a dead-letter queue. The route rows that send to it have
+   * `access.trackingQueue`.
+   */
+  | { trackingQueue: { batchSize: number; maxBatchingWindowSeconds: number; maxConcurrency: number; maxReceiveCount: number } }
   /** The async onFailure destination of another job (its retries exhausted); that job gets 2 retries. */
   | { asyncFailureOf: string };
 
@@ -60,6 +69,13 @@ export const jobs = {
     access: { table: 'RW', events: 'W' },
     trigger: { sesEventsQueue: { batchSize: 1000, maxBatchingWindowSeconds: 120, maxReceiveCount: 5 } },
     timeoutSeconds: 180,
+  },
+  trackingViews: {
+    handler: 'functions/tracking-views.ts',
+    summary: 'Applies queued page views in batches: one update per article, reader and co-visit item of a batch, first views onto the fresh list',
+    access: { table: 'RW' },
+    trigger: { trackingQueue: { batchSize: 1000, maxBatchingWindowSeconds: 5, maxConcurrency: 10, maxReceiveCount: 5 } },
+    timeoutSeconds: 60,
   },
   importsWorker: {
     handler: 'functions/imports-worker.ts',

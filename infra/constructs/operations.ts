@@ -16,6 +16,8 @@ export interface OperationsProps {
   functions: Array<{ id: string; fn: IFunction }>;
   deadLetterQueues: IQueue[];
   topicKey: IKey;
+  /** The page-view queue: alarmed when its oldest message waits too long (the consumer is behind). */
+  trackingQueue?: IQueue;
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -70,6 +72,11 @@ export class Operations extends Construct {
     }
     const custom = (metricName: string, dimensionsMap: Record<string, string>) =>
       new cw.Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { service: SERVICE_NAME, ...dimensionsMap }, period: FIVE_MINUTES, statistic: 'Sum' });
+    if (props.trackingQueue) {
+      // Normally a view waits the batching window (5 s) plus one batch; 5 minutes means the consumer is failing or far behind.
+      alarm('TrackingQueueBehind', 'tracking-queue-behind', 'The oldest page view in the tracking queue waited more than 5 minutes (recommendations lag behind; views are kept 4 days).', props.trackingQueue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: 'Maximum' }), 300, 3);
+      alarm('PageViewEffectsLost', 'page-view-effects-lost', 'Reader, co-visit or fresh-list writes of counted page views failed after their retries.', custom('PageViewEffectsLost', { job: 'trackingViews' }), 1);
+    }
     // Imports the service gave up on (not files refused for their content): the worker after stalled runs, or its failure job.
     const importsFailed = new cw.MathExpression({
       expression: 'worker + failureJob',

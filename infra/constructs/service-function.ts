@@ -5,6 +5,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { resolve } from 'node:path';
 import type { Access } from '../../shared/http/route.js';
@@ -19,6 +20,8 @@ export interface ServiceResources {
   environment: Record<string, string>;
   /** The SES identities (ARNs) mail may be sent from. */
   mailIdentityArns: string[];
+  /** The page-view queue (rows with `access.trackingQueue` may send to it). */
+  trackingQueue?: IQueue;
 }
 
 export interface ServiceFunctionProps {
@@ -87,6 +90,11 @@ export class ServiceFunction extends NodejsFunction {
       ...['Abort*', 'List*', 'GetObject*', 'GetBucket*', 'DeleteObject*'].map((a) => `Action::s3:${a}`),
     ];
     for (const finding of grantWildcards) nag(`AwsSolutions::AwsSolutions-IAM5[${finding}]`, 'A CDK grant of the access its row declares, scoped to this table\'s indexes or this bucket\'s objects.');
+    if (access.trackingQueue) {
+      if (!resources.trackingQueue) throw new Error(`${id}: access.trackingQueue without a tracking queue (no job with a trackingQueue trigger)`);
+      // SendMessage only (grantSendMessages would add GetQueueAttributes and GetQueueUrl).
+      this.addToRolePolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [resources.trackingQueue.queueArn] }));
+    }
     if (access.mail) {
       this.addToRolePolicy(new iam.PolicyStatement({ actions: ['ses:SendEmail', 'ses:SendRawEmail'], resources: resources.mailIdentityArns }));
     }

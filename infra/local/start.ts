@@ -33,8 +33,14 @@ async function main() {
   const s3 = await startS3Emulator({ port: s3Port, directory: join(dataDir, 's3') });
   running.push(s3);
   const baseUrl = `http://localhost:${port}`;
-  const env = localServiceEnv({ dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, publicBaseUrl: baseUrl, dataDir });
-  applyEnv(env);
+  const serviceEnv = localServiceEnv({ dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, publicBaseUrl: baseUrl, dataDir });
+  applyEnv(serviceEnv);
+  // The SQS queues of the jobs (page views) with their pollers, on a free port: before any handler is loaded.
+  const { startLocalQueues } = await import('./queues.js');
+  const queues = await startLocalQueues();
+  running.push(queues);
+  applyEnv(queues.env, { override: true });
+  const env = { ...serviceEnv, ...queues.env };
   writeFileSync(join(dataDir, 'local-env.json'), JSON.stringify(env, null, 2));
   await ensureTable(dynamo.endpoint, localNames.TABLE_NAME);
   await ensureBuckets(s3.endpoint, [localNames.IMPORTS_BUCKET, localNames.EVENTS_BUCKET]);

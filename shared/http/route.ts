@@ -18,6 +18,8 @@ export interface Access {
   events?: 'R' | 'W' | 'RW';
   /** Sends email through SES. */
   mail?: boolean;
+  /** Sends page views to the tracking queue (sqs:SendMessage only). */
+  trackingQueue?: boolean;
 }
 
 export interface ResponseDoc {

@@ -42,6 +42,8 @@ export type MetricName =
   | 'ImportLinesFailed'
   | 'ImportsFailed'
   | 'EventsRecorded'
+  | 'PageViewsCounted'
+  | 'PageViewEffectsLost'
   | 'RecommendationsServed'
   | 'RecommendationsFromPopularity'
   | 'CatalogueArticlesUpserted'

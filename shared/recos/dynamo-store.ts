@@ -12,14 +12,13 @@ import type { Article, Covisits, FreshEntry, Preferences, Reader } from './types
 
 const DAY = 86_400;
 /** Co-visit counts are attributes `n_<guid>` of the co-visit item (so one UpdateItem can ADD to several). */
-const COUNT_PREFIX = 'n_';
+export const COUNT_PREFIX = 'n_';
 /** Fresh-list entries are attributes `p_<guid>` (publication time) of the client's fresh item. */
-const FRESH_PREFIX = 'p_';
+export const FRESH_PREFIX = 'p_';
 /** Popularity bucket masses are attributes `m_<bucket>` of the article (see `viewIncrement`). */
-const MASS_PREFIX = 'm_';
+export const MASS_PREFIX = 'm_';
 /** Deleted articles are attributes `d_<guid>` (deletion time) of the client's deletion window items. */
 const DELETED_PREFIX = 'd_';
-
 
 type Item = Record<string, unknown>;
 
@@ -46,10 +45,10 @@ export const recosItems = {
 };
 
 /** A deleted article's item keeps only this mark (and its keys), so later views do not bring it back. */
-const DELETED = 'deletedAt';
-const isLive = (item: Item | undefined): item is Item => item !== undefined && !(DELETED in item);
+export const DELETED = 'deletedAt';
+export const isLive = (item: Item | undefined): item is Item => item !== undefined && !(DELETED in item);
 
-function toArticle(item: Item): Article {
+export function toArticle(item: Item): Article {
   const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _g3, gsi2sk: _g4, type: _t, ttl: _ttl, ...rest } = item;
   const masses: Record<number, number> = {};
   const article: Item = {};
@@ -66,14 +65,14 @@ function toFresh(item: Item): FreshEntry[] {
   return entries;
 }
 
-function toCovisits(item: Item): Covisits {
+export function toCovisits(item: Item): Covisits {
   const counts: Covisits = {};
   for (const [name, value] of Object.entries(item)) if (name.startsWith(COUNT_PREFIX)) counts[name.slice(COUNT_PREFIX.length)] = Number(value);
   return counts;
 }
 
 /** `SET` clauses: `set` values always, `setIfAbsent` values only where the item has none. */
-function updateParts(set: Record<string, unknown>, setIfAbsent: Record<string, unknown>) {
+export function updateParts(set: Record<string, unknown>, setIfAbsent: Record<string, unknown>) {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const parts: string[] = [];
@@ -85,7 +84,7 @@ function updateParts(set: Record<string, unknown>, setIfAbsent: Record<string, u
   return { names, values, parts };
 }
 
-const strip = <T>(item: Item | undefined): T | undefined => {
+export const strip = <T>(item: Item | undefined): T | undefined => {
   if (!item) return undefined;
   const { pk: _pk, sk: _sk, type: _t, ttl: _ttl, ...rest } = item;
   return rest as T;

@@ -7,6 +7,7 @@ import { siteHostAllowed, storedSiteHosts } from '../clients/site-hosts.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../http/errors.js';
 import { envelope } from './envelope.js';
 import { DynamoStore } from './dynamo-store.js';
+import { DynamoViewStore } from './dynamo-views.js';
 import { addLogKeys, count } from '../observability/index.js';
 import { algoName, shuffled, SIGNALS } from './ranking.js';
 import { rankingFor } from './recommend.js';
@@ -15,7 +16,7 @@ import { blockSettings, hostAllowed } from './settings.js';
 import type { Article, BlockSettings, Envelope, Preferences } from './types.js';
 import { READ_CACHE_SECONDS, TtlCache } from './read-cache.js';
 import { checkReaderId } from './reader-ids.js';
-import { trackPageView } from './tracking.js';
+import { consumeViews, enqueueView } from './view-queue.js';
 import { articleGuid, canonicalUrl, toHttps } from './urls.js';
 
 const store = new DynamoStore();
@@ -44,14 +45,17 @@ export const MAX_EXCLUDED = 100;
 const bareHost = (host: string) => host.toLowerCase().replace(/^www\./, '');
 
 /**
- * Records a page view for the client of a tracking key. The URL's host must
+ * Accepts a page view for the client of a tracking key and queues it (the
+ * `trackingViews` job counts it a few seconds later: docs/architecture.md
+ * "Recommendations: page views off the request path"). Two DynamoDB calls
+ * (the key, the client) and one SQS message. The URL's host must
  * be one of the client's site hosts (403 otherwise, and always for a client
  * without site hosts): the public tracking key cannot feed other sites'
  * pages into the catalogue. A view of an article deleted from the catalogue
- * is accepted and not counted. A browser's `Origin` (when sent) must also be the
+ * is accepted and not counted (the consumer drops it). A browser's `Origin` (when sent) must also be the
  * article's own site (ignoring `www.`): a page can only report itself.
  */
-export async function trackView(trackingKey: string, body: TrackBodyOutput, origin: string | undefined): Promise<{ guid: string; counted: boolean }> {
+export async function trackView(trackingKey: string, body: TrackBodyOutput, origin: string | undefined): Promise<{ guid: string }> {
   const key = await resolvePublicKey('tracking', trackingKey);
   if (!key) throw new NotFoundError('Unknown tracking key');
   if (origin && origin !== 'null') {
@@ -75,8 +79,7 @@ export async function trackView(trackingKey: string, body: TrackBodyOutput, orig
   if (!siteHostAllowed(siteHosts, urlHost)) {
     throw new ForbiddenError(`body.url: host ${urlHost} is not one of the client's site hosts`);
   }
-  const article = await trackPageView(
-    store,
+  await enqueueView(
     key.clientId,
     {
       userId: body.user_id,
@@ -90,7 +93,12 @@ export async function trackView(trackingKey: string, body: TrackBodyOutput, orig
     },
     nowSeconds(),
   );
-  return { guid: articleGuid(body.url), counted: article !== undefined };
+  return { guid: articleGuid(body.url) };
+}
+
+/** The `trackingViews` job: a batch of queued page views applied to the DynamoDB store. */
+export async function applyQueuedViews(event: unknown) {
+  return consumeViews(new DynamoViewStore(), event);
 }
 
 /** The `excluded[]` (or `excluded`) values of a raw query string, as canonical URLs. */

@@ -1,5 +1,7 @@
+import { addView } from './ranking.js';
 import { mergeArticle, withMetadata, type ArticleMeta, type PageView } from './tracking.js';
 import { freshListable } from './settings.js';
+import type { ArticleViews } from './view-batch.js';
 import type { Article, Covisits, FreshEntry, Preferences, Reader } from './types.js';
 import { articleGuid } from './urls.js';
 import type { Client } from '../clients/clients.js';
@@ -58,6 +60,28 @@ export interface RecosStore {
   recordClick(clientId: string, guid: string): Promise<Article | undefined>;
 }
 
+/**
+ * What the page-view consumer (`applyViewBatch`) needs from storage: the
+ * DynamoDB implementation is `DynamoViewStore` (dynamo-views.ts, kept out of
+ * the request functions' bundles); the memory store has the same semantics.
+ */
+export interface ViewBatchStore extends Pick<RecosStore, 'addFresh'> {
+  /**
+   * The page-view consumer's article updates: per article, its views of a
+   * batch counted at once (count and popularity mass added, metadata
+   * refreshed, no read-modify-write, so concurrent batches all count). Per
+   * group, in order: the article after it, undefined for a deleted article
+   * (not counted), or the Error its update failed with (nothing applied).
+   */
+  recordViews(clientId: string, groups: ArticleViews[]): Promise<Array<Article | undefined | Error>>;
+  /** Readers by user id (unknown ones are left out). */
+  readers(clientId: string, userIds: string[]): Promise<Map<string, Reader>>;
+  /** Stores readers (one write each, batched). */
+  putReaders(clientId: string, readers: Reader[]): Promise<void>;
+  /** Adds co-read counts: article guid → (other guid → count), one update per article. */
+  addCovisitCounts(clientId: string, counts: Map<string, Record<string, number>>): Promise<void>;
+}
+
 /** Co-visit items keep the strongest COVISIT_CAP neighbours once they grow past COVISIT_PRUNE_AT. */
 export const COVISIT_CAP = 100;
 export const COVISIT_PRUNE_AT = 150;
@@ -89,7 +113,7 @@ export function pruneCovisits(counts: Covisits, cap = COVISIT_CAP): Covisits {
  * that long before the request's `now`, as a container's cached list is (the
  * offline evaluation measures the staleness).
  */
-export class MemoryStore implements RecosStore {
+export class MemoryStore implements RecosStore, ViewBatchStore {
   constructor(private readonly options: { popularRefreshSeconds?: number } = {}) {}
   private snapshots = new Map<string, { at: number; list: Article[] }>();
 
@@ -178,6 +202,39 @@ export class MemoryStore implements RecosStore {
 
   async putReader(clientId: string, reader: Reader): Promise<void> {
     this.of(this.readerMap, clientId).set(reader.userId, reader);
+  }
+
+  async recordViews(clientId: string, groups: ArticleViews[]): Promise<Array<Article | undefined>> {
+    const map = this.of(this.articleMap, clientId);
+    return groups.map((g) => {
+      if (this.deletedMap.get(clientId)?.has(g.guid)) return undefined;
+      const previous = map.get(g.guid);
+      const base = withMetadata(previous, g.meta, g.times[0]);
+      let hot = previous && previous.views > 0 ? previous.hot : undefined;
+      for (const t of g.times) hot = addView(hot, t);
+      const article = { ...base, lastSeen: Math.max(base.lastSeen, g.times[g.times.length - 1]), views: base.views + g.times.length, hot: hot! };
+      map.set(g.guid, article);
+      this.version++;
+      return { ...article };
+    });
+  }
+
+  async readers(clientId: string, userIds: string[]): Promise<Map<string, Reader>> {
+    const map = this.of(this.readerMap, clientId);
+    return new Map(userIds.flatMap((id) => (map.has(id) ? [[id, map.get(id)!] as const] : [])));
+  }
+
+  async putReaders(clientId: string, readers: Reader[]): Promise<void> {
+    for (const reader of readers) this.of(this.readerMap, clientId).set(reader.userId, reader);
+  }
+
+  async addCovisitCounts(clientId: string, counts: Map<string, Record<string, number>>): Promise<void> {
+    const map = this.of(this.covisitMap, clientId);
+    for (const [guid, add] of counts) {
+      const current = { ...(map.get(guid) ?? {}) };
+      for (const [other, n] of Object.entries(add)) current[other] = (current[other] ?? 0) + n;
+      map.set(guid, Object.keys(current).length > COVISIT_PRUNE_AT ? pruneCovisits(current) : current);
+    }
   }
 
   async addCovisits(clientId: string, guid: string, others: string[]): Promise<void> {

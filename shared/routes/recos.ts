@@ -33,14 +33,14 @@ export const recoRoutes = {
     path: '/v1/track/{tracking_key}',
     handler: 'functions/track-post.ts',
     auth: 'key',
-    access: { table: 'RW' },
+    access: { table: 'R', trackingQueue: true },
     summary: 'Record a page view (navigation tracking)',
     description:
-      'JSON, or a form body (what the browser library sends with sendBeacon: no CORS preflight). `themes` is an array or a comma-separated string; `published_time` Unix seconds 0 to 253402300799 (milliseconds accepted, up to 253402300799999) or ISO 8601 up to 9999-12-31.',
+      'JSON, or a form body (what the browser library sends with sendBeacon: no CORS preflight). `themes` is an array or a comma-separated string; `published_time` Unix seconds 0 to 253402300799 (milliseconds accepted, up to 253402300799999) or ISO 8601 up to 9999-12-31. Asynchronous: the view is queued (two DynamoDB reads, one SQS message) and counts about 5 to 7 seconds later, when the consumer applies its batch; a view of a deleted article is accepted the same way and not counted.',
     tags: ['recommendations'],
     request: { params: TrackParamsSchema, body: TrackBodySchema, bodyTypes: ['json', 'form'] },
     responses: {
-      200: { description: 'Recorded; `guid` is the article id', schema: TrackResultSchema, headers: ['cache-control'] },
+      200: { description: 'Accepted (queued); `guid` is the article id, from the URL', schema: TrackResultSchema, headers: ['cache-control'] },
       400: errorResponses[400],
       403: { description: "The URL's host is not one of the client's site hosts (or the client has none yet), or the client requires signed reader ids and `sig` is missing or wrong", schema: ErrorSchema },
       404: { description: 'Unknown tracking key', schema: ErrorSchema },

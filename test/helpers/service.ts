@@ -6,24 +6,38 @@ import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import { afterAll, beforeAll } from 'vitest';
 import { createGateway, listen, type StaticMount } from '../../infra/local/gateway.js';
+import { startLocalQueues, type LocalQueues } from '../../infra/local/queues.js';
 import { createClient } from '../../shared/clients/clients.js';
 import { checkResponse } from './api-contract.js';
 
 export interface Service {
   url: string;
+  /**
+   * Waits until the page views tracked so far are applied: the local queue
+   * sends what it gathered without waiting for the batching window, and
+   * this resolves when no batch waits or runs (infra/local/queues.ts).
+   */
+  drain(): Promise<void>;
+  /** The local queues (their batches and dead letters). */
+  queues?: LocalQueues;
 }
 
-/** Starts the gateway for this test file and stops it afterwards. */
+/** Starts the gateway and the local queues for this test file and stops them afterwards. */
 export function useService({ mounts = [] }: { mounts?: StaticMount[] } = {}): Service {
-  const service = { url: '' };
+  const service: Service = { url: '', drain: () => service.queues!.drain() };
   let server: http.Server;
   beforeAll(async () => {
+    service.queues = await startLocalQueues({ log: () => undefined });
+    for (const [name, value] of Object.entries(service.queues.env)) process.env[name] = value;
     server = createGateway({ mounts });
     const port = await listen(server, 0);
     service.url = `http://127.0.0.1:${port}`;
     process.env.PUBLIC_BASE_URL = service.url;
   });
-  afterAll(() => new Promise<void>((done) => server.close(() => done())));
+  afterAll(async () => {
+    await new Promise<void>((done) => server.close(() => done()));
+    await service.queues?.stop();
+  });
   return service;
 }
 

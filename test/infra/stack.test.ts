@@ -40,6 +40,18 @@ function expectGrants(id: string, access: Access) {
   // A function that only writes (events) cannot delete or overwrite-by-delete what others recorded.
   expect(actions.some((a) => a.startsWith('s3:DeleteObject')), `${id} deletes`).toBe(buckets.includes('RW'));
   expect(actions.includes('ses:SendEmail'), `${id} mail`).toBe(access.mail === true);
+  expect(sendsToTrackingQueue(id), `${id} tracking queue`).toBe(access.trackingQueue === true);
+}
+
+/** True when the function's role may send to the page-view queue (scheduled jobs also send to their own failure queues). */
+function sendsToTrackingQueue(id: string): boolean {
+  const functions = template.findResources('AWS::Lambda::Function') as Record<string, Resource>;
+  const [, fn] = Object.entries(functions).find(([logicalId]) => new RegExp(`^${id}[0-9A-F]{8}$`).test(logicalId))!;
+  const role = fn.Properties.Role['Fn::GetAtt'][0] as string;
+  return Object.values(template.findResources('AWS::IAM::Policy') as Record<string, Resource>)
+    .filter((p) => (p.Properties.Roles as Array<{ Ref: string }>).some((r) => r.Ref === role))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement as Array<{ Action: string | string[]; Resource: unknown }>)
+    .some((s) => [s.Action].flat().includes('sqs:SendMessage') && JSON.stringify(s.Resource).includes('TrackingQueue'));
 }
 
 describe('ServiceStack', () => {

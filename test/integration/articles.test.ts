@@ -21,8 +21,9 @@ const hoursAgo = (h: number) => Math.floor(Date.now() / 1000 - h * 3600);
 const articlesUrl = () => `${service.url}/v1/articles`;
 
 const put = (client: TestClient, body: unknown) => request(`${service.url}/v1/articles`, { method: 'PUT', token: client.token, body });
-const list = (client: TestClient, query = '') => request(`${service.url}/v1/articles${query ? `?${query}` : ''}`, { token: client.token });
-const recos = (block: string, userId: string, query = '') => request(`${service.url}/v1/clients/${block}/users/${userId}/recommendations${query ? `?${query}` : ''}`);
+// Listing and recommendations wait for the page views tracked so far to be applied (the tracking queue drained), as a reader a few seconds later would see them.
+const list = async (client: TestClient, query = '') => (await service.drain(), request(`${service.url}/v1/articles${query ? `?${query}` : ''}`, { token: client.token }));
+const recos = async (block: string, userId: string, query = '') => (await service.drain(), request(`${service.url}/v1/clients/${block}/users/${userId}/recommendations${query ? `?${query}` : ''}`));
 const track = (client: TestClient, userId: string, url: string, extra: Record<string, unknown> = {}) =>
   request(`${service.url}/v1/track/${client.trackingKey}`, { method: 'POST', body: { user_id: userId, url, ...extra } });
 const guidsOf = (body: { result: { recommendation: Array<{ guid: string }> } }) => body.result.recommendation.map((r) => r.guid);
@@ -226,6 +227,7 @@ describe('catalogue articles in recommendations', () => {
     expect((await track(client, 'r1', a, { published_time: hoursAgo(3) })).status).toBe(200);
     expect((await track(client, 'r1', b, { published_time: hoursAgo(3) })).status).toBe(200);
     const covisitItem = async () => (await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.covisits(client.username, articleGuid(a)), ConsistentRead: true }))).Item;
+    await service.drain();
     expect(await covisitItem()).toBeDefined();
     const send = ddb.send.bind(ddb);
     let failures = 1;

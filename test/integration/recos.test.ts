@@ -24,6 +24,12 @@ async function read(client: TestClient, userId: string, url: string, extra: Reco
   return reply.body.guid as string;
 }
 
+/** A request after the page views tracked so far are applied (the tracking queue drained): what a reader sees a few seconds later. */
+async function settled(url: string, init?: Parameters<typeof request>[1]) {
+  await service.drain();
+  return request(url, init);
+}
+
 function recosUrl(blockKey: string, userId: string, query = '') {
   return `${service.url}/v1/clients/${blockKey}/users/${encodeURIComponent(userId)}/recommendations${query ? `?${query}` : ''}`;
 }
@@ -50,7 +56,7 @@ describe('POST /v1/track/<tracking_key>', () => {
     });
     expect(reply.status, reply.text).toBe(200);
     const block = await createBlock(client.username);
-    const recos = await request(recosUrl(block, 'someone-else'));
+    const recos = await settled(recosUrl(block, 'someone-else'));
     expect(recos.body.result.recommendation).toEqual([
       expect.objectContaining({ guid: articleGuid(url), title: 'Form page', url: `${service.url}/v1/r/${block}/${articleGuid(url)}` }),
     ]);
@@ -72,6 +78,7 @@ describe('POST /v1/track/<tracking_key>', () => {
     const url = `${site()}/breaking`;
     const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => track(client, { user_id: `r${i}`, url, title: `v${i}` })));
     expect(replies.map((r) => r.status)).toEqual(Array(20).fill(200));
+    await service.drain();
     const [article] = await new DynamoStore().articles(client.username, [articleGuid(url)]);
     expect(article.views).toBe(20);
     const [popular] = await new DynamoStore().hotArticles(client.username, 1);
@@ -98,12 +105,12 @@ describe('POST /v1/track/<tracking_key>', () => {
     for (const url of ['https://www.news.example.com/a', 'https://blogs.example.com/a', 'https://news.example.com.evil.example/a']) {
       expect((await track(client, { user_id: 'u', url })).status, url).toBe(403);
     }
-    expect(guidsOf((await request(recosUrl(block, 'someone'))).body)).toEqual([]);
-    expect((await request(`${service.url}/v1/r/${block}/${articleGuid('https://evil.example/phish')}`)).status).toBe(404);
+    expect(guidsOf((await settled(recosUrl(block, 'someone'))).body)).toEqual([]);
+    expect((await settled(`${service.url}/v1/r/${block}/${articleGuid('https://evil.example/phish')}`)).status).toBe(404);
 
     expect((await track(client, { user_id: 'u', url: 'https://news.example.com/a' }, { origin: 'https://news.example.com' })).status).toBe(200);
     expect((await track(client, { user_id: 'u', url: 'https://alice.blogs.example.com/b' })).status).toBe(200);
-    expect(new Set(guidsOf((await request(recosUrl(block, 'someone'))).body))).toEqual(
+    expect(new Set(guidsOf((await settled(recosUrl(block, 'someone'))).body))).toEqual(
       new Set(['https://news.example.com/a', 'https://alice.blogs.example.com/b'].map(articleGuid)),
     );
   });
@@ -122,7 +129,7 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
   it('answers 404 for an unknown block key and 400 for invalid parameters', async () => {
     const client = await newRecosClient();
     const block = await createBlock(client.username);
-    expect(await request(recosUrl('no-such-block', 'u'))).toMatchObject({ status: 404, body: { status: 404, cause: 'Unknown block key' } });
+    expect(await settled(recosUrl('no-such-block', 'u'))).toMatchObject({ status: 404, body: { status: 404, cause: 'Unknown block key' } });
     for (const [query, cause] of [
       ['rows=abc', /^query\.rows: must be a non-negative integer/],
       ['rows=0', /^query\.rows: must be at least 1/],
@@ -135,7 +142,7 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
       ['page_url=ftp://x', /^query\.page_url: must be an absolute http\(s\) URL/],
       ['format=xml', /^query\.format: must be smart-section or legacy/],
     ] as const) {
-      const reply = await request(recosUrl(block, 'u', query));
+      const reply = await settled(recosUrl(block, 'u', query));
       expect(reply.status, query).toBe(400);
       expect(reply.body.cause, query).toMatch(cause);
     }
@@ -149,12 +156,12 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
     for (const url of [a, b, c, d]) await read(client, 'crowd', url);
     await read(client, 'crowd', e, { published_time: nowIso(24 * 30) });
     await read(client, 'reader', b);
-    const all = await request(recosUrl(block, 'reader'));
+    const all = await settled(recosUrl(block, 'reader'));
     expect(new Set(guidsOf(all.body))).toEqual(new Set([a, c, d].map(articleGuid)));
 
-    const withReferer = await request(recosUrl(block, 'reader'), { headers: { referer: `${a}#comments` } });
+    const withReferer = await settled(recosUrl(block, 'reader'), { headers: { referer: `${a}#comments` } });
     expect(new Set(guidsOf(withReferer.body))).toEqual(new Set([c, d].map(articleGuid)));
-    const withPageUrl = await request(recosUrl(block, 'reader', `page_url=${encodeURIComponent(c)}&excluded[]=${encodeURIComponent(d)}`), {
+    const withPageUrl = await settled(recosUrl(block, 'reader', `page_url=${encodeURIComponent(c)}&excluded[]=${encodeURIComponent(d)}`), {
       headers: { referer: s },
     });
     expect(guidsOf(withPageUrl.body)).toEqual([articleGuid(a)]);
@@ -172,12 +179,12 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
       await read(client, `fan-${r}`, page);
       await read(client, `fan-${r}`, alsoRead);
     }
-    const cold = await request(recosUrl(block, 'newcomer'));
+    const cold = await settled(recosUrl(block, 'newcomer'));
     // All just published: the freshness signal serves them too.
     expect(cold.body.algo).toBe('popularity+freshness');
     expect(guidsOf(cold.body).slice(0, 4).sort()).toEqual(popular.map(articleGuid).sort());
 
-    const onPage = await request(recosUrl(block, 'newcomer', `page_url=${encodeURIComponent(page)}`));
+    const onPage = await settled(recosUrl(block, 'newcomer', `page_url=${encodeURIComponent(page)}`));
     expect(guidsOf(onPage.body)[0]).toBe(articleGuid(alsoRead));
     expect(onPage.body.algo).toMatch(/^covisit\+.*popularity\+freshness$/);
     expect(onPage.body.status).toBe('OK');
@@ -192,14 +199,14 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
     await read(client, 'author', fresh, { published_time: nowIso(0.5) });
     // Default block: 48 h window; the fresh article (1 view) beats older ones read once and twice.
     const block = await createBlock(client.username);
-    const now = await request(recosUrl(block, 'newcomer'));
+    const now = await settled(recosUrl(block, 'newcomer'));
     expect(now.status, now.text).toBe(200);
     const ranked = guidsOf(now.body);
     expect(ranked.indexOf(articleGuid(fresh))).toBeLessThan(ranked.indexOf(articleGuid(older[1])));
     expect(now.body.algo).toBe('popularity+freshness');
     // A block whose window is shorter than the article's age: no freshness, it falls behind the article read twice.
     const short = await createBlock(client.username, { freshnessHours: 0.25 });
-    const later = await request(recosUrl(short, 'newcomer'));
+    const later = await settled(recosUrl(short, 'newcomer'));
     const laterRanked = guidsOf(later.body);
     expect(laterRanked.indexOf(articleGuid(fresh))).toBeGreaterThan(laterRanked.indexOf(articleGuid(older[1])));
     expect(later.body.algo).toBe('popularity');
@@ -211,13 +218,13 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
     const s = site();
     for (let i = 0; i < 3; i++) await read(client, `crowd-${i}`, `${s}/football`, { themes: 'football' });
     await read(client, 'crowd-0', `${s}/cooking`, { themes: 'cooking,food' });
-    const before = await request(recosUrl(block, 'gourmet'));
+    const before = await settled(recosUrl(block, 'gourmet'));
     expect(guidsOf(before.body)[0]).toBe(articleGuid(`${s}/football`));
 
     const put = await request(`${service.url}/v1/users/gourmet/preferences`, { method: 'PUT', token: client.token, body: { themes: ['Cooking'] } });
     expect(put.status, put.text).toBe(200);
     expect(put.body).toMatchObject({ user_id: 'gourmet', themes: ['cooking'] });
-    const after = await request(recosUrl(block, 'gourmet'));
+    const after = await settled(recosUrl(block, 'gourmet'));
     expect(guidsOf(after.body)[0]).toBe(articleGuid(`${s}/cooking`));
     expect(after.body.algo).toContain('preferences');
   });
@@ -228,13 +235,13 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
     const legacyBlock = await createBlock(client.username, { envelope: 'legacy' });
     const url = `${site()}/one`;
     await read(client, 'crowd', url, { category: 'world', description: 'Desc', image: `${site()}/i.png`, published_time: Math.floor(Date.now() / 1000) - 3600 });
-    const smart = await request(recosUrl(smartBlock, 'u'));
+    const smart = await settled(recosUrl(smartBlock, 'u'));
     const item = smart.body.result.recommendation[0];
     expect(Object.keys(item).sort()).toEqual(['category', 'category_display', 'desc', 'guid', 'image', 'published_time', 'title', 'url']);
     expect(item).toMatchObject({ category: 'world', category_display: 'World news', desc: 'Desc' });
     expect(Number.isInteger(item.published_time)).toBe(true);
 
-    for (const reply of [await request(recosUrl(smartBlock, 'u', 'format=legacy')), await request(recosUrl(legacyBlock, 'u'))]) {
+    for (const reply of [await settled(recosUrl(smartBlock, 'u', 'format=legacy')), await settled(recosUrl(legacyBlock, 'u'))]) {
       expect(reply.body).toEqual({ count: 1, start: 0, recommendations: [expect.any(Object)] });
       expect(Object.keys(reply.body.recommendations[0]).sort()).toEqual(['category', 'desc', 'guid', 'image', 'title', 'url']);
     }
@@ -245,16 +252,16 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
     const block = await createBlock(client.username);
     const s = site();
     for (let i = 0; i < 7; i++) for (let v = 0; v <= i; v++) await read(client, `crowd-${v}`, `${s}/p${i}`);
-    const whole = guidsOf((await request(recosUrl(block, 'u', 'rows=7'))).body);
+    const whole = guidsOf((await settled(recosUrl(block, 'u', 'rows=7'))).body);
     expect(whole).toHaveLength(7);
     const pages = [];
     for (const start of [0, 3, 6]) {
-      const reply = await request(recosUrl(block, 'u', `rows=3&start=${start}&format=legacy`));
+      const reply = await settled(recosUrl(block, 'u', `rows=3&start=${start}&format=legacy`));
       expect(reply.body.start).toBe(start);
       pages.push(...reply.body.recommendations.map((r: { guid: string }) => r.guid));
     }
     expect(pages).toEqual(whole);
-    const shuffledPage = guidsOf((await request(recosUrl(block, 'u', 'rows=3&shuffle=true'))).body);
+    const shuffledPage = guidsOf((await settled(recosUrl(block, 'u', 'rows=3&shuffle=true'))).body);
     expect(new Set(shuffledPage)).toEqual(new Set(whole.slice(0, 3)));
   });
 
@@ -262,7 +269,7 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
     const client = await newRecosClient();
     const block = await createBlock(client.username);
     await read(client, 'crowd', `${site()}/j`);
-    const reply = await request(recosUrl(block, 'u', 'callback=window.myBlock.show'));
+    const reply = await settled(recosUrl(block, 'u', 'callback=window.myBlock.show'));
     expect(reply.status).toBe(200);
     expect(reply.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
     expect(reply.headers.get('x-content-type-options')).toBe('nosniff');
@@ -276,9 +283,9 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
     const block = await createBlock(client.username);
     const url = `http://${site().slice(8)}/plain-http`;
     await read(client, 'crowd', url);
-    const raw = (await request(recosUrl(block, 'u', 'noredir=true'))).body.result.recommendation[0];
+    const raw = (await settled(recosUrl(block, 'u', 'noredir=true'))).body.result.recommendation[0];
     expect(raw).toMatchObject({ url, url_raw: url });
-    const https = (await request(recosUrl(block, 'u', 'redir_https=true'))).body.result.recommendation[0];
+    const https = (await settled(recosUrl(block, 'u', 'redir_https=true'))).body.result.recommendation[0];
     expect(https.url).toBe(`${service.url.replace('http:', 'https:')}/v1/r/${block}/${articleGuid(url)}?https=1`);
   });
 
@@ -289,13 +296,13 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
     const guid = `subscriber-${randomUUID()}`;
     await read(client, 'crowd', `${s}/x`);
     await read(client, guid, `${s}/x`);
-    expect(guidsOf((await request(recosUrl(block, guid))).body)).toEqual([]);
+    expect(guidsOf((await settled(recosUrl(block, guid))).body)).toEqual([]);
 
     // Deleting the subscriber (POST /v1/users/delete) removes their reading history: the article is offered again.
     await applySubscribers(client.username, client.defaultListId, [{ line: 1, email: 'reader@example.com', guid }]);
     const deleted = await request(`${service.url}/v1/users/delete`, { method: 'POST', token: client.token, body: [{ email: 'reader@example.com' }] });
     expect(deleted.status).toBe(200);
-    expect(guidsOf((await request(recosUrl(block, guid))).body)).toEqual([articleGuid(`${s}/x`)]);
+    expect(guidsOf((await settled(recosUrl(block, guid))).body)).toEqual([articleGuid(`${s}/x`)]);
   });
 });
 
@@ -307,16 +314,16 @@ describe('GET /v1/r/<block_key>/<guid> (click redirect)', () => {
     const otherBlock = await createBlock(other.username);
     const url = `http://${site().slice(8)}/article?id=7`;
     const guid = await read(client, 'crowd', url);
-    const recos = await request(recosUrl(block, 'u'));
+    const recos = await settled(recosUrl(block, 'u'));
     const follow = await request(recos.body.result.recommendation[0].url);
     expect(follow.status).toBe(302);
     expect(follow.headers.get('location')).toBe(url);
-    expect((await request(`${service.url}/v1/r/${block}/${guid}?https=1`)).headers.get('location')).toBe(url.replace('http:', 'https:'));
-    expect((await request(`${service.url}/v1/r/${otherBlock}/${guid}`)).status).toBe(404);
-    expect(guidsOf((await request(recosUrl(otherBlock, 'u'))).body)).toEqual([]);
-    expect((await request(`${service.url}/v1/r/${block}/${'0'.repeat(20)}`)).status).toBe(404);
-    expect((await request(`${service.url}/v1/r/no-such-block/${guid}`)).status).toBe(404);
-    const bad = await request(`${service.url}/v1/r/${block}/${encodeURIComponent('https://evil.example')}`);
+    expect((await settled(`${service.url}/v1/r/${block}/${guid}?https=1`)).headers.get('location')).toBe(url.replace('http:', 'https:'));
+    expect((await settled(`${service.url}/v1/r/${otherBlock}/${guid}`)).status).toBe(404);
+    expect(guidsOf((await settled(recosUrl(otherBlock, 'u'))).body)).toEqual([]);
+    expect((await settled(`${service.url}/v1/r/${block}/${'0'.repeat(20)}`)).status).toBe(404);
+    expect((await settled(`${service.url}/v1/r/no-such-block/${guid}`)).status).toBe(404);
+    const bad = await settled(`${service.url}/v1/r/${block}/${encodeURIComponent('https://evil.example')}`);
     expect(bad.status).toBe(400);
     expect(bad.headers.get('location')).toBeNull();
   });
@@ -326,9 +333,9 @@ describe('GET /v1/r/<block_key>/<guid> (click redirect)', () => {
     const block = await createBlock(client.username, { hosts: ['mine.example'] });
     const mine = await read(client, 'crowd', 'https://www.mine.example/ok');
     const foreign = await read(client, 'crowd', 'https://elsewhere.example/no');
-    expect(guidsOf((await request(recosUrl(block, 'u'))).body)).toEqual([mine]);
-    expect((await request(`${service.url}/v1/r/${block}/${mine}`)).status).toBe(302);
-    expect((await request(`${service.url}/v1/r/${block}/${foreign}`)).status).toBe(404);
+    expect(guidsOf((await settled(recosUrl(block, 'u'))).body)).toEqual([mine]);
+    expect((await settled(`${service.url}/v1/r/${block}/${mine}`)).status).toBe(302);
+    expect((await settled(`${service.url}/v1/r/${block}/${foreign}`)).status).toBe(404);
   });
 
   it("denies articles outside the client's current site hosts (e.g. after support removed a host), and counts no click for them", async () => {
@@ -336,20 +343,21 @@ describe('GET /v1/r/<block_key>/<guid> (click redirect)', () => {
     const block = await createBlock(client.username);
     const old = await read(client, 'crowd', 'https://old.example/a');
     const kept = await read(client, 'crowd', 'https://kept.example/b');
-    expect(new Set(guidsOf((await request(recosUrl(block, 'u'))).body))).toEqual(new Set([old, kept]));
+    expect(new Set(guidsOf((await settled(recosUrl(block, 'u'))).body))).toEqual(new Set([old, kept]));
 
     await setSiteHosts(client.username, ['kept.example']);
-    expect(guidsOf((await request(recosUrl(block, 'u'))).body)).toEqual([kept]);
-    const denied = await request(`${service.url}/v1/r/${block}/${old}`);
+    expect(guidsOf((await settled(recosUrl(block, 'u'))).body)).toEqual([kept]);
+    const denied = await settled(`${service.url}/v1/r/${block}/${old}`);
     expect(denied).toMatchObject({ status: 404, body: { status: 404, cause: 'Unknown article' } });
     expect(denied.headers.get('location')).toBeNull();
-    expect((await request(`${service.url}/v1/r/${block}/${kept}`)).status).toBe(302);
+    expect((await settled(`${service.url}/v1/r/${block}/${kept}`)).status).toBe(302);
+    await service.drain();
     const clicks = Object.fromEntries((await new DynamoStore().articles(client.username, [old, kept])).map((a) => [a.guid, a.clicks]));
     expect(clicks).toEqual({ [old]: 0, [kept]: 1 });
 
     await setSiteHosts(client.username, []);
-    expect(guidsOf((await request(recosUrl(block, 'u'))).body)).toEqual([]);
-    expect((await request(`${service.url}/v1/r/${block}/${kept}`)).status).toBe(404);
+    expect(guidsOf((await settled(recosUrl(block, 'u'))).body)).toEqual([]);
+    expect((await settled(`${service.url}/v1/r/${block}/${kept}`)).status).toBe(404);
   });
 });
 
@@ -401,16 +409,16 @@ describe('signed reader ids (per client)', () => {
     };
 
     // Recommendations (JSON and JSONP): unsigned and wrongly signed are refused, so the victim's history does not show.
-    forbidden(await request(recosUrl(block, victim)), /^query\.sig: this publisher requires signed reader ids/);
-    forbidden(await request(recosUrl(block, victim, `sig=${wrong}`)), /^query\.sig: not the signature of this reader id/);
-    forbidden(await request(recosUrl(block, victim, 'sig=nothex')), /^query\.sig: not the signature/);
-    const jsonp = await request(recosUrl(block, victim, 'callback=show'));
+    forbidden(await settled(recosUrl(block, victim)), /^query\.sig: this publisher requires signed reader ids/);
+    forbidden(await settled(recosUrl(block, victim, `sig=${wrong}`)), /^query\.sig: not the signature of this reader id/);
+    forbidden(await settled(recosUrl(block, victim, 'sig=nothex')), /^query\.sig: not the signature/);
+    const jsonp = await settled(recosUrl(block, victim, 'callback=show'));
     forbidden(jsonp, /^query\.sig/);
     expect(jsonp.headers.get('content-type')).toMatch(/^application\/json/);
-    const signed = await request(recosUrl(block, victim, `sig=${sig}`));
+    const signed = await settled(recosUrl(block, victim, `sig=${sig}`));
     expect(signed.status).toBe(200);
     expect(guidsOf(signed.body)).not.toContain(articleGuid(`${s}/b`));
-    expect((await request(recosUrl(block, victim, `sig=${sig}&callback=show`))).text).toMatch(/^\/\*\*\/ ?show\(|^show\(/);
+    expect((await settled(recosUrl(block, victim, `sig=${sig}&callback=show`))).text).toMatch(/^\/\*\*\/ ?show\(|^show\(/);
 
     // Tracking: nobody can write reads under the victim's id without the signature.
     forbidden(await track(client, { user_id: victim, url: `${s}/c` }), /^body\.sig: this publisher requires signed reader ids/);
@@ -429,11 +437,11 @@ describe('signed reader ids (per client)', () => {
     // Anonymous ids of the browser library need no signature; a 32-hex id without the prefix is not anonymous.
     const anon = `anon-${randomUUID().replace(/-/g, '')}`;
     expect((await track(client, { user_id: anon, url: `${s}/a` })).status).toBe(200);
-    expect((await request(recosUrl(block, anon))).status).toBe(200);
-    expect((await request(recosUrl(block, randomUUID().replace(/-/g, '')))).status).toBe(403);
+    expect((await settled(recosUrl(block, anon))).status).toBe(200);
+    expect((await settled(recosUrl(block, randomUUID().replace(/-/g, '')))).status).toBe(403);
 
     // Off again: unsigned ids work as before.
     await setSignedIds(client.username, false);
-    expect((await request(recosUrl(block, victim))).status).toBe(200);
+    expect((await settled(recosUrl(block, victim))).status).toBe(200);
   });
 });

@@ -1,0 +1,291 @@
+/**
+ * What a page view costs in DynamoDB writes (`npm run bench:recos:tracking`),
+ * against DynamoDB Local (in memory, started here), in one run:
+ *
+ * 1. A realistic mix: 10,000 articles with Zipf-distributed popularity
+ *    (s = 1), readers in sessions of several views (1 + geometric, mean 4,
+ *    20–120 s apart), arriving at a given rate. The same views are applied
+ *    today's way (one by one: `trackPageView`, what POST /v1/track did in the
+ *    request) and the queued way (the consumer's `applyViewBatch` over the
+ *    batches the event source mapping would form at that rate: up to
+ *    `batchSize` views or `maxBatchingWindowSeconds`, whichever comes first).
+ *    Write calls and write units (ConsumedCapacity, table and indexes) per
+ *    1,000 views are counted by an SDK middleware on the service's client.
+ * 2. A hot article: 50,000 views of one article by 50,000 readers (each read
+ *    one of 20 other articles a minute before), sent through the local
+ *    gateway (POST /v1/track, the real handler) as fast as it takes them,
+ *    consumed by the real consumer through the local queue (batches, window
+ *    and concurrency of the job row). After the queue drains, the article's
+ *    count and its co-visits must be exact; every response 200; no message
+ *    dead-lettered. Prints the writes on the most written item and its share.
+ *
+ * Options: --views=20000 (mix, per rate) --per-view=5000 (today's scheme, a
+ * prefix of the same stream) --hot=50000 --concurrency=64 (HTTP requests in
+ * flight) --rates=20,50,200,1000 (views/s). Exits 1 when the amortised write
+ * calls per view at 200 views/s or more exceed 1.5, or the hot article is not
+ * exact.
+ */
+import { startBenchStack } from './local-stack.js';
+import { prng } from './recos-data.js';
+
+const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string]));
+const VIEWS = Number(args.get('views') ?? 20_000);
+const PER_VIEW = Number(args.get('per-view') ?? 5_000);
+const HOT = Number(args.get('hot') ?? 50_000);
+const CONCURRENCY = Number(args.get('concurrency') ?? 64);
+const RATES = (args.get('rates') ?? '20,50,200,1000').split(',').map(Number);
+const ARTICLES = 10_000;
+const READERS = 200_000;
+const SITE = 'gazette.example';
+
+interface Counter {
+  calls: Record<string, number>;
+  units: number;
+  /** Writes per item key (pk|sk): UpdateItem, PutItem, DeleteItem and each BatchWriteItem request. */
+  items: Map<string, number>;
+}
+
+const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand', 'TransactWriteItemsCommand']);
+const newCounter = (): Counter => ({ calls: {}, units: 0, items: new Map() });
+const writeCalls = (c: Counter) => Object.entries(c.calls).filter(([name]) => WRITES.has(name)).reduce((s, [, n]) => s + n, 0);
+const allCalls = (c: Counter) => Object.values(c.calls).reduce((s, n) => s + n, 0);
+const itemWrites = (c: Counter) => [...c.items.values()].reduce((s, n) => s + n, 0);
+
+interface StreamView {
+  userId: string;
+  article: number;
+  t: number;
+}
+
+/** Zipf(1) over `n` ranks: a sampler. */
+function zipf(n: number, random: () => number): () => number {
+  const cdf = new Float64Array(n);
+  let sum = 0;
+  for (let i = 0; i < n; i++) cdf[i] = sum += 1 / (i + 1);
+  return () => {
+    const x = random() * sum;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cdf[mid] < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+}
+
+/**
+ * `count` views arriving at `rate` views/s over `count / rate` seconds ending
+ * at `end`, from sessions of several views (sessions that began up to 10
+ * minutes before the period contribute their later views).
+ */
+function viewStream(count: number, rate: number, end: number, seed: number): StreamView[] {
+  const random = prng(seed);
+  const pick = zipf(ARTICLES, random);
+  const duration = count / rate;
+  const from = end - duration;
+  const views: StreamView[] = [];
+  while (views.length < count) {
+    const userId = `reader-${Math.floor(random() * READERS)}`;
+    let t = from - 600 + random() * (duration + 600);
+    const length = 1 + Math.floor(-Math.log(1 - random()) * 3);
+    const seen = new Set<number>();
+    for (let v = 0; v < length && views.length < count; v++) {
+      let article = pick();
+      for (let tries = 0; seen.has(article) && tries < 10; tries++) article = pick();
+      seen.add(article);
+      if (t >= from && t < end) views.push({ userId, article, t: Math.floor(t) });
+      t += 20 + random() * 100;
+    }
+  }
+  return views.sort((a, b) => a.t - b.t);
+}
+
+/** The batches the event source mapping forms: up to `size` views, or those within `windowSeconds` of the first. */
+function batchesOf<T extends { t: number }>(views: T[], size: number, windowSeconds: number): T[][] {
+  const out: T[][] = [];
+  let current: T[] = [];
+  for (const v of views) {
+    if (current.length > 0 && (current.length >= size || v.t - current[0].t >= windowSeconds)) {
+      out.push(current);
+      current = [];
+    }
+    current.push(v);
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}
+
+async function main() {
+  const started = Date.now();
+  // One line per request would drown the figures (and slow the gateway): errors only.
+  process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
+  const stack = await startBenchStack();
+  try {
+    const { ddb } = await import('../shared/db/client.js');
+    const { createClient } = await import('../shared/clients/clients.js');
+    const { DynamoStore, recosItems } = await import('../shared/recos/dynamo-store.js');
+    const { DynamoViewStore } = await import('../shared/recos/dynamo-views.js');
+    const { trackPageView } = await import('../shared/recos/tracking.js');
+    const { applyViewBatch } = await import('../shared/recos/view-batch.js');
+    const { jobs } = await import('../shared/jobs.js');
+    const { articleGuid } = await import('../shared/recos/urls.js');
+    const { batchWrite } = await import('../shared/db/client.js');
+    const { batchSize, maxBatchingWindowSeconds, maxConcurrency } = jobs.trackingViews.trigger.trackingQueue;
+
+    let counter = newCounter();
+    ddb.middlewareStack.add(
+      (next, context) => async (args) => {
+        const name = context.commandName ?? '?';
+        const input = args.input as Record<string, any>;
+        const write = WRITES.has(name);
+        if (write) {
+          input.ReturnConsumedCapacity = 'INDEXES';
+          const keysOf = (): string[] => {
+            if (input.Key) return [`${input.Key.pk}|${input.Key.sk}`];
+            if (input.Item) return [`${input.Item.pk}|${input.Item.sk}`];
+            if (input.RequestItems) return Object.values(input.RequestItems as Record<string, any[]>).flat().map((r) => { const k = r.PutRequest?.Item ?? r.DeleteRequest?.Key; return `${k.pk}|${k.sk}`; });
+            return [];
+          };
+          for (const key of keysOf()) counter.items.set(key, (counter.items.get(key) ?? 0) + 1);
+        }
+        counter.calls[name] = (counter.calls[name] ?? 0) + 1;
+        const result = await next(args);
+        const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } | Array<{ CapacityUnits?: number }> }).ConsumedCapacity;
+        if (write && consumed) for (const c of [consumed].flat()) counter.units += c.CapacityUnits ?? 0;
+        return result;
+      },
+      { step: 'initialize', name: 'benchWriteCounter' },
+    );
+
+    const now = Math.floor(Date.now() / 1000);
+    const random = prng(11);
+    // Articles published 0–60 days ago: about half are within the fresh list's window on their first view.
+    const articles = Array.from({ length: ARTICLES }, (_, i) => ({
+      url: `https://${SITE}/news/${i}`,
+      title: `Article ${i}`,
+      category: ['politics', 'sport', 'tech', 'culture'][i % 4],
+      themes: [['politics', 'climate'], ['football'], ['ai', 'tech'], ['cinema']][i % 4],
+      published: now - Math.floor(random() * 60 * 86_400),
+    }));
+    const pageView = (v: StreamView) => {
+      const a = articles[v.article];
+      return { userId: v.userId, url: a.url, title: a.title, category: a.category, themes: a.themes, published: a.published };
+    };
+    const per1000 = (n: number, views: number) => ((1000 * n) / views).toFixed(0);
+    const fmt = (label: string, c: Counter, views: number, batches?: number) =>
+      `${label.padEnd(44)} ${per1000(writeCalls(c), views).padStart(7)} ${per1000(c.units, views).padStart(9)} ${per1000(allCalls(c) - writeCalls(c), views).padStart(8)} ${(writeCalls(c) / views).toFixed(2).padStart(10)}${batches ? `   ${batches} batches, ${(views / batches).toFixed(0)} views each` : ''}`;
+
+    console.log(`Page views in DynamoDB writes (DynamoDB Local; consumer job: batchSize ${batchSize}, window ${maxBatchingWindowSeconds} s, maxConcurrency ${maxConcurrency})`);
+    console.log(`Realistic mix: ${ARTICLES} articles, Zipf(1) popularity, sessions of 1 + geometric (mean 4) views 20–120 s apart, ${READERS} readers`);
+    console.log(`${'scheme'.padEnd(44)} ${'write'.padStart(7)} ${'write'.padStart(9)} ${'read'.padStart(8)} ${'writes'.padStart(10)}`);
+    console.log(`${''.padEnd(44)} ${'calls'.padStart(7)} ${'units'.padStart(9)} ${'calls'.padStart(8)} ${'per view'.padStart(10)}`);
+    console.log(`${''.padEnd(44)} ${'(per 1,000 views)'.padStart(26)}`);
+
+    const failures: string[] = [];
+    const reference = viewStream(VIEWS, 200, now - 3600, 5);
+    {
+      const { client } = await createClient(`bench-pv-${Date.now().toString(36)}`, { siteHosts: [SITE] });
+      const store = new DynamoStore();
+      counter = newCounter();
+      const sample = reference.slice(0, PER_VIEW);
+      for (const v of sample) await trackPageView(store, client.id, pageView(v), v.t);
+      console.log(fmt(`today: one by one in the request (${sample.length} views)`, counter, sample.length));
+      if (args.has('detail')) console.log(`    ${Object.entries(counter.calls).map(([n, c]) => `${n.replace('Command', '')} ${per1000(c, sample.length)}`).join(', ')} per 1,000 views`);
+    }
+    for (const rate of RATES) {
+      const stream = rate === 200 ? reference : viewStream(VIEWS, rate, now - 3600, 5);
+      const { client } = await createClient(`bench-q${rate}-${Date.now().toString(36)}`, { siteHosts: [SITE] });
+      const store = new DynamoViewStore();
+      counter = newCounter();
+      const batches = batchesOf(stream, batchSize, maxBatchingWindowSeconds);
+      let id = 0;
+      for (const batch of batches) {
+        const result = await applyViewBatch(store, batch.map((v) => ({ id: String(id++), clientId: client.id, view: pageView(v), t: v.t })));
+        if (result.failed.length > 0 || result.lostEffects > 0) failures.push(`rate ${rate}: ${result.failed.length} failed, ${result.lostEffects} lost`);
+      }
+      console.log(fmt(`queued, ${rate} views/s (${stream.length} views)`, counter, stream.length, batches.length));
+      if (args.has('detail')) console.log(`    ${Object.entries(counter.calls).map(([n, c]) => `${n.replace('Command', '')} ${per1000(c, stream.length)}`).join(', ')} per 1,000 views`);
+      if (rate >= 200 && writeCalls(counter) / stream.length > 1.5) failures.push(`${rate} views/s: ${(writeCalls(counter) / stream.length).toFixed(2)} write calls per view (bound 1.5)`);
+    }
+    console.log('(today: POST /v1/track made all of these calls in the request; queued: the request makes 2 DynamoDB reads and 1 SQS SendMessage, the rest is the consumer)');
+
+    // Scenario 2: one hot article through the gateway.
+    console.log('');
+    if (HOT === 0) return;
+    const { client } = await createClient(`bench-hot-${Date.now().toString(36)}`, { siteHosts: [SITE] });
+    const others = articles.slice(1, 21);
+    const hot = articles[0];
+    const readerCount = HOT;
+    // Each reader read one of 20 other articles a minute ago (loaded directly, not counted).
+    const before = Math.floor(Date.now() / 1000) - 60;
+    const expected = new Map<string, number>();
+    const readers = Array.from({ length: readerCount }, (_, i) => {
+      const other = others[i % others.length];
+      expected.set(articleGuid(other.url), (expected.get(articleGuid(other.url)) ?? 0) + 1);
+      return { userId: `hot-reader-${i}`, reads: [{ g: articleGuid(other.url), t: before }], tastes: {}, lastSeen: before };
+    });
+    await batchWrite(readers.map((r) => ({ PutRequest: { Item: recosItems.reader(client.id, r) } })));
+    counter = newCounter();
+    const batchesBefore = stack.queues.queues.get('trackingViews')!.batches.length;
+    const statuses = new Map<number, number>();
+    let next = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < readerCount) {
+          const i = next++;
+          const res = await fetch(`${stack.url}/v1/track/${client.trackingKey}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ user_id: `hot-reader-${i}`, url: hot.url, title: hot.title, themes: hot.themes, category: hot.category, published_time: hot.published }),
+          });
+          await res.arrayBuffer();
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        }
+      }),
+    );
+    const sentSeconds = (performance.now() - t0) / 1000;
+    await stack.queues.drain();
+    const drainedSeconds = (performance.now() - t0) / 1000;
+    const queue = stack.queues.queues.get('trackingViews')!;
+    const batches = queue.batches.slice(batchesBefore);
+    const store = new DynamoStore();
+    const [article] = await store.articles(client.id, [articleGuid(hot.url)]);
+    const { covisits } = await store.context(client.id, { guid: articleGuid(hot.url), covisits: true });
+    let reverseExact = true;
+    for (const other of others) {
+      const { covisits: back } = await store.context(client.id, { guid: articleGuid(other.url), covisits: true });
+      if (back?.[articleGuid(hot.url)] !== expected.get(articleGuid(other.url))) reverseExact = false;
+    }
+    const covisitsExact = [...expected].every(([g, n]) => covisits?.[g] === n) && Object.keys(covisits ?? {}).length === expected.size;
+    const ok = statuses.get(200) ?? 0;
+    const top = [...counter.items].sort((a, b) => b[1] - a[1]).slice(0, 3);
+    const total = itemWrites(counter);
+    console.log(`Hot article: ${readerCount} views of one article by ${readerCount} readers (each read one of ${others.length} other articles a minute before), through the local gateway, ${CONCURRENCY} requests in flight`);
+    console.log(`  sent in ${sentSeconds.toFixed(1)} s (${(readerCount / sentSeconds).toFixed(0)} views/s); queue drained ${drainedSeconds.toFixed(1)} s after the first view; responses: ${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}`);
+    console.log(`  consumer: ${batches.length} batches (largest ${Math.max(...batches)}, mean ${(batches.reduce((s, n) => s + n, 0) / Math.max(1, batches.length)).toFixed(0)} views), dead-lettered ${queue.deadLetters.length}`);
+    console.log(`  article views ${article?.views} (expected ${readerCount}); co-visits of the article ${covisitsExact ? 'exact' : 'NOT exact'} (${others.length} neighbours, ${readerCount} pairs), and back ${reverseExact ? 'exact' : 'NOT exact'}`);
+    console.log(`  writes: ${writeCalls(counter)} write calls (${(writeCalls(counter) / readerCount).toFixed(3)} per view), ${counter.units.toFixed(0)} write units (${(counter.units / readerCount).toFixed(2)} per view), ${total} item writes (BatchWriteItem requests counted one by one)`);
+    console.log(`  most written items: ${top.map(([k, n]) => `${k.replace(/^ART#[^#]+#/, 'ART#…#').replace(/^RDR#[^#]+#/, 'RDR#…#')} ${n} (${((100 * n) / total).toFixed(2)}%)`).join('; ')}`);
+    console.log(`  bound: an item is written at most twice per batch (one update, one index fix-up when batches race), so the hot article takes ≤ 2 × batches = ${2 * batches.length} writes here; today's scheme would write it 2 × ${readerCount} = ${2 * readerCount} times (UpdateItem + index update per view)`);
+    const hotWrites = counter.items.get(`ART#${client.id}#${articleGuid(hot.url)}|ART`) ?? 0;
+    if (hotWrites > 2 * batches.length) failures.push(`hot article item written ${hotWrites} times for ${batches.length} batches`);
+    if (ok !== readerCount) failures.push(`hot article: ${readerCount - ok} requests not answered 200`);
+    if (article?.views !== readerCount || !covisitsExact || !reverseExact) failures.push('hot article: counts or co-visits not exact');
+    if (queue.deadLetters.length > 0) failures.push(`${queue.deadLetters.length} messages dead-lettered`);
+    console.log(`\nRun took ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    if (failures.length > 0) {
+      console.error(`FAIL: ${failures.join('; ')}`);
+      process.exitCode = 1;
+    }
+  } finally {
+    await stack.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,233 @@
+/**
+ * The SQS queues of the job table, locally: a small server that speaks the
+ * SQS JSON protocol for SendMessage and SendMessageBatch (the real
+ * @aws-sdk/client-sqs talks to it through AWS_ENDPOINT_URL_SQS, as the
+ * handlers do in AWS), and a poller per queue that invokes its job with
+ * SQS-shaped batches as Lambda's event source mapping does: up to
+ * `batchSize` messages gathered for up to `maxBatchingWindowSeconds`, at most
+ * `maxConcurrency` batches at once, partial batch responses honoured (a
+ * failed message comes back after a second, and after `maxReceiveCount`
+ * receives it is dead-lettered: logged and kept in `deadLetters`).
+ *
+ * `drain()` (or `GET /_local/drain` on the server, for other processes)
+ * sends what is gathered at once, without waiting for the window, and
+ * resolves when every queue is empty and no batch is running: tests and
+ * benchmarks call it before looking at the effects of page views. Local
+ * only: AWS has no such thing, and it is in no route table.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { jobList, type JobDef } from '../../shared/jobs.js';
+import { invokeJob } from './jobs.js';
+
+const ACCOUNT = '000000000000';
+
+interface Message {
+  messageId: string;
+  body: string;
+  sentAt: number;
+  receiveCount: number;
+}
+
+interface QueueOptions {
+  batchSize: number;
+  maxBatchingWindowSeconds: number;
+  maxConcurrency: number;
+  maxReceiveCount: number;
+}
+
+/** One queue and its poller. */
+class LocalQueue {
+  private waiting: Message[] = [];
+  private running = 0;
+  private retrying = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private hurry = 0;
+  private idle: Array<() => void> = [];
+  readonly deadLetters: Message[] = [];
+  /** Batches invoked so far and their sizes (the benchmark prints them). */
+  readonly batches: number[] = [];
+
+  constructor(
+    readonly name: string,
+    private readonly options: QueueOptions,
+    private readonly invoke: (event: unknown) => Promise<unknown>,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  send(body: string): string {
+    const message = { messageId: randomUUID(), body, sentAt: Date.now(), receiveCount: 0 };
+    this.waiting.push(message);
+    this.schedule();
+    return message.messageId;
+  }
+
+  /** Sends a batch now when it is full, a drain is asked or the window of the oldest message is over; else waits for that. */
+  private schedule(): void {
+    while (this.waiting.length > 0 && this.running < this.options.maxConcurrency) {
+      const windowOver = Date.now() - this.waiting[0].sentAt >= this.options.maxBatchingWindowSeconds * 1000;
+      if (!(this.waiting.length >= this.options.batchSize || this.hurry > 0 || windowOver)) break;
+      this.run(this.waiting.splice(0, this.options.batchSize));
+    }
+    if (this.waiting.length > 0 && !this.timer && this.running < this.options.maxConcurrency) {
+      const wait = Math.max(0, this.waiting[0].sentAt + this.options.maxBatchingWindowSeconds * 1000 - Date.now());
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.schedule();
+      }, wait);
+    }
+    this.checkIdle();
+  }
+
+  private run(batch: Message[]): void {
+    this.running++;
+    this.batches.push(batch.length);
+    for (const m of batch) m.receiveCount++;
+    const event = {
+      Records: batch.map((m) => ({
+        messageId: m.messageId,
+        receiptHandle: m.messageId,
+        body: m.body,
+        attributes: { ApproximateReceiveCount: String(m.receiveCount), SentTimestamp: String(m.sentAt), SenderId: ACCOUNT, ApproximateFirstReceiveTimestamp: String(Date.now()) },
+        messageAttributes: {},
+        md5OfBody: md5(m.body),
+        eventSource: 'aws:sqs',
+        eventSourceARN: `arn:aws:sqs:local:${ACCOUNT}:${this.name}`,
+        awsRegion: 'local',
+      })),
+    };
+    this.invoke(event)
+      .then(
+        (result) => {
+          const failures = new Set(((result as { batchItemFailures?: Array<{ itemIdentifier: string }> })?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+          return batch.filter((m) => failures.has(m.messageId));
+        },
+        (err: Error) => {
+          this.log(`queue ${this.name}: batch of ${batch.length} failed: ${err.message}`);
+          return batch;
+        },
+      )
+      .then((failed) => {
+        this.running--;
+        this.retry(failed);
+        this.schedule();
+      });
+  }
+
+  /** Failed messages are visible again after a second (their visibility timeout, locally), or dead-lettered. */
+  private retry(failed: Message[]): void {
+    const again: Message[] = [];
+    for (const m of failed) {
+      if (m.receiveCount < this.options.maxReceiveCount) again.push(m);
+      else {
+        this.deadLetters.push(m);
+        this.log(`queue ${this.name}: message ${m.messageId} dead-lettered after ${m.receiveCount} receives`);
+      }
+    }
+    if (again.length === 0) return;
+    this.retrying++;
+    setTimeout(() => {
+      this.retrying--;
+      this.waiting.unshift(...again);
+      this.schedule();
+    }, 1000);
+  }
+
+  private checkIdle(): void {
+    if (this.waiting.length > 0 || this.running > 0 || this.retrying > 0) return;
+    for (const done of this.idle.splice(0)) done();
+  }
+
+  /** Sends what waits without the window and resolves when nothing waits or runs. */
+  async drain(): Promise<void> {
+    this.hurry++;
+    try {
+      await new Promise<void>((done) => {
+        this.idle.push(done);
+        this.schedule();
+      });
+    } finally {
+      this.hurry--;
+    }
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+  }
+}
+
+const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
+
+export interface LocalQueues {
+  endpoint: string;
+  /** Environment of the handlers: the SQS endpoint and each queue's URL variable. */
+  env: Record<string, string>;
+  queues: Map<string, LocalQueue>;
+  drain(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The queue URL variables of the job table's queue triggers. */
+const QUEUE_ENV: Record<string, (job: JobDef) => QueueOptions | undefined> = {
+  TRACKING_QUEUE_URL: (job) => ('trackingQueue' in job.trigger ? job.trigger.trackingQueue : undefined),
+};
+
+/** Starts the local queues on a free port (or `port`). */
+export async function startLocalQueues({ port = 0, log = console.log }: { port?: number; log?: (line: string) => void } = {}): Promise<LocalQueues> {
+  const queues = new Map<string, LocalQueue>();
+  const server = http.createServer((req, res) => {
+    const reply = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
+      res.end(JSON.stringify(body));
+    };
+    if (req.method === 'GET' && req.url === '/_local/drain') {
+      void drain().then(() => reply(200, { drained: true }));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const target = String(req.headers['x-amz-target'] ?? '');
+      let input: { QueueUrl?: string; MessageBody?: string; Entries?: Array<{ Id: string; MessageBody: string }> };
+      try {
+        input = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        return reply(400, { __type: 'com.amazonaws.sqs#InvalidRequest', message: 'not JSON' });
+      }
+      const queue = queues.get(String(input.QueueUrl ?? '').split('/').pop() ?? '');
+      if (!queue) return reply(400, { __type: 'com.amazonaws.sqs#QueueDoesNotExist', message: `no queue ${input.QueueUrl}` });
+      if (target === 'AmazonSQS.SendMessage' && typeof input.MessageBody === 'string') {
+        return reply(200, { MessageId: queue.send(input.MessageBody), MD5OfMessageBody: md5(input.MessageBody) });
+      }
+      if (target === 'AmazonSQS.SendMessageBatch' && Array.isArray(input.Entries)) {
+        const Successful = input.Entries.map((e) => ({ Id: e.Id, MessageId: queue.send(e.MessageBody), MD5OfMessageBody: md5(e.MessageBody) }));
+        return reply(200, { Successful, Failed: [] });
+      }
+      reply(400, { __type: 'com.amazonaws.sqs#UnsupportedOperation', message: `${target} is not supported locally` });
+    });
+  });
+  await new Promise<void>((done) => server.listen(port, '127.0.0.1', done));
+  const endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const env: Record<string, string> = { AWS_ENDPOINT_URL_SQS: endpoint };
+  for (const [name, optionsOf] of Object.entries(QUEUE_ENV)) {
+    for (const job of jobList) {
+      const options = optionsOf(job);
+      if (!options) continue;
+      queues.set(job.id, new LocalQueue(job.id, options, (event) => invokeJob(job, event), log));
+      env[name] = `${endpoint}/${ACCOUNT}/${job.id}`;
+    }
+  }
+  const drain = async () => {
+    await Promise.all([...queues.values()].map((q) => q.drain()));
+  };
+  return {
+    endpoint,
+    env,
+    queues,
+    drain,
+    stop: async () => {
+      for (const q of queues.values()) q.stop();
+      await new Promise<void>((done) => server.close(() => done()));
+    },
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * The page-view consumer's writes in the single table (`ViewBatchStore`),
+ * beside the DynamoDB store of the request paths (dynamo-store.ts) and in
+ * their own module, so that only the consumer's bundle carries them.
+ * Calls per batch: recordViews 1 BatchGetItem per 100 articles + 1
+ * UpdateItem per article (+1 conditional index update when concurrent
+ * batches raced on it); readers 1 BatchGetItem per 100; putReaders 1
+ * BatchWriteItem per 25; addCovisitCounts 1 UpdateItem per co-visit item and
+ * 100 counts (+ a rare pruning Put); addFresh 1 (+1 rare pruning).
+ */
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGet, batchWrite, ddb, isConditionFailure, runPool, tableName } from '../db/client.js';
+import { hotSortKey, keys, publishedSortKey } from '../db/keys.js';
+import { COUNT_PREFIX, DELETED, DynamoStore, isLive, MASS_PREFIX, recosItems, strip, toArticle, toCovisits, updateParts } from './dynamo-store.js';
+import { scoreFromBuckets, viewIncrement } from './ranking.js';
+import { COVISIT_CAP, COVISIT_PRUNE_AT, pruneCovisits, type ViewBatchStore } from './store.js';
+import { LIMITS } from './tracking.js';
+import type { Article, FreshEntry, Reader } from './types.js';
+import type { ArticleViews } from './view-batch.js';
+
+const DAY = 86_400;
+type Item = Record<string, unknown>;
+
+/** Updates of one batch run this many calls at once. */
+const CONCURRENCY = 16;
+
+export class DynamoViewStore implements ViewBatchStore {
+  private readonly store = new DynamoStore();
+
+  addFresh(clientId: string, entries: FreshEntry[], now: number): Promise<void> {
+    return this.store.addFresh(clientId, entries, now);
+  }
+
+  /**
+   * One UpdateItem per article (after one BatchGetItem per 100 articles):
+   * ADD the views and per-bucket popularity masses, SET the latest metadata
+   * and the index sort key computed from the stored masses plus this batch's.
+   * Only when a concurrent batch changed the masses in between does the
+   * returned article disagree with that key: then a second, conditional
+   * update moves the key up to the article's (never down).
+   */
+  async recordViews(clientId: string, groups: ArticleViews[]): Promise<Array<Article | undefined | Error>> {
+    const out: Array<Article | undefined | Error> = new Array(groups.length);
+    let previous: Map<string, Item>;
+    try {
+      previous = new Map((await batchGet<Item>(groups.map((g) => keys.article(clientId, g.guid)))).map((item) => [item.guid as string, item]));
+    } catch (err) {
+      return groups.map(() => err as Error);
+    }
+    await runPool(groups, CONCURRENCY, async (group, index) => {
+      const before = previous.get(group.guid);
+      if (before && !isLive(before)) {
+        out[index] = undefined;
+        return;
+      }
+      try {
+        out[index] = await this.addViews(clientId, group, before);
+      } catch (err) {
+        out[index] = err instanceof Error ? err : new Error(String(err));
+      }
+    });
+    return out;
+  }
+
+  private async addViews(clientId: string, group: ArticleViews, before: Item | undefined): Promise<Article | undefined> {
+    const { guid, meta, times } = group;
+    const first = times[0];
+    const last = times[times.length - 1];
+    const added: Record<number, number> = {};
+    for (const t of times) {
+      const { bucket, amount } = viewIncrement(t);
+      added[bucket] = (added[bucket] ?? 0) + amount;
+    }
+    const masses: Record<number, number> = { ...added };
+    for (const [name, value] of Object.entries(before ?? {})) {
+      if (name.startsWith(MASS_PREFIX)) masses[Number(name.slice(MASS_PREFIX.length))] = (masses[Number(name.slice(MASS_PREFIX.length))] ?? 0) + Number(value);
+    }
+    const expectedKey = hotSortKey(scoreFromBuckets(masses) ?? 0);
+    const set: Record<string, unknown> = { url: meta.url, lastSeen: last, gsi1pk: keys.articlesByHotness(clientId), gsi1sk: expectedKey, gsi2pk: keys.articlesByPublished(clientId), type: 'article', guid, ttl: last + LIMITS.articleTtlDays * DAY };
+    const setIfAbsent: Record<string, unknown> = { firstSeen: first, clicks: 0, title: '', desc: '', image: '', category: '', themes: [], published: first, gsi2sk: publishedSortKey(first, guid) };
+    const given = { title: meta.title, desc: meta.desc, image: meta.image, category: meta.category, published: meta.published, themes: meta.themes?.length ? meta.themes.slice(0, LIMITS.themesPerArticle) : undefined };
+    for (const [name, value] of Object.entries(given)) if (value !== undefined && value !== '') set[name] = value;
+    if (meta.published !== undefined) set.gsi2sk = publishedSortKey(meta.published, guid);
+    const { names, values, parts } = updateParts(set, setIfAbsent);
+    const adds = [`#views :n`];
+    values[':n'] = times.length;
+    names['#views'] = 'views';
+    Object.entries(added).forEach(([bucket, amount], i) => {
+      names[`#m${i}`] = MASS_PREFIX + bucket;
+      values[`:m${i}`] = amount;
+      adds.push(`#m${i} :m${i}`);
+    });
+    names['#deleted'] = DELETED;
+    let result;
+    try {
+      result = await ddb.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.article(clientId, guid),
+          UpdateExpression: `SET ${parts.join(', ')} ADD ${adds.join(', ')}`,
+          ConditionExpression: 'attribute_not_exists(#deleted)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+    } catch (err) {
+      // Deleted between the read and the update.
+      if (isConditionFailure(err)) return undefined;
+      throw err;
+    }
+    const article = toArticle(result.Attributes ?? {});
+    const key = hotSortKey(article.hot);
+    if (key !== result.Attributes?.gsi1sk) {
+      try {
+        await ddb.send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: keys.article(clientId, guid),
+            UpdateExpression: 'SET gsi1sk = :k',
+            ConditionExpression: 'attribute_not_exists(#deleted) AND (attribute_not_exists(gsi1sk) OR gsi1sk < :k)',
+            ExpressionAttributeNames: { '#deleted': DELETED },
+            ExpressionAttributeValues: { ':k': key },
+          }),
+        );
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+      }
+    }
+    return article;
+  }
+
+  async readers(clientId: string, userIds: string[]): Promise<Map<string, Reader>> {
+    if (userIds.length === 0) return new Map();
+    const items = await batchGet<Item>(userIds.map((id) => keys.reader(clientId, id)));
+    return new Map(items.map((item) => [item.userId as string, strip<Reader>(item)!]));
+  }
+
+  /** BatchWriteItem, 25 readers per call. */
+  async putReaders(clientId: string, readers: Reader[]): Promise<void> {
+    await batchWrite(readers.map((r) => ({ PutRequest: { Item: recosItems.reader(clientId, r) } })));
+  }
+
+  /** One UpdateItem per article (ADD of every count, at most 100 per call), plus the rare pruning Put. */
+  async addCovisitCounts(clientId: string, counts: Map<string, Record<string, number>>): Promise<void> {
+    const now = Math.floor(Date.now() / 1000);
+    const updates = [...counts].flatMap(([guid, add]) => {
+      const entries = Object.entries(add);
+      const chunks: Array<[string, Array<[string, number]>]> = [];
+      for (let i = 0; i < entries.length; i += 100) chunks.push([guid, entries.slice(i, i + 100)]);
+      return chunks;
+    });
+    await runPool(updates, CONCURRENCY, async ([guid, entries]) => this.bumpCounts(clientId, guid, entries, now));
+  }
+
+  private async bumpCounts(clientId: string, guid: string, entries: Array<[string, number]>, now: number): Promise<void> {
+    const names = Object.fromEntries(entries.map(([g], i) => [`#c${i}`, COUNT_PREFIX + g]));
+    const values = Object.fromEntries(entries.map(([, n], i) => [`:c${i}`, n]));
+    const out = await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.covisits(clientId, guid),
+        UpdateExpression: `SET #type = :type, #ttl = :ttl ADD ${entries.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+        ExpressionAttributeNames: { ...names, '#type': 'type', '#ttl': 'ttl' },
+        ExpressionAttributeValues: { ...values, ':type': 'covisit', ':ttl': now + LIMITS.articleTtlDays * DAY },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    const all = toCovisits(out.Attributes ?? {});
+    if (Object.keys(all).length > COVISIT_PRUNE_AT) {
+      // Rare; increments racing with this rewrite are lost (counts are statistics).
+      await ddb.send(new PutCommand({ TableName: tableName(), Item: recosItems.covisits(clientId, guid, pruneCovisits(all, COVISIT_CAP), now) }));
+    }
+  }
+
+}

@@ -1,0 +1,161 @@
+/**
+ * The page-view consumer's rules: a batch of queued page views becomes one
+ * update per article (views and popularity mass summed, the latest metadata),
+ * one read and one write per reader (their views merged in time order), one
+ * update per co-visit item (pairs summed) and one fresh-list write, instead of
+ * the 6 to 12 calls per view of applying them one by one (`trackPageView`).
+ * With the same store semantics, applying a batch gives the same records as
+ * applying its views one by one in time order (test/unit/recos-view-batch.test.ts).
+ */
+import { freshListable } from './settings.js';
+import type { ViewBatchStore } from './store.js';
+import { mergeReader, type ArticleMeta, type PageView } from './tracking.js';
+import { articleGuid } from './urls.js';
+import type { Article, Reader } from './types.js';
+
+/** One page view as the tracking request queues it: the client, the view, and when it happened (Unix seconds). */
+export interface QueuedView {
+  clientId: string;
+  view: PageView;
+  t: number;
+}
+
+/** The views of one article in a batch, as one update: the latest metadata and every view time. */
+export interface ArticleViews {
+  guid: string;
+  /** Metadata the pages sent, later views overriding earlier ones field by field (absent or empty fields keep earlier ones). */
+  meta: ArticleMeta;
+  /** View times (Unix seconds), oldest first: their count and popularity mass are added. */
+  times: number[];
+}
+
+/** What applying a batch did, for the consumer's answer and metrics. */
+export interface BatchResult {
+  /** Ids of the views whose article update failed: nothing of them was applied, so they can be delivered again. */
+  failed: string[];
+  /** Views counted on an article (deleted articles' views are not). */
+  counted: number;
+  /** Views of deleted articles (dropped). */
+  dropped: number;
+  /** Articles updated, readers written, co-visit items updated, fresh-list entries added. */
+  articles: number;
+  readers: number;
+  covisitItems: number;
+  fresh: number;
+  /** Reader, co-visit or fresh-list writes that failed after the article counts were applied (not retried: see docs/architecture.md). */
+  lostEffects: number;
+}
+
+/** The fresh list takes at most 100 entries per write (one UpdateExpression stays under DynamoDB's 4 KB). */
+async function addFreshInChunks(store: ViewBatchStore, clientId: string, entries: Array<{ guid: string; published: number }>, now: number): Promise<void> {
+  for (let i = 0; i < entries.length; i += 100) await store.addFresh(clientId, entries.slice(i, i + 100), now);
+}
+
+/** Field-by-field metadata merge in time order: given (non-empty) fields of a later view replace earlier ones. */
+function mergeMeta(into: ArticleMeta, next: ArticleMeta): ArticleMeta {
+  const out: ArticleMeta = { ...into, url: next.url };
+  for (const name of ['title', 'desc', 'image', 'category'] as const) if (next[name] !== undefined && next[name] !== '') out[name] = next[name];
+  if (next.published !== undefined) out.published = next.published;
+  if (next.themes && next.themes.length > 0) out.themes = next.themes;
+  return out;
+}
+
+/** Groups one client's views by article, in time order. */
+export function groupByArticle(views: Array<{ view: PageView; t: number }>): ArticleViews[] {
+  const groups = new Map<string, ArticleViews>();
+  for (const { view, t } of [...views].sort((a, b) => a.t - b.t)) {
+    const { userId: _u, ...meta } = view;
+    const guid = articleGuid(view.url);
+    const group = groups.get(guid);
+    if (!group) groups.set(guid, { guid, meta, times: [t] });
+    else {
+      group.meta = mergeMeta(group.meta, meta);
+      group.times.push(t);
+    }
+  }
+  return [...groups.values()];
+}
+
+/**
+ * Applies a batch of queued views (any clients, any order). Per client: the
+ * article updates first (a view whose article update fails is reported in
+ * `failed` and nothing else of it is applied, so its redelivery counts it
+ * once); then the readers of the counted views, their reads merged in time
+ * order; then the co-visit pairs summed per item; then the articles' first
+ * views onto the fresh list.
+ */
+export async function applyViewBatch(store: ViewBatchStore, batch: Array<QueuedView & { id: string }>): Promise<BatchResult> {
+  const result: BatchResult = { failed: [], counted: 0, dropped: 0, articles: 0, readers: 0, covisitItems: 0, fresh: 0, lostEffects: 0 };
+  const byClient = new Map<string, Array<QueuedView & { id: string }>>();
+  for (const item of batch) {
+    const list = byClient.get(item.clientId);
+    if (list) list.push(item);
+    else byClient.set(item.clientId, [item]);
+  }
+  for (const [clientId, items] of byClient) {
+    const groups = groupByArticle(items);
+    const outcomes = await store.recordViews(clientId, groups);
+    const articles = new Map<string, Article>();
+    const failedGuids = new Set<string>();
+    groups.forEach((g, i) => {
+      const outcome = outcomes[i];
+      if (outcome instanceof Error) failedGuids.add(g.guid);
+      else if (outcome) articles.set(g.guid, outcome);
+    });
+    result.articles += articles.size;
+    const applied = items.filter((item) => {
+      const guid = articleGuid(item.view.url);
+      if (failedGuids.has(guid)) {
+        result.failed.push(item.id);
+        return false;
+      }
+      if (!articles.has(guid)) {
+        result.dropped++;
+        return false;
+      }
+      return true;
+    });
+    result.counted += applied.length;
+    if (applied.length === 0) continue;
+    const now = Math.max(...applied.map((i) => i.t));
+    // Readers: their views of this batch in time order, as one write each.
+    const readers = await store.readers(clientId, [...new Set(applied.map((i) => i.view.userId))]);
+    const touched = new Map<string, Reader>();
+    const covisits = new Map<string, Record<string, number>>();
+    const bump = (from: string, to: string) => {
+      const counts = covisits.get(from) ?? {};
+      counts[to] = (counts[to] ?? 0) + 1;
+      covisits.set(from, counts);
+    };
+    for (const item of [...applied].sort((a, b) => a.t - b.t)) {
+      const article = articles.get(articleGuid(item.view.url))!;
+      const merged = mergeReader(touched.get(item.view.userId) ?? readers.get(item.view.userId), item.view.userId, article, item.t);
+      touched.set(item.view.userId, merged.reader);
+      for (const other of merged.session) {
+        bump(article.guid, other);
+        bump(other, article.guid);
+      }
+    }
+    // An article's first view puts it on the fresh list (exactly one batch sees its views equal to its own count), when a page gave its
+    // publication time (a page without one is dated by that view, which says nothing of its age) and it is listable (not far ahead).
+    const fresh = groups
+      .filter((g) => {
+        const a = articles.get(g.guid);
+        return a !== undefined && a.views === g.times.length && g.meta.published !== undefined && freshListable(a.published, now);
+      })
+      .map((g) => ({ guid: g.guid, published: articles.get(g.guid)!.published }));
+    const effects = await Promise.allSettled([
+      store.putReaders(clientId, [...touched.values()]),
+      covisits.size > 0 ? store.addCovisitCounts(clientId, covisits) : undefined,
+      addFreshInChunks(store, clientId, fresh, now),
+    ]);
+    const [readersDone, covisitsDone, freshDone] = effects;
+    if (readersDone.status === 'fulfilled') result.readers += touched.size;
+    else result.lostEffects += touched.size;
+    if (covisitsDone.status === 'fulfilled') result.covisitItems += covisits.size;
+    else result.lostEffects += covisits.size;
+    if (freshDone.status === 'fulfilled') result.fresh += fresh.length;
+    else result.lostEffects += fresh.length;
+  }
+  return result;
+}

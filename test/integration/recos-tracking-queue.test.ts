@@ -1,0 +1,133 @@
+/**
+ * Page views off the request path: POST /v1/track queues each view (SQS,
+ * locally infra/local/queues.ts behind the real SQS client) and the
+ * trackingViews job applies them in batches. DynamoDB calls are counted by a
+ * middleware on the service's client (the gateway and the consumer run in
+ * this process); a fault is injected the same way.
+ */
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ddb } from '../../shared/db/client.js';
+import { keys } from '../../shared/db/keys.js';
+import { DynamoStore } from '../../shared/recos/dynamo-store.js';
+import { DynamoViewStore } from '../../shared/recos/dynamo-views.js';
+import { applyViewBatch } from '../../shared/recos/view-batch.js';
+import { articleGuid } from '../../shared/recos/urls.js';
+import { newClient, request, useService, type TestClient } from '../helpers/service.js';
+
+const service = useService();
+const site = () => `https://news-${randomUUID().slice(0, 8)}.queue.example`;
+const track = (client: TestClient, userId: string, url: string) => request(`${service.url}/v1/track/${client.trackingKey}`, { method: 'POST', body: { user_id: userId, url, title: `About ${url}` } });
+
+interface Call {
+  name: string;
+  key?: string;
+}
+let calls: Call[] = [];
+let fault: ((call: Call) => Error | undefined) | undefined;
+ddb.middlewareStack.add(
+  (next, context) => async (args) => {
+    const input = args.input as { Key?: { pk: string; sk: string } };
+    const call = { name: context.commandName ?? '?', key: input.Key ? `${input.Key.pk}|${input.Key.sk}` : undefined };
+    calls.push(call);
+    const error = fault?.(call);
+    if (error) throw error;
+    return next(args);
+  },
+  { step: 'initialize', name: 'testCallLog' },
+);
+afterEach(() => {
+  fault = undefined;
+});
+const articleKey = (clientId: string, url: string) => {
+  const k = keys.article(clientId, articleGuid(url));
+  return `${k.pk}|${k.sk}`;
+};
+const queue = () => service.queues!.queues.get('trackingViews')!;
+
+describe('POST /v1/track: the view is queued, the consumer applies it in batches', () => {
+  it('answers after two DynamoDB reads (the key, the client) and no write; nothing is applied before the queue delivers it', async () => {
+    const client = await newClient(service, { siteHosts: ['*.queue.example'] });
+    const url = `${site()}/a`;
+    await service.drain();
+    calls = [];
+    expect((await track(client, 'r1', url)).status).toBe(200);
+    expect(calls.map((c) => c.name)).toEqual(['GetItemCommand', 'GetItemCommand']);
+    // The batching window (5 s) has not passed: nothing applied yet.
+    expect(await new DynamoStore().articles(client.username, [articleGuid(url)])).toEqual([]);
+    await service.drain();
+    const [article] = await new DynamoStore().articles(client.username, [articleGuid(url)]);
+    expect(article).toMatchObject({ views: 1, title: `About ${url}` });
+  });
+
+  it('turns N views of one article in a batch into one update of that article, one co-visit update per item and one reader write per reader, exact', async () => {
+    const client = await newClient(service, { siteHosts: ['*.queue.example'] });
+    const s = site();
+    const [a, b] = [`${s}/a`, `${s}/b`];
+    // 10 of the 30 readers read b, then (a batch later) all 30 read a: a is the more popular.
+    await Promise.all(Array.from({ length: 10 }, (_, i) => track(client, `r${i}`, b)));
+    await service.drain();
+    calls = [];
+    const batchesBefore = queue().batches.length;
+    const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => track(client, `r${i}`, a)));
+    expect(replies.every((r) => r.status === 200)).toBe(true);
+    await service.drain();
+    expect(queue().batches.slice(batchesBefore)).toEqual([30]);
+    const writesOn = (key: string) => calls.filter((c) => c.key === key && c.name === 'UpdateItemCommand').length;
+    expect(writesOn(articleKey(client.username, a))).toBe(1);
+    const covisitKey = (url: string) => `${keys.covisits(client.username, articleGuid(url)).pk}|COVISIT`;
+    expect(writesOn(covisitKey(a))).toBe(1);
+    expect(writesOn(covisitKey(b))).toBe(1);
+    expect(calls.filter((c) => c.name === 'BatchWriteItemCommand')).toHaveLength(2); // 30 readers, 25 per call
+    const store = new DynamoStore();
+    const [article] = await store.articles(client.username, [articleGuid(a)]);
+    expect(article.views).toBe(30);
+    expect((await store.context(client.username, { guid: articleGuid(a), covisits: true })).covisits).toEqual({ [articleGuid(b)]: 10 });
+    expect((await store.context(client.username, { guid: articleGuid(b), covisits: true })).covisits).toEqual({ [articleGuid(a)]: 10 });
+    const [hottest] = await store.hotArticles(client.username, 1);
+    expect(hottest.guid).toBe(article.guid);
+    expect(hottest.hot).toBeCloseTo(article.hot, 6);
+  });
+
+  it('delivers again the views whose article update failed, and counts every view once (partial batch response)', async () => {
+    const client = await newClient(service, { siteHosts: ['*.queue.example'] });
+    const s = site();
+    const [a, b] = [`${s}/throttled`, `${s}/fine`];
+    let failures = 0;
+    fault = (call) => {
+      if (call.name !== 'UpdateItemCommand' || call.key !== articleKey(client.username, a) || failures >= 2) return undefined;
+      failures++;
+      return Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ProvisionedThroughputExceededException', $metadata: { httpStatusCode: 400 } });
+    };
+    const batchesBefore = queue().batches.length;
+    await Promise.all([...Array.from({ length: 5 }, (_, i) => track(client, `r${i}`, a)), ...Array.from({ length: 4 }, (_, i) => track(client, `q${i}`, b))]);
+    await service.drain();
+    expect(failures).toBe(2);
+    // The first batch of 9, then the 5 views of the failed article twice more (the second attempt failed too).
+    expect(queue().batches.slice(batchesBefore)).toEqual([9, 5, 5]);
+    const counted = Object.fromEntries((await new DynamoStore().articles(client.username, [articleGuid(a), articleGuid(b)])).map((x) => [x.url, x.views]));
+    expect(counted).toEqual({ [a]: 5, [b]: 4 });
+    expect(queue().deadLetters).toEqual([]);
+  });
+
+  it('puts the first views of 400 new articles in one batch on the fresh list (regression: one fresh-list write of 400 entries exceeded the 4 KB expression limit)', async () => {
+    const client = await newClient(service, { siteHosts: ['*.queue.example'] });
+    const s = site();
+    const now = Math.floor(Date.now() / 1000);
+    const batch = Array.from({ length: 400 }, (_, i) => ({ id: String(i), clientId: client.username, view: { userId: `r${i}`, url: `${s}/new-${i}`, published: now - 3600 }, t: now }));
+    const result = await applyViewBatch(new DynamoViewStore(), batch);
+    expect(result).toMatchObject({ counted: 400, fresh: 400, lostEffects: 0, failed: [] });
+    const { fresh } = await new DynamoStore().context(client.username, { fresh: true });
+    expect(fresh).toHaveLength(400);
+  });
+
+  it('dead-letters a message that is not a page view after maxReceiveCount receives', async () => {
+    const sqs = new SQSClient({});
+    const deadBefore = queue().deadLetters.length;
+    await sqs.send(new SendMessageCommand({ QueueUrl: process.env.TRACKING_QUEUE_URL, MessageBody: '{"v":99}' }));
+    await service.drain();
+    expect(queue().deadLetters.slice(deadBefore).map((m) => [m.body, m.receiveCount])).toEqual([['{"v":99}', 5]]);
+    sqs.destroy();
+  });
+});

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryStore } from '../../shared/recos/store.js';
+import { trackPageView, type PageView } from '../../shared/recos/tracking.js';
+import { articleGuid } from '../../shared/recos/urls.js';
+import { applyViewBatch, groupByArticle, type QueuedView } from '../../shared/recos/view-batch.js';
+
+const NOW = 1_790_000_000;
+const CLIENT = 'c1';
+const url = (n: number) => `https://news.example/a${n}`;
+
+/** A deterministic mix: 12 readers in sessions over 6 articles, titles that change between views, repeated reads, one article too old for the fresh list. */
+function views(): Array<QueuedView & { id: string }> {
+  const out: Array<QueuedView & { id: string }> = [];
+  let seed = 7;
+  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  for (let i = 0; i < 120; i++) {
+    const reader = Math.floor(random() * 12);
+    const n = Math.floor(random() * 6);
+    const view: PageView = {
+      userId: `r${reader}`,
+      url: url(n),
+      title: random() < 0.3 ? `Title ${n} v${i}` : undefined,
+      // An article's themes do not change between its views here: a batch reads them once, after its views (docs/architecture.md).
+      themes: [`t${n % 3}`, `t${(n + 1) % 3}`],
+      published: n === 5 ? NOW - 40 * 86_400 : NOW - 3600 * n,
+    };
+    out.push({ id: `m${i}`, clientId: CLIENT, view, t: NOW + i * 20 });
+  }
+  return out;
+}
+
+async function oneByOne(list: Array<QueuedView & { id: string }>) {
+  const store = new MemoryStore();
+  for (const v of list) await trackPageView(store, v.clientId, v.view, v.t);
+  return store;
+}
+
+const snapshot = (store: MemoryStore) => ({
+  articles: [...(store.articleMap.get(CLIENT)?.values() ?? [])].map((a) => ({ ...a, hot: Math.round(a.hot * 1e9) / 1e9 })).sort((a, b) => (a.guid < b.guid ? -1 : 1)),
+  readers: [...(store.readerMap.get(CLIENT)?.values() ?? [])].sort((a, b) => (a.userId < b.userId ? -1 : 1)),
+  covisits: Object.fromEntries([...(store.covisitMap.get(CLIENT) ?? new Map())].sort(([a], [b]) => (a < b ? -1 : 1))),
+  fresh: [...(store.freshMap.get(CLIENT) ?? [])],
+});
+
+describe('applyViewBatch: a batch of queued views', () => {
+  it('gives the same articles, readers, co-visits and fresh list as applying the views one by one in time order, whatever the batching', async () => {
+    const list = views();
+    const expected = snapshot(await oneByOne(list));
+    expect(expected.articles.reduce((s, a) => s + a.views, 0)).toBe(120);
+    expect(Object.keys(expected.covisits).length).toBeGreaterThan(0);
+    for (const size of [1, 7, 40, 120]) {
+      const store = new MemoryStore();
+      for (let i = 0; i < list.length; i += size) {
+        // The consumer gets a batch in any order: it sorts by view time itself.
+        const result = await applyViewBatch(store, list.slice(i, i + size).reverse());
+        expect(result.failed).toEqual([]);
+      }
+      expect(snapshot(store), `batches of ${size}`).toEqual(expected);
+    }
+  });
+
+  it('groups the views of one article into one update: count, every view time, and the latest metadata field by field', () => {
+    const groups = groupByArticle([
+      { view: { userId: 'a', url: url(1), title: 'First', themes: ['x'] }, t: NOW + 2 },
+      { view: { userId: 'b', url: url(1), title: '', image: 'https://news.example/i.jpg' }, t: NOW + 1 },
+      { view: { userId: 'c', url: url(2) }, t: NOW },
+      { view: { userId: 'd', url: url(1), title: 'Second' }, t: NOW + 3 },
+    ]);
+    expect(groups.map((g) => [g.guid, g.times])).toEqual([
+      [articleGuid(url(2)), [NOW]],
+      [articleGuid(url(1)), [NOW + 1, NOW + 2, NOW + 3]],
+    ]);
+    expect(groups[1].meta).toMatchObject({ url: url(1), title: 'Second', image: 'https://news.example/i.jpg', themes: ['x'] });
+  });
+
+  it("drops the views of a deleted article (not counted, not read) and reports the views whose article update failed, applying nothing of them", async () => {
+    const store = new MemoryStore();
+    await store.upsertArticle(CLIENT, { url: url(1), title: 'Gone' }, NOW);
+    await store.deleteArticle(CLIENT, articleGuid(url(1)));
+    const failing = Object.assign(store, {
+      recordViews: async (clientId: string, groups: Parameters<MemoryStore['recordViews']>[1]) => {
+        const out = await MemoryStore.prototype.recordViews.call(store, clientId, groups.filter((g) => g.guid !== articleGuid(url(3))));
+        return groups.map((g) => (g.guid === articleGuid(url(3)) ? new Error('throttled') : out.shift()));
+      },
+    });
+    const result = await applyViewBatch(failing, [
+      { id: 'a', clientId: CLIENT, view: { userId: 'r', url: url(1) }, t: NOW },
+      { id: 'b', clientId: CLIENT, view: { userId: 'r', url: url(2) }, t: NOW + 1 },
+      { id: 'c', clientId: CLIENT, view: { userId: 'r', url: url(3) }, t: NOW + 2 },
+    ]);
+    expect(result).toMatchObject({ failed: ['c'], counted: 1, dropped: 1, articles: 1, readers: 1 });
+    expect(store.readerMap.get(CLIENT)!.get('r')!.reads.map((r) => r.g)).toEqual([articleGuid(url(2))]);
+    expect(store.articleMap.get(CLIENT)!.has(articleGuid(url(1)))).toBe(false);
+  });
+});
