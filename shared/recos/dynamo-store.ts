@@ -84,6 +84,24 @@ export function updateParts(set: Record<string, unknown>, setIfAbsent: Record<st
   return { names, values, parts };
 }
 
+/**
+ * The fields every article write sets (catalogue upsert, page view, a
+ * batch of views): the URL, the given metadata (absent or empty fields keep
+ * the stored ones), the listing index keys (gsi2, at the publication time)
+ * and the expiry from `lastWrite`; and the defaults of a new article, first
+ * seen at `firstSeen` (also its publication time when none is given).
+ * Callers add their own fields (counters, popularity index keys).
+ */
+export function articleFields(clientId: string, meta: ArticleMeta, firstSeen: number, lastWrite: number) {
+  const guid = articleGuid(meta.url);
+  const given = { title: meta.title, desc: meta.desc, image: meta.image, category: meta.category, published: meta.published, themes: meta.themes?.length ? meta.themes.slice(0, LIMITS.themesPerArticle) : undefined };
+  const set: Record<string, unknown> = { url: meta.url, guid, type: 'article', gsi2pk: keys.articlesByPublished(clientId), ttl: lastWrite + LIMITS.articleTtlDays * DAY };
+  const setIfAbsent: Record<string, unknown> = { firstSeen, clicks: 0, title: '', desc: '', image: '', category: '', themes: [], published: firstSeen, gsi2sk: publishedSortKey(firstSeen, guid) };
+  for (const [name, value] of Object.entries(given)) if (value !== undefined && value !== '') set[name] = value;
+  if (meta.published !== undefined) set.gsi2sk = publishedSortKey(meta.published, guid);
+  return { guid, set, setIfAbsent };
+}
+
 export const strip = <T>(item: Item | undefined): T | undefined => {
   if (!item) return undefined;
   const { pk: _pk, sk: _sk, type: _t, ttl: _ttl, ...rest } = item;
@@ -247,13 +265,8 @@ export class DynamoStore implements RecosStore {
   }
 
   async upsertArticle(clientId: string, meta: ArticleMeta, now: number, { revive = true } = {}): Promise<{ article: Article; created: boolean } | undefined> {
-    const guid = articleGuid(meta.url);
-    const given = { title: meta.title, desc: meta.desc, image: meta.image, category: meta.category, published: meta.published, themes: meta.themes?.length ? meta.themes.slice(0, LIMITS.themesPerArticle) : undefined };
-    const set: Record<string, unknown> = { url: meta.url, guid, type: 'article', gsi2pk: keys.articlesByPublished(clientId), ttl: now + LIMITS.articleTtlDays * DAY };
-    const setIfAbsent: Record<string, unknown> = { firstSeen: now, lastSeen: now, views: 0, clicks: 0, title: '', desc: '', image: '', category: '', themes: [], published: now, gsi2sk: publishedSortKey(now, guid) };
-    for (const [name, value] of Object.entries(given)) if (value !== undefined && value !== '') set[name] = value;
-    if (meta.published !== undefined) set.gsi2sk = publishedSortKey(meta.published, guid);
-    const update = updateParts(set, setIfAbsent);
+    const { guid, set, setIfAbsent } = articleFields(clientId, meta, now, now);
+    const update = updateParts(set, { ...setIfAbsent, lastSeen: now, views: 0 });
     let out;
     try {
       out = await ddb.send(
@@ -319,12 +332,9 @@ export class DynamoStore implements RecosStore {
   async recordView(clientId: string, view: PageView, now: number): Promise<Article | undefined> {
     const { bucket, amount } = viewIncrement(now);
     const guid = articleGuid(view.url);
-    const set: Record<string, unknown> = { url: view.url, lastSeen: now, gsi1pk: keys.articlesByHotness(clientId), gsi2pk: keys.articlesByPublished(clientId), type: 'article', guid, ttl: now + LIMITS.articleTtlDays * DAY };
-    const setIfAbsent: Record<string, unknown> = { firstSeen: now, clicks: 0, title: '', desc: '', image: '', category: '', themes: [], published: now, gsi2sk: publishedSortKey(now, guid) };
-    const given = { title: view.title, desc: view.desc, image: view.image, category: view.category, published: view.published, themes: view.themes?.length ? view.themes.slice(0, LIMITS.themesPerArticle) : undefined };
-    for (const [name, value] of Object.entries(given)) if (value !== undefined && value !== '') set[name] = value;
-    if (view.published !== undefined) set.gsi2sk = publishedSortKey(view.published, guid);
-    const { names, values, parts } = updateParts(set, setIfAbsent);
+    const { userId: _reader, ...meta } = view;
+    const { set, setIfAbsent } = articleFields(clientId, meta, now, now);
+    const { names, values, parts } = updateParts({ ...set, lastSeen: now, gsi1pk: keys.articlesByHotness(clientId) }, setIfAbsent);
     values[':one'] = 1;
     values[':mass'] = amount;
     names['#views'] = 'views';

@@ -10,8 +10,8 @@
  */
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, batchWrite, ddb, isConditionFailure, runPool, tableName } from '../db/client.js';
-import { hotSortKey, keys, publishedSortKey } from '../db/keys.js';
-import { COUNT_PREFIX, DELETED, DynamoStore, isLive, MASS_PREFIX, recosItems, strip, toArticle, toCovisits, updateParts } from './dynamo-store.js';
+import { hotSortKey, keys } from '../db/keys.js';
+import { articleFields, COUNT_PREFIX, DELETED, DynamoStore, isLive, MASS_PREFIX, recosItems, strip, toArticle, toCovisits, updateParts } from './dynamo-store.js';
 import { scoreFromBuckets, viewIncrement } from './ranking.js';
 import { COVISIT_CAP, COVISIT_PRUNE_AT, pruneCovisits, type ViewBatchStore } from './store.js';
 import { LIMITS } from './tracking.js';
@@ -76,12 +76,8 @@ export class DynamoViewStore implements ViewBatchStore {
       if (name.startsWith(MASS_PREFIX)) masses[Number(name.slice(MASS_PREFIX.length))] = (masses[Number(name.slice(MASS_PREFIX.length))] ?? 0) + Number(value);
     }
     const expectedKey = hotSortKey(scoreFromBuckets(masses) ?? 0);
-    const set: Record<string, unknown> = { url: meta.url, lastSeen: last, gsi1pk: keys.articlesByHotness(clientId), gsi1sk: expectedKey, gsi2pk: keys.articlesByPublished(clientId), type: 'article', guid, ttl: last + LIMITS.articleTtlDays * DAY };
-    const setIfAbsent: Record<string, unknown> = { firstSeen: first, clicks: 0, title: '', desc: '', image: '', category: '', themes: [], published: first, gsi2sk: publishedSortKey(first, guid) };
-    const given = { title: meta.title, desc: meta.desc, image: meta.image, category: meta.category, published: meta.published, themes: meta.themes?.length ? meta.themes.slice(0, LIMITS.themesPerArticle) : undefined };
-    for (const [name, value] of Object.entries(given)) if (value !== undefined && value !== '') set[name] = value;
-    if (meta.published !== undefined) set.gsi2sk = publishedSortKey(meta.published, guid);
-    const { names, values, parts } = updateParts(set, setIfAbsent);
+    const { set, setIfAbsent } = articleFields(clientId, meta, first, last);
+    const { names, values, parts } = updateParts({ ...set, lastSeen: last, gsi1pk: keys.articlesByHotness(clientId), gsi1sk: expectedKey }, setIfAbsent);
     const adds = [`#views :n`];
     values[':n'] = times.length;
     names['#views'] = 'views';
