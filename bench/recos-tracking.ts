@@ -259,7 +259,7 @@ async function main() {
       if (args.has('detail')) console.log(`    ${Object.entries(counter.calls).map(([n, c]) => `${n.replace('Command', '')} ${per1000(c, stream.length)}`).join(', ')} per 1,000 views`);
       if (rate >= 200 && writeCalls(counter) / stream.length > 1.5) failures.push(`${rate} views/s: ${(writeCalls(counter) / stream.length).toFixed(2)} write calls per view (bound 1.5)`);
     }
-    console.log('(today: POST /v1/track made all of these calls in the request; queued: the request makes 2 DynamoDB reads and 1 SQS SendMessage, the rest is the consumer)');
+    console.log('(today: POST /v1/track made all of these calls in the request; queued: the request makes 1 SQS SendMessage and, in the first request of a container for the key (then kept 30 s), 2 DynamoDB reads; the rest is the consumer)');
 
     // Scenario 2: one hot article through the gateway.
     console.log('');
