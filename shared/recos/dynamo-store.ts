@@ -114,6 +114,11 @@ export function articleFields(clientId: string, meta: ArticleMeta, firstSeen: nu
   return { guid, set, setIfAbsent };
 }
 
+/** Deletes the reader and preference items of these user ids (BatchWriteItem, 25 per call); needs no store instance. */
+export async function forgetReaderItems(clientId: string, userIds: string[]): Promise<void> {
+  await batchWrite(userIds.flatMap((id) => [keys.reader(clientId, id), keys.readerPreferences(clientId, id)]).map((Key) => ({ DeleteRequest: { Key } })));
+}
+
 export const strip = <T>(item: Item | undefined): T | undefined => {
   if (!item) return undefined;
   const { pk: _pk, sk: _sk, type: _t, ttl: _ttl, ...rest } = item;
@@ -462,8 +467,8 @@ export class DynamoStore implements RecosStore {
   }
 
   /** Deletes the reader and preference items of these user ids (BatchWriteItem, 25 per call). */
-  async forgetReaders(clientId: string, userIds: string[]): Promise<void> {
-    await batchWrite(userIds.flatMap((id) => [keys.reader(clientId, id), keys.readerPreferences(clientId, id)]).map((Key) => ({ DeleteRequest: { Key } })));
+  forgetReaders(clientId: string, userIds: string[]): Promise<void> {
+    return forgetReaderItems(clientId, userIds);
   }
 
   async recordClick(clientId: string, guid: string): Promise<Article | undefined> {

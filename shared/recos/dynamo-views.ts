@@ -27,7 +27,7 @@ type Item = Record<string, unknown>;
 const CONCURRENCY = 16;
 
 /** One per container: its copy of each client's popular list (what neighbour snapshots leave out) lives up to READ_CACHE_SECONDS. */
-const shared = new DynamoStore();
+const shared = /* @__PURE__ */ new DynamoStore();
 
 export class DynamoViewStore implements ViewBatchStore {
   private readonly store = shared;

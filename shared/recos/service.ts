@@ -6,7 +6,7 @@ import { getClient, resolvePublicKey, type BlockKey, type Client } from '../clie
 import { siteHostAllowed, storedSiteHosts } from '../clients/site-hosts.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../http/errors.js';
 import { envelope } from './envelope.js';
-import { DynamoStore } from './dynamo-store.js';
+import { DynamoStore, forgetReaderItems } from './dynamo-store.js';
 import { DynamoViewStore } from './dynamo-views.js';
 import { addLogKeys, count } from '../observability/index.js';
 import { algoName, shuffled, SIGNALS } from './ranking.js';
@@ -19,11 +19,11 @@ import { checkReaderId } from './reader-ids.js';
 import { consumeViews, enqueueView } from './view-queue.js';
 import { articleGuid, canonicalUrl, toHttps } from './urls.js';
 
-const store = new DynamoStore();
+const store = /* @__PURE__ */ new DynamoStore();
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** Block keys (never changed once created: `admin create-block`) by key, for `READ_CACHE_SECONDS`; unknown keys are not kept. */
-const blockKeys = new TtlCache<BlockKey>(10_000, READ_CACHE_SECONDS * 1000);
+const blockKeys = /* @__PURE__ */ new TtlCache<BlockKey>(10_000, READ_CACHE_SECONDS * 1000);
 
 async function blockKeyItem(blockKey: string): Promise<BlockKey | undefined> {
   const copy = blockKeys.get(blockKey);
@@ -43,7 +43,7 @@ async function blockKeyItem(blockKey: string): Promise<BlockKey | undefined> {
 export const TRACKING_KEY_CACHE_SECONDS = 30;
 
 /** Tracking key → its client record (both reads of a tracking request), for `TRACKING_KEY_CACHE_SECONDS`. */
-const trackingKeys = new TtlCache<{ clientId: string; client: Client | undefined }>(10_000, TRACKING_KEY_CACHE_SECONDS * 1000);
+const trackingKeys = /* @__PURE__ */ new TtlCache<{ clientId: string; client: Client | undefined }>(10_000, TRACKING_KEY_CACHE_SECONDS * 1000);
 
 async function trackingClient(trackingKey: string): Promise<{ clientId: string; client: Client | undefined } | undefined> {
   const copy = trackingKeys.get(trackingKey);
@@ -237,5 +237,6 @@ export async function getPreferences(clientId: string, userId: string, sig: stri
  * co-visits are anonymous and stay.
  */
 export async function forgetReaders(clientId: string, userIds: string[]): Promise<void> {
-  await store.forgetReaders(clientId, userIds);
+  // Not through `store`: bundles that only forget readers (subscriber deletion) leave the store and its copies out.
+  await forgetReaderItems(clientId, userIds);
 }
