@@ -5,10 +5,15 @@
  *
  * The page views of a generated click log (bench/recos-data.ts) are replayed
  * through the service's tracking code into the memory store, and its records
- * are bulk-loaded as the same table items the DynamoDB store writes. Then
- * sequential HTTP requests measure p50/p99 and count DynamoDB calls per
- * request (an SDK middleware on the service's client). Baselines in the same
- * run: a cold reader on no page, tracking a page view, and one raw GetItem.
+ * are bulk-loaded as the same table items the DynamoDB store writes (with
+ * every page's neighbour snapshot as the page-view consumer leaves it after a
+ * view of the page). Then sequential HTTP requests measure p50/p99 and count
+ * DynamoDB calls per request (an SDK middleware on the service's client); a
+ * raw GetItem is timed just before each request. Baselines in the same run: a
+ * cold reader on no page, tracking a page view, and 1,000 raw GetItem in a
+ * row after the queue drained (the targets are judged against these: the
+ * faster baseline). Cases: warm container, cold container, and pages without
+ * a current neighbour snapshot (the snapshots deleted).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,6 +36,9 @@ function percentile(sorted: number[], p: number): number {
 interface Measured {
   p50: number;
   p99: number;
+  /** The raw GetItem timed just before each request. */
+  rawP50: number;
+  rawP99: number;
   calls: { min: number; max: number; mean: number };
 }
 
@@ -53,6 +61,8 @@ async function main() {
     const { MemoryStore } = await import('../shared/recos/store.js');
     const { trackPageView } = await import('../shared/recos/tracking.js');
     const { recosItems } = await import('../shared/recos/dynamo-store.js');
+    const { strongestNeighbours } = await import('../shared/recos/neighbours.js');
+    const { CANDIDATES } = await import('../shared/recos/recommend.js');
     const { createGateway, listen } = await import('../infra/local/gateway.js');
     const { keys } = await import('../shared/db/keys.js');
     const { dropReadCaches } = await import('../shared/recos/service.js');
@@ -85,7 +95,14 @@ async function main() {
       topUp += store.articleMap.get(clientId)!.size - before;
     }
     const now = Math.floor(Date.now() / 1000);
+    // Each page's neighbour snapshot as the page-view consumer leaves it after a view of the page (shared/recos/neighbours.ts):
+    // its strongest co-read articles outside the 200 most popular, read now.
+    const popularGuids = new Set((await store.hotArticles(clientId, CANDIDATES.popular)).map((a) => a.guid));
+    const snapshots = [...store.covisitMap.get(clientId)!.entries()].map(([g, c]) =>
+      recosItems.neighbours(clientId, g, { at: now, articles: strongestNeighbours(c, popularGuids).map((n) => store.articleMap.get(clientId)!.get(n)!) }),
+    );
     const items = [
+      ...snapshots,
       ...[...store.articleMap.get(clientId)!.values()].map((a) => recosItems.article(clientId, a)),
       ...[...store.readerMap.get(clientId)!.values()].map((r) => recosItems.reader(clientId, r)),
       ...[...store.covisitMap.get(clientId)!.entries()].map(([g, c]) => recosItems.covisits(clientId, g, c, now)),
@@ -97,7 +114,7 @@ async function main() {
     const withCovisits = [...store.covisitMap.get(clientId)!.values()];
     console.log(
       `Loaded ${store.articleMap.get(clientId)!.size} articles (${catalogued} from ${log.views.length} page views${topUp ? `, ${topUp} more by one crawler view each` : ''}), ` +
-        `${readers.length} readers, ${withCovisits.length} co-visit items, ${store.freshMap.get(clientId)?.length ?? 0} fresh-list entries: ${items.length} table items in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+        `${readers.length} readers, ${withCovisits.length} co-visit items, ${snapshots.length} neighbour snapshots, ${store.freshMap.get(clientId)?.length ?? 0} fresh-list entries: ${items.length} table items in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
     );
 
     const server = createGateway();
@@ -105,11 +122,22 @@ async function main() {
     const random = prng(3);
     const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)];
 
+    const rawGet = async () => {
+      const started = performance.now();
+      await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.publicKey('block', blockKey) }));
+      return performance.now() - started;
+    };
+    /**
+     * Each request is preceded by one raw GetItem, timed on its own: the baseline is measured at the same moments as
+     * the requests (machine load, DynamoDB Local's state and the consumer's background work hit both alike).
+     */
     async function measure(name: string, send: () => Promise<Response>): Promise<Measured> {
       for (let i = 0; i < WARMUP; i++) await (await send()).arrayBuffer();
       const times: number[] = [];
+      const raw: number[] = [];
       const perRequest: number[] = [];
       for (let i = 0; i < REQUESTS; i++) {
+        raw.push(await rawGet());
         const before = calls;
         const started = performance.now();
         const res = await send();
@@ -119,14 +147,18 @@ async function main() {
         if (!res.ok) throw new Error(`${name}: HTTP ${res.status}`);
       }
       times.sort((a, b) => a - b);
+      raw.sort((a, b) => a - b);
       const result = {
         p50: percentile(times, 50),
         p99: percentile(times, 99),
+        rawP50: percentile(raw, 50),
+        rawP99: percentile(raw, 99),
         calls: { min: Math.min(...perRequest), max: Math.max(...perRequest), mean: perRequest.reduce((s, x) => s + x, 0) / perRequest.length },
       };
       const ms = (x: number) => `${x.toFixed(1)} ms`.padStart(9);
       console.log(
-        `${name.padEnd(52)} p50 ${ms(result.p50)}   p99 ${ms(result.p99)}   DynamoDB calls/request ${result.calls.min}–${result.calls.max} (mean ${result.calls.mean.toFixed(2)})`,
+        `${name.padEnd(52)} p50 ${ms(result.p50)}   p99 ${ms(result.p99)}   DynamoDB calls/request ${result.calls.min}–${result.calls.max} (mean ${result.calls.mean.toFixed(2)})   ` +
+          `raw GetItem just before each: p50 ${result.rawP50.toFixed(2)} ms, p99 ${result.rawP99.toFixed(2)} ms`,
       );
       return result;
     }
@@ -147,6 +179,9 @@ async function main() {
       dropReadCaches();
       return coRead();
     });
+    // Pages whose neighbour snapshot is missing or older than NEIGHBOUR_MAX_AGE_SECONDS (not read for 4 minutes): the neighbours are read.
+    await batchWrite(snapshots.map((item) => ({ DeleteRequest: { Key: { pk: item.pk as string, sk: item.sk as string } } })));
+    const noSnapshot = await measure('  same, page without a current neighbour snapshot', coRead);
     await measure('recommendations: known reader, JSONP, 5 excluded URLs', () => {
       const reader = pick(readers);
       const excluded = Array.from({ length: 5 }, () => `excluded[]=${encodeURIComponent(pick(log.articles).url)}`).join('&');
@@ -161,20 +196,21 @@ async function main() {
         body: JSON.stringify({ user_id: `reader-${Math.floor(random() * READERS)}`, url: a.url, title: a.title, themes: a.themes, category: a.category }),
       });
     });
+    // The views it queued are applied before anything else is timed.
+    await queues.drain();
     const raw: number[] = [];
-    for (let i = 0; i < REQUESTS; i++) {
-      const started = performance.now();
-      await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.publicKey('block', blockKey) }));
-      raw.push(performance.now() - started);
-    }
+    for (let i = 0; i < REQUESTS; i++) raw.push(await rawGet());
     raw.sort((a, b) => a - b);
-    console.log(`${'baseline: one raw GetItem on DynamoDB Local (no HTTP)'.padEnd(52)} p50 ${raw[Math.floor(raw.length / 2)].toFixed(1).padStart(6)} ms   p99 ${percentile(raw, 99).toFixed(1).padStart(6)} ms`);
-    const rawP50 = raw[Math.floor(raw.length / 2)];
-    const rawP99 = percentile(raw, 99);
-    const ratio = (x: number, of: number, target: number) => `${(x / of).toFixed(1)}× (target ≤ ${target}×)`;
-    console.log(`known reader on a co-read page vs one raw GetItem: p50 ${ratio(personalised.p50, rawP50, 10)}, p99 ${ratio(personalised.p99, rawP99, 15)}`);
-    console.log(`  same, no cached copies (cold container):         p50 ${ratio(cold.p50, rawP50, 10)}, p99 ${ratio(cold.p99, rawP99, 15)}`);
-    for (const [name, m] of [['known reader', personalised], ['cold container', cold]] as const) {
+    console.log(`${'baseline: one raw GetItem on DynamoDB Local, in a row'.padEnd(52)} p50 ${percentile(raw, 50).toFixed(1).padStart(6)} ms   p99 ${percentile(raw, 99).toFixed(1).padStart(6)} ms`);
+    const rowP50 = percentile(raw, 50);
+    const rowP99 = percentile(raw, 99);
+    const ratio = (x: number, of: number, target: number) => `${(x / of).toFixed(1)}×${x / of > target ? ` (target ≤ ${target}×: MISSED)` : ''}`;
+    // The targets are judged against the raw GetItem in a row (the faster baseline: stricter); the one timed just before each request is shown too.
+    console.log(`vs one raw GetItem in a row (p50 ${rowP50.toFixed(2)} ms, p99 ${rowP99.toFixed(2)} ms; targets p50 ≤ 10×, p99 ≤ 15×) | vs the one timed just before each request:`);
+    for (const [name, m] of [['known reader on a co-read page', personalised], ['same, no cached copies (cold container)', cold], ['same, page without a current neighbour snapshot', noSnapshot]] as const) {
+      console.log(`  ${name.padEnd(50)} p50 ${ratio(m.p50, rowP50, 10)}, p99 ${ratio(m.p99, rowP99, 15)} | p50 ${ratio(m.p50, m.rawP50, 10)}, p99 ${ratio(m.p99, m.rawP99, 15)}`);
+    }
+    for (const [name, m] of [['known reader', personalised], ['cold container', cold], ['no neighbour snapshot', noSnapshot]] as const) {
       if (m.calls.max > 5) {
         console.error(`FAIL: a recommendation request (${name}) made ${m.calls.max} DynamoDB calls; the documented bound is 5`);
         process.exitCode = 1;

@@ -29,6 +29,7 @@ import { eligible, type RankInput } from '../shared/recos/ranking.js';
 import { rankingFor } from '../shared/recos/recommend.js';
 import { BLOCK_DEFAULTS, DEFAULT_WEIGHTS, MAX_FRESHNESS_HOURS } from '../shared/recos/settings.js';
 import { READ_CACHE_SECONDS } from '../shared/recos/read-cache.js';
+import { jobs } from '../shared/jobs.js';
 import { MemoryStore } from '../shared/recos/store.js';
 import { applyViewBatch, type QueuedView } from '../shared/recos/view-batch.js';
 import type { BlockSettings, Weights } from '../shared/recos/types.js';
@@ -47,7 +48,8 @@ const options = {
   seed: Number(args.get('seed') ?? 42),
   pollDelay: Number(args.get('poll-delay') ?? 600),
   youngHours: Number(args.get('young-hours') ?? 24),
-  batchDelay: Number(args.get('batch-delay') ?? 10),
+  // The consumer's batching window plus 5 s for the batch's run.
+  batchDelay: Number(args.get('batch-delay') ?? jobs.trackingViews.trigger.trackingQueue.maxBatchingWindowSeconds + 5),
 };
 
 const settingsWith = (weights: Weights): BlockSettings => ({

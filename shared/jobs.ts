@@ -74,7 +74,9 @@ export const jobs = {
     handler: 'functions/tracking-views.ts',
     summary: 'Applies queued page views in batches: one update per article, reader and co-visit item of a batch, first views onto the fresh list',
     access: { table: 'RW' },
-    trigger: { trackingQueue: { batchSize: 1000, maxBatchingWindowSeconds: 5, maxConcurrency: 10, maxReceiveCount: 5 } },
+    // A 20 s window: below 50 views/s batches still gather 1,000 views (≈ 0.9 write calls per view instead of 1.8 with 5 s),
+    // for signals up to ≈ 25 s old; busier traffic fills a batch sooner (docs/architecture.md).
+    trigger: { trackingQueue: { batchSize: 1000, maxBatchingWindowSeconds: 20, maxConcurrency: 10, maxReceiveCount: 5 } },
     timeoutSeconds: 60,
   },
   importsWorker: {

@@ -73,6 +73,8 @@ export const keys = {
   articlesByPublished: (clientId: string) => `ARTNEW#${clientId}`,
   /** A client's newest catalogue articles (attributes `p_<guid>` = publication time): the fresh candidates of recommendations. */
   freshArticles: (clientId: string) => ({ pk: `ARTFRESH#${clientId}`, sk: 'FRESH' }),
+  /** A counter every fresh-list addition bumps: a container's copy of the fresh list is current while it matches. */
+  freshVersion: (clientId: string) => ({ pk: `ARTFRESH#${clientId}`, sk: 'FRESHVER' }),
   /**
    * Articles of a client deleted in one window of `DELETION_WINDOW` seconds starting at `windowStart` (attributes
    * `d_<guid>` = deletion time): recommendations read the current and the previous window to leave out deleted
@@ -83,6 +85,8 @@ export const keys = {
   articlePrefix: (clientId: string) => `ART#${clientId}#`,
   /** The co-visit counts of an article ("readers of this page also read"), next to the article. */
   covisits: (clientId: string, guid: string) => ({ pk: `ART#${clientId}#${guid}`, sk: 'COVISIT' }),
+  /** The page-view consumer's snapshot of an article's strongest co-read articles (their ranking fields), next to the article. */
+  neighbours: (clientId: string, guid: string) => ({ pk: `ART#${clientId}#${guid}`, sk: 'NEIGH' }),
   /** A reader's recent reads and implicit theme tastes (user id = subscriber guid, spec 2.3). */
   reader: (clientId: string, userId: string) => ({ pk: `RDR#${clientId}#${userId}`, sk: 'READS' }),
   /** A reader's explicit theme preferences (spec 4.13). */

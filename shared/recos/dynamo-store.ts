@@ -7,6 +7,7 @@ import { freshListable } from './settings.js';
 import { LIMITS, withMetadata, type ArticleMeta, type PageView } from './tracking.js';
 import { articleGuid } from './urls.js';
 import { DELETION_WINDOW, deletionWindows, READ_CACHE_SECONDS, TtlCache } from './read-cache.js';
+import { NEIGHBOURS_AT, packNeighbours, unpackNeighbours, type NeighbourSnapshot } from './neighbours.js';
 import type { Client } from '../clients/clients.js';
 import type { Article, Covisits, FreshEntry, Preferences, Reader } from './types.js';
 
@@ -36,6 +37,13 @@ export const recosItems = {
   reader: (clientId: string, r: Reader): Item => ({ ...keys.reader(clientId, r.userId), type: 'reader', ...r, ttl: r.lastSeen + LIMITS.readerTtlDays * DAY }),
   preferences: (clientId: string, p: Preferences): Item => ({ ...keys.readerPreferences(clientId, p.userId), type: 'preferences', ...p }),
   fresh: (clientId: string, entries: FreshEntry[]): Item => ({ ...keys.freshArticles(clientId), type: 'fresh', ...Object.fromEntries(entries.map((e) => [FRESH_PREFIX + e.guid, e.published])) }),
+  neighbours: (clientId: string, guid: string, snapshot: NeighbourSnapshot): Item => ({
+    ...keys.neighbours(clientId, guid),
+    type: 'neighbours',
+    at: snapshot.at,
+    a: packNeighbours(snapshot.articles),
+    ttl: snapshot.at + DAY,
+  }),
   covisits: (clientId: string, guid: string, counts: Covisits, now: number): Item => ({
     ...keys.covisits(clientId, guid),
     type: 'covisit',
@@ -49,7 +57,7 @@ export const DELETED = 'deletedAt';
 export const isLive = (item: Item | undefined): item is Item => item !== undefined && !(DELETED in item);
 
 export function toArticle(item: Item): Article {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _g3, gsi2sk: _g4, type: _t, ttl: _ttl, ...rest } = item;
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _g3, gsi2sk: _g4, type: _t, ttl: _ttl, [NEIGHBOURS_AT]: _n, ...rest } = item;
   const masses: Record<number, number> = {};
   const article: Item = {};
   for (const [name, value] of Object.entries(rest)) {
@@ -57,6 +65,10 @@ export function toArticle(item: Item): Article {
     else article[name] = value;
   }
   return { ...(article as unknown as Article), hot: scoreFromBuckets(masses) ?? 0 };
+}
+
+function fromNeighbourItem(item: Item): NeighbourSnapshot | undefined {
+  return typeof item.a === 'string' && typeof item.at === 'number' ? { at: item.at, articles: unpackNeighbours(item.a) } : undefined;
 }
 
 function toFresh(item: Item): FreshEntry[] {
@@ -102,6 +114,11 @@ export function articleFields(clientId: string, meta: ArticleMeta, firstSeen: nu
   return { guid, set, setIfAbsent };
 }
 
+/** Deletes the reader and preference items of these user ids (BatchWriteItem, 25 per call); needs no store instance. */
+export async function forgetReaderItems(clientId: string, userIds: string[]): Promise<void> {
+  await batchWrite(userIds.flatMap((id) => [keys.reader(clientId, id), keys.readerPreferences(clientId, id)]).map((Key) => ({ DeleteRequest: { Key } })));
+}
+
 export const strip = <T>(item: Item | undefined): T | undefined => {
   if (!item) return undefined;
   const { pk: _pk, sk: _sk, type: _t, ttl: _ttl, ...rest } = item;
@@ -122,30 +139,53 @@ export class DynamoStore implements RecosStore {
   private readonly hotCache = new TtlCache<Promise<Article[]>>(100, READ_CACHE_SECONDS * 1000);
   /** Articles by client and guid (≈ 1 KB each). */
   private readonly articleCache = new TtlCache<Article>(20_000, READ_CACHE_SECONDS * 1000);
+  /** Fresh lists of up to 100 clients (≤ ≈ 25 KB each), with the version they were written at. */
+  private readonly freshCache = new TtlCache<{ version: number; entries: FreshEntry[] }>(100, READ_CACHE_SECONDS * 1000);
 
   /** Empties this container's copies (the benchmark measures a request without them). */
   dropCaches(): void {
     this.hotCache.clear();
     this.articleCache.clear();
+    this.freshCache.clear();
   }
 
-  async context(clientId: string, q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean; fresh?: boolean; deletions?: boolean; client?: boolean }) {
+  async context(
+    clientId: string,
+    q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean; neighbours?: boolean; fresh?: boolean; deletions?: boolean; client?: boolean; cached?: boolean },
+  ) {
     const windows = q.deletions ? deletionWindows(Math.floor(Date.now() / 1000)) : [];
+    // With `cached`, a copy of the fresh list answers while the client's fresh-list version still matches it (only the tiny version item is read).
+    const freshCopy = q.fresh && q.cached ? this.freshCache.get(clientId) : undefined;
     const wanted = [
       q.userId && keys.reader(clientId, q.userId),
       q.userId && q.preferences && keys.readerPreferences(clientId, q.userId),
       q.guid && keys.article(clientId, q.guid),
       q.guid && q.covisits && keys.covisits(clientId, q.guid),
-      q.fresh && keys.freshArticles(clientId),
+      q.guid && q.neighbours && keys.neighbours(clientId, q.guid),
+      q.fresh && !freshCopy && keys.freshArticles(clientId),
+      q.fresh && q.cached && keys.freshVersion(clientId),
       ...windows.map((w) => keys.articleDeletions(clientId, w)),
       q.client && keys.client(clientId),
     ].filter((k): k is { pk: string; sk: string } => Boolean(k));
     const items = wanted.length > 0 ? await batchGet<Item>(wanted) : [];
     const bySk = new Map(items.map((item) => [item.sk as string, item]));
     const covisitItem = bySk.get('COVISIT');
-    const freshItem = bySk.get('FRESH');
+    const neighbourItem = bySk.get('NEIGH');
     const deleted = new Set<string>();
     for (const w of windows) for (const name of Object.keys(bySk.get(keys.articleDeletions(clientId, w).sk) ?? {})) if (name.startsWith(DELETED_PREFIX)) deleted.add(name.slice(DELETED_PREFIX.length));
+    let fresh: FreshEntry[] | undefined;
+    if (q.fresh) {
+      const version = Number(bySk.get('FRESHVER')?.v ?? 0);
+      let freshItem = bySk.get('FRESH');
+      if (freshCopy && freshCopy.version === version) fresh = freshCopy.entries;
+      else {
+        // The copy is behind (a fresh-list addition since it was read): read the list again (rare: once per addition per container).
+        if (!freshItem && freshCopy) freshItem = (await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.freshArticles(clientId), ConsistentRead: true }))).Item;
+        fresh = freshItem ? toFresh(freshItem) : [];
+        // The copy's version is the one written with its entries (the list item's own `v`), not the version item's, which is bumped after it.
+        if (q.cached) this.freshCache.set(clientId, { version: Number(freshItem?.v ?? 0), entries: fresh });
+      }
+    }
     return {
       client: bySk.get(keys.client(clientId).sk) as Client | undefined,
       deleted: q.deletions ? deleted : undefined,
@@ -153,7 +193,8 @@ export class DynamoStore implements RecosStore {
       preferences: strip<Preferences>(bySk.get('PREFS')),
       article: isLive(bySk.get('ART')) ? toArticle(bySk.get('ART')!) : undefined,
       covisits: covisitItem ? toCovisits(covisitItem) : undefined,
-      fresh: q.fresh ? (freshItem ? toFresh(freshItem) : []) : undefined,
+      neighbours: neighbourItem ? fromNeighbourItem(neighbourItem) : undefined,
+      fresh,
     };
   }
 
@@ -214,10 +255,20 @@ export class DynamoStore implements RecosStore {
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.freshArticles(clientId),
-        UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :f${i}`).join(', ')}, #type = :type`,
-        ExpressionAttributeNames: { ...names, '#type': 'type' },
-        ExpressionAttributeValues: { ...values, ':type': 'fresh' },
+        UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :f${i}`).join(', ')}, #type = :type ADD #v :one`,
+        ExpressionAttributeNames: { ...names, '#type': 'type', '#v': 'v' },
+        ExpressionAttributeValues: { ...values, ':type': 'fresh', ':one': 1 },
         ReturnValues: 'ALL_NEW',
+      }),
+    );
+    // Then the version item that requests read instead of the list while their container's copy matches it (shared/recos/read-cache.ts).
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.freshVersion(clientId),
+        UpdateExpression: 'SET #type = :type ADD #v :one',
+        ExpressionAttributeNames: { '#type': 'type', '#v': 'v' },
+        ExpressionAttributeValues: { ':type': 'fresh-version', ':one': 1 },
       }),
     );
     const all = toFresh(out.Attributes ?? {});
@@ -324,6 +375,7 @@ export class DynamoStore implements RecosStore {
     }
     await Promise.all([
       ddb.send(new DeleteCommand({ TableName: tableName(), Key: keys.covisits(clientId, guid) })),
+      ddb.send(new DeleteCommand({ TableName: tableName(), Key: keys.neighbours(clientId, guid) })),
       ddb.send(new UpdateCommand({ TableName: tableName(), Key: keys.freshArticles(clientId), UpdateExpression: 'REMOVE #g', ExpressionAttributeNames: { '#g': FRESH_PREFIX + guid } })),
     ]);
     return found;
@@ -415,8 +467,8 @@ export class DynamoStore implements RecosStore {
   }
 
   /** Deletes the reader and preference items of these user ids (BatchWriteItem, 25 per call). */
-  async forgetReaders(clientId: string, userIds: string[]): Promise<void> {
-    await batchWrite(userIds.flatMap((id) => [keys.reader(clientId, id), keys.readerPreferences(clientId, id)]).map((Key) => ({ DeleteRequest: { Key } })));
+  forgetReaders(clientId: string, userIds: string[]): Promise<void> {
+    return forgetReaderItems(clientId, userIds);
   }
 
   async recordClick(clientId: string, guid: string): Promise<Article | undefined> {

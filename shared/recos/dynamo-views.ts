@@ -17,6 +17,8 @@ import { COVISIT_CAP, COVISIT_PRUNE_AT, pruneCovisits, type ViewBatchStore } fro
 import { LIMITS } from './tracking.js';
 import type { Article, FreshEntry, Reader } from './types.js';
 import type { ArticleViews } from './view-batch.js';
+import { NEIGHBOUR_REFRESH_SECONDS, NEIGHBOURS_AT, strongestNeighbours } from './neighbours.js';
+import { CANDIDATES } from './recommend.js';
 
 const DAY = 86_400;
 type Item = Record<string, unknown>;
@@ -24,8 +26,13 @@ type Item = Record<string, unknown>;
 /** Updates of one batch run this many calls at once. */
 const CONCURRENCY = 16;
 
+/** One per container: its copy of each client's popular list (what neighbour snapshots leave out) lives up to READ_CACHE_SECONDS. */
+const shared = /* @__PURE__ */ new DynamoStore();
+
 export class DynamoViewStore implements ViewBatchStore {
-  private readonly store = new DynamoStore();
+  private readonly store = shared;
+  /** Per client, the articles counted by `recordViews` whose neighbour snapshot is due. */
+  private readonly due = new Map<string, Set<string>>();
 
   addFresh(clientId: string, entries: FreshEntry[], now: number): Promise<void> {
     return this.store.addFresh(clientId, entries, now);
@@ -77,6 +84,9 @@ export class DynamoViewStore implements ViewBatchStore {
     }
     const expectedKey = hotSortKey(scoreFromBuckets(masses) ?? 0);
     const { set, setIfAbsent } = articleFields(clientId, meta, first, last);
+    // Its neighbour snapshot is due (by view time): rewritten after this batch's co-visits (refreshNeighbours).
+    const snapshotDue = !(Number(before?.[NEIGHBOURS_AT] ?? -Infinity) > last - NEIGHBOUR_REFRESH_SECONDS);
+    if (snapshotDue) set[NEIGHBOURS_AT] = last;
     const { names, values, parts } = updateParts({ ...set, lastSeen: last, gsi1pk: keys.articlesByHotness(clientId), gsi1sk: expectedKey }, setIfAbsent);
     const adds = [`#views :n`];
     values[':n'] = times.length;
@@ -106,6 +116,11 @@ export class DynamoViewStore implements ViewBatchStore {
       throw err;
     }
     const article = toArticle(result.Attributes ?? {});
+    if (snapshotDue) {
+      const due = this.due.get(clientId) ?? new Set<string>();
+      due.add(guid);
+      this.due.set(clientId, due);
+    }
     const key = hotSortKey(article.hot);
     if (key !== result.Attributes?.gsi1sk) {
       try {
@@ -124,6 +139,33 @@ export class DynamoViewStore implements ViewBatchStore {
       }
     }
     return article;
+  }
+
+  /**
+   * The due neighbour snapshots of `clientId`: the co-visit items (BatchGetItem per 100) and this container's copy
+   * of the popular list, then the chosen neighbours' articles (BatchGetItem per 100), then one BatchWriteItem per
+   * 25 snapshots. Articles without co-visits get none.
+   */
+  async refreshNeighbours(clientId: string): Promise<number> {
+    const due = [...(this.due.get(clientId) ?? [])];
+    this.due.delete(clientId);
+    if (due.length === 0) return 0;
+    const [popular, covisitItems] = await Promise.all([this.store.hotArticles(clientId, CANDIDATES.popular, { cached: true }), batchGet<Item>(due.map((g) => keys.covisits(clientId, g)))]);
+    const skip = new Set(popular.map((a) => a.guid));
+    const picks = new Map<string, string[]>();
+    for (const item of covisitItems) {
+      const guid = (item.pk as string).slice(keys.articlePrefix(clientId).length);
+      const chosen = strongestNeighbours(toCovisits(item), skip);
+      if (chosen.length > 0) picks.set(guid, chosen);
+    }
+    if (picks.size === 0) return 0;
+    // Read after this moment: a deletion before it shows as a tombstone here (see shared/recos/neighbours.ts).
+    const at = Math.floor(Date.now() / 1000);
+    const wanted = [...new Set([...picks.values()].flat())];
+    const articles = new Map((await batchGet<Item>(wanted.map((g) => keys.article(clientId, g)))).filter(isLive).map((item) => [item.guid as string, toArticle(item)]));
+    const snapshots = [...picks].map(([guid, chosen]) => recosItems.neighbours(clientId, guid, { at, articles: chosen.flatMap((g) => articles.get(g) ?? []) }));
+    await batchWrite(snapshots.map((Item) => ({ PutRequest: { Item } })));
+    return snapshots.length;
   }
 
   async readers(clientId: string, userIds: string[]): Promise<Map<string, Reader>> {

@@ -1,5 +1,6 @@
 import { rank, type Ranked } from './ranking.js';
 import { FRESH_AHEAD_SECONDS } from './settings.js';
+import { NEIGHBOUR_MAX_AGE_SECONDS } from './neighbours.js';
 import type { RecosStore } from './store.js';
 import type { Client } from '../clients/clients.js';
 import type { BlockSettings } from './types.js';
@@ -46,7 +47,7 @@ export async function rankingFor(
   const currentGuid = q.pageUrl ? articleGuid(q.pageUrl) : undefined;
   const ofClient = typeof blockSettings === 'function' ? blockSettings : undefined;
   const [context, cachedPopular, given] = await Promise.all([
-    store.context(q.clientId, { userId: q.userId, guid: currentGuid, preferences: true, covisits: true, fresh: true, deletions: true, client: ofClient !== undefined }),
+    store.context(q.clientId, { userId: q.userId, guid: currentGuid, preferences: true, covisits: true, neighbours: true, fresh: true, deletions: true, client: ofClient !== undefined, cached: true }),
     store.hotArticles(q.clientId, CANDIDATES.popular, { cached: true, now: q.now }),
     ofClient ? undefined : (blockSettings as BlockSettings | Promise<BlockSettings>),
   ]);
@@ -72,10 +73,14 @@ export async function rankingFor(
     .sort(([ga, a], [gb, b]) => b - a || (ga < gb ? -1 : 1))
     .slice(0, CANDIDATES.neighbours)
     .map(([guid]) => guid);
-  const missing = [...fresh, ...neighbours];
+  // Neighbours from the page's snapshot (precomputed by the page-view consumer) while it is young enough; articles deleted lately never from it.
+  const snapshot = context.neighbours && q.now - context.neighbours.at < NEIGHBOUR_MAX_AGE_SECONDS ? context.neighbours.articles : [];
+  const fromSnapshot = new Map(snapshot.filter((a) => !deleted.has(a.guid)).map((a) => [a.guid, a]));
+  const found = neighbours.flatMap((g) => fromSnapshot.get(g) ?? []);
+  const missing = [...fresh, ...neighbours.filter((g) => !fromSnapshot.has(g))];
   const extra = missing.length > 0 ? await store.articles(q.clientId, missing, { cached: true, uncached: deleted }) : [];
   return rank({
-    candidates: [...popular, ...extra],
+    candidates: [...popular, ...found, ...extra],
     current: context.article,
     currentGuid,
     covisits,

@@ -2,11 +2,11 @@
  * The recommendation endpoints' services over the DynamoDB store: key
  * resolution, request rules, and the calls into tracking and ranking.
  */
-import { getClient, resolvePublicKey, type BlockKey } from '../clients/clients.js';
+import { getClient, resolvePublicKey, type BlockKey, type Client } from '../clients/clients.js';
 import { siteHostAllowed, storedSiteHosts } from '../clients/site-hosts.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../http/errors.js';
 import { envelope } from './envelope.js';
-import { DynamoStore } from './dynamo-store.js';
+import { DynamoStore, forgetReaderItems } from './dynamo-store.js';
 import { DynamoViewStore } from './dynamo-views.js';
 import { addLogKeys, count } from '../observability/index.js';
 import { algoName, shuffled, SIGNALS } from './ranking.js';
@@ -19,11 +19,11 @@ import { checkReaderId } from './reader-ids.js';
 import { consumeViews, enqueueView } from './view-queue.js';
 import { articleGuid, canonicalUrl, toHttps } from './urls.js';
 
-const store = new DynamoStore();
+const store = /* @__PURE__ */ new DynamoStore();
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** Block keys (never changed once created: `admin create-block`) by key, for `READ_CACHE_SECONDS`; unknown keys are not kept. */
-const blockKeys = new TtlCache<BlockKey>(10_000, READ_CACHE_SECONDS * 1000);
+const blockKeys = /* @__PURE__ */ new TtlCache<BlockKey>(10_000, READ_CACHE_SECONDS * 1000);
 
 async function blockKeyItem(blockKey: string): Promise<BlockKey | undefined> {
   const copy = blockKeys.get(blockKey);
@@ -33,10 +33,34 @@ async function blockKeyItem(blockKey: string): Promise<BlockKey | undefined> {
   return item;
 }
 
+/**
+ * How long a container answers tracking requests from its copy of a tracking key's client record (site hosts,
+ * signed reader ids, signing secret): a change by `admin set-hosts` or `set-signed-ids` (turning tracking off for a
+ * host, requiring signatures, a new signing secret) takes effect in every container within this many seconds.
+ * Tracking keys themselves never change once created; unknown keys and clients without site hosts are not kept
+ * (a new key, or hosts set for the first time, work at once).
+ */
+export const TRACKING_KEY_CACHE_SECONDS = 30;
+
+/** Tracking key → its client record (both reads of a tracking request), for `TRACKING_KEY_CACHE_SECONDS`. */
+const trackingKeys = /* @__PURE__ */ new TtlCache<{ clientId: string; client: Client | undefined }>(10_000, TRACKING_KEY_CACHE_SECONDS * 1000);
+
+async function trackingClient(trackingKey: string): Promise<{ clientId: string; client: Client | undefined } | undefined> {
+  const copy = trackingKeys.get(trackingKey);
+  if (copy) return copy;
+  const key = await resolvePublicKey('tracking', trackingKey);
+  if (!key) return undefined;
+  const resolved = { clientId: key.clientId, client: await getClient(key.clientId) };
+  // A client without site hosts is refused: not kept, so tracking starts with the first request after support sets them.
+  if (storedSiteHosts(resolved.client?.siteHosts).length > 0) trackingKeys.set(trackingKey, resolved);
+  return resolved;
+}
+
 /** Empties this container's short-lived copies (shared/recos/read-cache.ts): the latency benchmark's cold case. */
 export function dropReadCaches(): void {
   store.dropCaches();
   blockKeys.clear();
+  trackingKeys.clear();
 }
 
 /** At most this many `excluded[]` URLs per request. */
@@ -48,7 +72,8 @@ const bareHost = (host: string) => host.toLowerCase().replace(/^www\./, '');
  * Accepts a page view for the client of a tracking key and queues it (the
  * `trackingViews` job counts it a few seconds later: docs/architecture.md
  * "Recommendations: page views off the request path"). Two DynamoDB calls
- * (the key, the client) and one SQS message. The URL's host must
+ * (the key, the client) in a container's first request for a key, none while
+ * it keeps them (`TRACKING_KEY_CACHE_SECONDS`), and one SQS message. The URL's host must
  * be one of the client's site hosts (403 otherwise, and always for a client
  * without site hosts): the public tracking key cannot feed other sites'
  * pages into the catalogue. A view of an article deleted from the catalogue
@@ -56,7 +81,7 @@ const bareHost = (host: string) => host.toLowerCase().replace(/^www\./, '');
  * article's own site (ignoring `www.`): a page can only report itself.
  */
 export async function trackView(trackingKey: string, body: TrackBodyOutput, origin: string | undefined): Promise<{ guid: string }> {
-  const key = await resolvePublicKey('tracking', trackingKey);
+  const key = await trackingClient(trackingKey);
   if (!key) throw new NotFoundError('Unknown tracking key');
   if (origin && origin !== 'null') {
     let originHost: string;
@@ -69,7 +94,7 @@ export async function trackView(trackingKey: string, body: TrackBodyOutput, orig
       throw new BadRequestError(`body.url: a page of ${originHost} can only track URLs of its own site`);
     }
   }
-  const client = await getClient(key.clientId);
+  const client = key.client;
   checkReaderId(client, body.user_id, body.sig, 'body.sig');
   const siteHosts = storedSiteHosts(client?.siteHosts);
   const urlHost = new URL(body.url).hostname;
@@ -212,5 +237,6 @@ export async function getPreferences(clientId: string, userId: string, sig: stri
  * co-visits are anonymous and stay.
  */
 export async function forgetReaders(clientId: string, userIds: string[]): Promise<void> {
-  await store.forgetReaders(clientId, userIds);
+  // Not through `store`: bundles that only forget readers (subscriber deletion) leave the store and its copies out.
+  await forgetReaderItems(clientId, userIds);
 }

@@ -5,6 +5,7 @@ import type { ArticleViews } from './view-batch.js';
 import type { Article, Covisits, FreshEntry, Preferences, Reader } from './types.js';
 import { articleGuid } from './urls.js';
 import type { Client } from '../clients/clients.js';
+import type { NeighbourSnapshot } from './neighbours.js';
 
 /**
  * What the recommendation services need from storage. The DynamoDB store
@@ -15,12 +16,14 @@ export interface RecosStore {
   /**
    * In one round trip, whichever of these exist: the reader, their preferences, an article, its co-visits, the
    * client's fresh list, (`deletions`) the guids of articles deleted lately (at least the last
-   * `DELETION_WINDOW` seconds: longer than any cached copy lives) and (`client`) the client record.
+   * `DELETION_WINDOW` seconds: longer than any cached copy lives), (`client`) the client record and (`neighbours`)
+   * the article's neighbour snapshot (shared/recos/neighbours.ts). With `cached`, the fresh list may be the
+   * container's copy while the client's fresh-list version matches it.
    */
   context(
     clientId: string,
-    q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean; fresh?: boolean; deletions?: boolean; client?: boolean },
-  ): Promise<{ reader?: Reader; preferences?: Preferences; article?: Article; covisits?: Covisits; fresh?: FreshEntry[]; deleted?: Set<string>; client?: Client }>;
+    q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean; neighbours?: boolean; fresh?: boolean; deletions?: boolean; client?: boolean; cached?: boolean },
+  ): Promise<{ reader?: Reader; preferences?: Preferences; article?: Article; covisits?: Covisits; neighbours?: NeighbourSnapshot; fresh?: FreshEntry[]; deleted?: Set<string>; client?: Client }>;
   /**
    * The `limit` most popular articles (decayed popularity), most popular first. With `cached`, a list read up to
    * `READ_CACHE_SECONDS` before `now` may answer (it may still name articles deleted since: callers drop those).
@@ -80,6 +83,11 @@ export interface ViewBatchStore extends Pick<RecosStore, 'addFresh'> {
   putReaders(clientId: string, readers: Reader[]): Promise<void>;
   /** Adds co-read counts: article guid → (other guid → count), one update per article. */
   addCovisitCounts(clientId: string, counts: Map<string, Record<string, number>>): Promise<void>;
+  /**
+   * Rewrites the neighbour snapshots (shared/recos/neighbours.ts) of the articles whose views `recordViews` counted
+   * and whose snapshot was due; returns how many it wrote. Optional: the memory store has no snapshots.
+   */
+  refreshNeighbours?(clientId: string): Promise<number>;
 }
 
 /** Co-visit items keep the strongest COVISIT_CAP neighbours once they grow past COVISIT_PRUNE_AT. */

@@ -44,6 +44,10 @@ export interface BatchResult {
   fresh: number;
   /** Reader, co-visit or fresh-list writes that failed after the article counts were applied (not retried: see docs/architecture.md). */
   lostEffects: number;
+  /** Neighbour snapshots rewritten (shared/recos/neighbours.ts); a failed rewrite is retried at the article's next batch. */
+  neighbourSnapshots: number;
+  /** Clients whose snapshot rewrite failed in this batch. */
+  neighbourFailures: number;
 }
 
 /** The fresh list takes at most 100 entries per write (one UpdateExpression stays under DynamoDB's 4 KB). */
@@ -85,7 +89,7 @@ export function groupByArticle(views: Array<{ view: PageView; t: number }>): Art
  * views onto the fresh list.
  */
 export async function applyViewBatch(store: ViewBatchStore, batch: Array<QueuedView & { id: string }>): Promise<BatchResult> {
-  const result: BatchResult = { failed: [], counted: 0, dropped: 0, articles: 0, readers: 0, covisitItems: 0, fresh: 0, lostEffects: 0 };
+  const result: BatchResult = { failed: [], counted: 0, dropped: 0, articles: 0, readers: 0, covisitItems: 0, fresh: 0, lostEffects: 0, neighbourSnapshots: 0, neighbourFailures: 0 };
   const byClient = new Map<string, Array<QueuedView & { id: string }>>();
   for (const item of batch) {
     const list = byClient.get(item.clientId);
@@ -156,6 +160,15 @@ export async function applyViewBatch(store: ViewBatchStore, batch: Array<QueuedV
     else result.lostEffects += covisits.size;
     if (freshDone.status === 'fulfilled') result.fresh += fresh.length;
     else result.lostEffects += fresh.length;
+    // Last, from the co-visit counts as they are now: the viewed articles' neighbour snapshots that were due (a derived copy: a failure only
+    // means requests on those pages read their neighbours themselves until the article's next batch rewrites it).
+    if (store.refreshNeighbours) {
+      try {
+        result.neighbourSnapshots += await store.refreshNeighbours(clientId);
+      } catch {
+        result.neighbourFailures++;
+      }
+    }
   }
   return result;
 }

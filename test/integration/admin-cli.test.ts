@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { resolvePublicKey } from '../../shared/clients/clients.js';
 import { readerSignature } from '../../shared/recos/reader-ids.js';
+import { dropReadCaches } from '../../shared/recos/service.js';
 import { request, useService } from '../helpers/service.js';
 
 const service = useService();
@@ -56,6 +57,8 @@ describe('admin CLI', () => {
 
     expect(await admin('set-hosts', name, '--hosts', 'other.example')).toEqual({ username: name, site_hosts: ['other.example'] });
     expect(await admin('show-client', name)).toMatchObject({ siteHosts: ['other.example'] });
+    // A new container: a warm one applies set-hosts to tracking within TRACKING_KEY_CACHE_SECONDS (recos-tracking-queue.test.ts).
+    dropReadCaches();
     expect((await track('https://other.example/a')).status).toBe(200);
     expect((await track('https://news.example.com/a')).status).toBe(403);
     await expect(admin('set-hosts', name, '--hosts', 'https://x.example/')).rejects.toThrow(/hosts: "https:\/\/x\.example\/" is not a host name/);

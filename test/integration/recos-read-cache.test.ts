@@ -5,7 +5,7 @@
  * a revived (PUT again) article is offered at once.
  */
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createBlock, createClient, getClient, resolvePublicKey } from '../../shared/clients/clients.js';
 import { batchWrite, ddb } from '../../shared/db/client.js';
 import { DynamoStore, recosItems } from '../../shared/recos/dynamo-store.js';
@@ -15,7 +15,9 @@ import { dropReadCaches } from '../../shared/recos/service.js';
 import { blockSettings } from '../../shared/recos/settings.js';
 import type { Article } from '../../shared/recos/types.js';
 import { articleGuid } from '../../shared/recos/urls.js';
-import { request, useService } from '../helpers/service.js';
+import { newClient, request, useService } from '../helpers/service.js';
+import { NEIGHBOUR_MAX_AGE_SECONDS, NEIGHBOUR_REFRESH_SECONDS } from '../../shared/recos/neighbours.js';
+import { CANDIDATES } from '../../shared/recos/recommend.js';
 
 const service = useService();
 let calls = 0;
@@ -95,5 +97,97 @@ describe('recommendations read cache', () => {
     const warm = await request(url);
     expect(warm.body).toEqual(cold.body);
     expect(calls - before).toBe(1);
+  });
+});
+
+describe('fresh-list copies and neighbour snapshots', () => {
+  const recos = (blockKey: string, userId: string, page?: string) =>
+    request(`${service.url}/v1/clients/${blockKey}/users/${userId}/recommendations?rows=20${page ? `&page_url=${encodeURIComponent(page)}` : ''}`);
+  const guidsOf = (reply: { body: { result: { recommendation: Array<{ guid: string; title: string }> } } }) => reply.body.result.recommendation.map((r) => r.guid);
+
+  it('a container keeps the fresh list while its version matches; an article added to it is offered at the next request', async () => {
+    const { clientId, store, blockKey } = await setup();
+    dropReadCaches();
+    await recos(blockKey, 'reader');
+    let before = calls;
+    await recos(blockKey, 'reader');
+    // The context BatchGetItem only: it read the fresh-list version item, not the list.
+    expect(calls - before).toBe(1);
+    const now = nowSeconds();
+    const d = article('https://cache.example/d', 0, now);
+    await store.upsertArticle(clientId, { url: d.url, title: 'D', published: now - 60 }, now);
+    await store.addFresh(clientId, [{ guid: d.guid, published: now - 60 }], now);
+    before = calls;
+    const reply = await recos(blockKey, 'reader');
+    expect(guidsOf(reply)).toContain(d.guid);
+    // Context, the list read again (its version moved), the new article.
+    expect(calls - before).toBe(3);
+    before = calls;
+    expect(guidsOf(await recos(blockKey, 'reader'))).toContain(d.guid);
+    expect(calls - before).toBe(1);
+  });
+
+  it('the page-view consumer writes a viewed page its neighbour snapshot; a request on it reads the neighbours from it, never a deleted one; a rewrite leaves the deleted one out', async () => {
+    const client = await newClient(service, { siteHosts: ['snap.example'] });
+    const clientId = client.username;
+    const now = nowSeconds();
+    // 200 popular articles: the snapshot leaves them out (a request has them from the popular list).
+    const popular = Array.from({ length: CANDIDATES.popular }, (_, i) => article(`https://snap.example/popular-${i}`, 50, now));
+    await batchWrite(popular.map((x) => ({ PutRequest: { Item: recosItems.article(clientId, x) } })));
+    const page = 'https://snap.example/page';
+    const other = 'https://snap.example/other';
+    const track = (userId: string, url: string) => request(`${service.url}/v1/track/${client.trackingKey}`, { method: 'POST', body: { user_id: userId, url, title: `About ${url}`, themes: ['x'] } });
+    expect((await track('r1', other)).status).toBe(200);
+    expect((await track('r1', page)).status).toBe(200);
+    await service.drain();
+    const store = new DynamoStore();
+    const snapshot = (await store.context(clientId, { guid: articleGuid(page), neighbours: true })).neighbours;
+    expect(snapshot?.articles.map((x) => [x.guid, x.title])).toEqual([[articleGuid(other), `About ${other}`]]);
+    expect(snapshot!.at).toBeGreaterThanOrEqual(now);
+
+    const blockKey = await createBlock(clientId);
+    dropReadCaches();
+    await recos(blockKey, 'r2', page);
+    let before = calls;
+    const warm = await recos(blockKey, 'r2', page);
+    expect(guidsOf(warm)).toContain(articleGuid(other));
+    // One BatchGetItem: the neighbour came with the page's snapshot, not from a second read.
+    expect(calls - before).toBe(1);
+
+    expect(await store.deleteArticle(clientId, articleGuid(other))).toBe(true);
+    before = calls;
+    expect(guidsOf(await recos(blockKey, 'r2', page))).not.toContain(articleGuid(other));
+
+    // A minute later (by view time) the page's next view rewrites its snapshot: the deleted article is left out.
+    const later = Date.now() + (NEIGHBOUR_REFRESH_SECONDS + 1) * 1000;
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => later);
+    try {
+      expect((await track('r3', page)).status).toBe(200);
+      await service.drain();
+    } finally {
+      clock.mockRestore();
+    }
+    const rewritten = (await store.context(clientId, { guid: articleGuid(page), neighbours: true })).neighbours;
+    expect(rewritten?.at).toBeGreaterThan(snapshot!.at);
+    expect(rewritten?.articles.map((x) => x.guid) ?? []).not.toContain(articleGuid(other));
+  });
+
+  it('a request uses a snapshot younger than NEIGHBOUR_MAX_AGE_SECONDS, and reads the articles of an older one', async () => {
+    const { clientId, a, b, blockKey } = await setup();
+    const now = nowSeconds();
+    // Past the popular list (200): the co-read neighbour of b is a candidate only as a neighbour.
+    const popular = Array.from({ length: CANDIDATES.popular }, (_, i) => article(`https://cache.example/popular-${i}`, 50, now));
+    const n = article('https://cache.example/n', 1, now);
+    await batchWrite([...popular, n].map((x) => ({ PutRequest: { Item: recosItems.article(clientId, x) } })));
+    await batchWrite([{ PutRequest: { Item: recosItems.covisits(clientId, b.guid, { [n.guid]: 3, [a.guid]: 1 }, now) } }]);
+    const titleOfN = async () => (await recos(blockKey, 'reader', b.url)).body.result.recommendation.find((r: { guid: string }) => r.guid === n.guid)?.title;
+    const snapshotAt = async (at: number) => {
+      await batchWrite([{ PutRequest: { Item: recosItems.neighbours(clientId, b.guid, { at, articles: [{ ...n, title: 'as in the snapshot' }] }) } }]);
+      dropReadCaches();
+    };
+    await snapshotAt(now - NEIGHBOUR_MAX_AGE_SECONDS - 1);
+    expect(await titleOfN()).toBe(n.title);
+    await snapshotAt(now);
+    expect(await titleOfN()).toBe('as in the snapshot');
   });
 });

@@ -7,7 +7,9 @@
  */
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { setSignedIds, setSiteHosts } from '../../shared/clients/clients.js';
+import { TRACKING_KEY_CACHE_SECONDS } from '../../shared/recos/service.js';
 import { ddb } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
 import { DynamoStore } from '../../shared/recos/dynamo-store.js';
@@ -46,19 +48,68 @@ const articleKey = (clientId: string, url: string) => {
 };
 const queue = () => service.queues!.queues.get('trackingViews')!;
 
+describe('POST /v1/track: a container keeps the key and its client record', () => {
+  const later = (seconds: number) => {
+    const at = Date.now() + seconds * 1000;
+    return vi.spyOn(Date, 'now').mockImplementation(() => at);
+  };
+
+  it('a host removed by set-hosts, or signed ids turned on, refuse tracking within TRACKING_KEY_CACHE_SECONDS', async () => {
+    const client = await newClient(service, { siteHosts: ['*.queue.example', 'gone.example'] });
+    expect((await track(client, 'r1', 'https://gone.example/a')).status).toBe(200);
+    await setSiteHosts(client.username, ['*.queue.example']);
+    await setSignedIds(client.username, true);
+    // Still the copy: the documented bound, not longer.
+    expect((await track(client, 'r1', 'https://gone.example/a')).status).toBe(200);
+    let clock = later(TRACKING_KEY_CACHE_SECONDS - 1);
+    try {
+      expect((await track(client, 'r1', 'https://gone.example/a')).status).toBe(200);
+    } finally {
+      clock.mockRestore();
+    }
+    clock = later(TRACKING_KEY_CACHE_SECONDS);
+    try {
+      // An anonymous reader id (needs no signature), so the host rule answers.
+      const gone = await track(client, `anon-${'0'.repeat(32)}`, 'https://gone.example/a');
+      expect(gone.status, gone.text).toBe(403);
+      expect(gone.body.cause).toMatch(/not one of the client's site hosts/);
+      const unsigned = await track(client, 'r1', `${site()}/a`);
+      expect(unsigned.status, unsigned.text).toBe(403);
+      expect(unsigned.body.cause).toMatch(/requires signed reader ids/);
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
+  it('an unknown key is not kept: 404 each time, read again each time', async () => {
+    // Views queued by other tests are applied first: only this request's calls are counted.
+    await service.drain();
+    const url = `${service.url}/v1/track/nope-${randomUUID()}`;
+    for (let i = 0; i < 2; i++) {
+      calls = [];
+      const reply = await request(url, { method: 'POST', body: { user_id: 'r', url: 'https://x.queue.example/a' } });
+      expect(reply.status).toBe(404);
+      expect(calls.map((c) => c.name)).toEqual(['GetItemCommand']);
+    }
+  });
+});
+
 describe('POST /v1/track: the view is queued, the consumer applies it in batches', () => {
-  it('answers after two DynamoDB reads (the key, the client) and no write; nothing is applied before the queue delivers it', async () => {
+  it('answers after two DynamoDB reads (the key, the client), none while the container keeps them, and no write; nothing is applied before the queue delivers it', async () => {
     const client = await newClient(service, { siteHosts: ['*.queue.example'] });
     const url = `${site()}/a`;
     await service.drain();
     calls = [];
     expect((await track(client, 'r1', url)).status).toBe(200);
     expect(calls.map((c) => c.name)).toEqual(['GetItemCommand', 'GetItemCommand']);
+    calls = [];
+    expect((await track(client, 'r2', url)).status).toBe(200);
+    expect(calls).toEqual([]);
     // The batching window (5 s) has not passed: nothing applied yet.
     expect(await new DynamoStore().articles(client.username, [articleGuid(url)])).toEqual([]);
     await service.drain();
     const [article] = await new DynamoStore().articles(client.username, [articleGuid(url)]);
-    expect(article).toMatchObject({ views: 1, title: `About ${url}` });
+    expect(article).toMatchObject({ views: 2, title: `About ${url}` });
   });
 
   it('turns N views of one article in a batch into one update of that article, one co-visit update per item and one reader write per reader, exact', async () => {

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createBlock, setSignedIds, setSiteHosts } from '../../shared/clients/clients.js';
 import { readerSignature } from '../../shared/recos/reader-ids.js';
+import { dropReadCaches } from '../../shared/recos/service.js';
 import { DynamoStore } from '../../shared/recos/dynamo-store.js';
 import { applySubscribers } from '../../shared/subscribers/service.js';
 import { articleGuid } from '../../shared/recos/urls.js';
@@ -401,6 +402,8 @@ describe('signed reader ids (per client)', () => {
     const victim = createHash('md5').update('victim@x.io').digest('hex');
     await read(client, victim, `${s}/b`);
     const { signingSecret } = await setSignedIds(client.username, true);
+    // A new container: a warm one keeps the client record of a tracking key up to TRACKING_KEY_CACHE_SECONDS (recos-tracking-queue.test.ts).
+    dropReadCaches();
     const sig = readerSignature(signingSecret!, victim);
     const wrong = readerSignature(signingSecret!, `${victim}x`);
     const forbidden = (reply: { status: number; body: unknown }, cause: RegExp) => {

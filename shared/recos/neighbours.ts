@@ -1,0 +1,68 @@
+/**
+ * Precomputed co-read neighbours: for an article being read, the page-view
+ * consumer keeps a snapshot of its strongest co-read articles that are not
+ * among the client's most popular (the candidates a co-read page adds to the
+ * popular list), with the fields ranking and the response need. A
+ * recommendation request reads the snapshot in its one context BatchGetItem
+ * instead of reading those articles in a second round trip.
+ *
+ * A snapshot is written (one BatchWriteItem request, ≈ 3 KB) when a batch of
+ * views holds a view of the article and its snapshot is older than
+ * `NEIGHBOUR_REFRESH_SECONDS`; a request uses it while it is younger than
+ * `NEIGHBOUR_MAX_AGE_SECONDS`. That bound keeps deletions exact: a snapshot
+ * younger than the deletion windows a request reads cannot hold an article
+ * deleted before those windows (its articles were read after `at`), and the
+ * ones deleted within them are read from the table instead.
+ */
+import { DELETION_WINDOW } from './read-cache.js';
+import type { Article, Covisits } from './types.js';
+
+/** Neighbours kept per snapshot: the 10 a request takes, and 2 more for fresh articles it leaves out. */
+export const NEIGHBOUR_SNAPSHOT_SIZE = 12;
+/** A viewed article's snapshot is rewritten when older than this (seconds, by view time). */
+export const NEIGHBOUR_REFRESH_SECONDS = 60;
+/** Requests use a snapshot younger than this (seconds): a minute inside the deletion windows they read. */
+export const NEIGHBOUR_MAX_AGE_SECONDS = DELETION_WINDOW - 60;
+
+/** Attribute of the article item: the view time its snapshot was last due (the consumer's refresh clock). */
+export const NEIGHBOURS_AT = 'neighboursAt';
+
+/** A snapshot: when its articles were read (Unix seconds) and the articles. */
+export interface NeighbourSnapshot {
+  at: number;
+  articles: Article[];
+}
+
+/** The strongest co-read guids (ties by guid), leaving out `skip`: at most `n`. */
+export function strongestNeighbours(counts: Covisits, skip: Set<string>, n = NEIGHBOUR_SNAPSHOT_SIZE): string[] {
+  return Object.entries(counts)
+    .filter(([guid]) => !skip.has(guid))
+    .sort(([ga, a], [gb, b]) => b - a || (ga < gb ? -1 : 1))
+    .slice(0, n)
+    .map(([guid]) => guid);
+}
+
+type Packed = [string, string, string, string, string, string, string[], number, number, number];
+
+/** The snapshot's articles as one compact JSON string (one attribute: cheap to store, read and decode). */
+export function packNeighbours(articles: Article[]): string {
+  return JSON.stringify(articles.map((a): Packed => [a.guid, a.url, a.title, a.desc, a.image, a.category, a.themes, a.published, a.views, a.hot]));
+}
+
+export function unpackNeighbours(json: string): Article[] {
+  return (JSON.parse(json) as Packed[]).map(([guid, url, title, desc, image, category, themes, published, views, hot]) => ({
+    guid,
+    url,
+    title,
+    desc,
+    image,
+    category,
+    themes,
+    published,
+    views,
+    hot,
+    firstSeen: published,
+    lastSeen: published,
+    clicks: 0,
+  }));
+}
