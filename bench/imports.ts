@@ -32,6 +32,7 @@ interface ChildResult {
   uploadPeakRss: number;
   workerPeakRss: number;
   linesRead: number;
+  calls: string[];
 }
 
 /** Samples this process's RSS; `peak()` is the highest seen since `reset()`. */
@@ -48,6 +49,9 @@ async function child(clientId: string, listId: number, url: string, lines: numbe
   const { importFromUrl } = await import('../shared/imports/create.js');
   const { getImportedFile } = await import('../shared/imports/files.js');
   const { runImport } = await import('../shared/imports/worker.js');
+  const { ddb } = await import('../shared/db/client.js');
+  const { meter } = await import('./ddb-meter.js');
+  const calls = meter(ddb as never);
   const rss = rssSampler();
   const startRss = MiB(process.memoryUsage().rss);
   const t0 = performance.now();
@@ -55,6 +59,7 @@ async function child(clientId: string, listId: number, url: string, lines: numbe
   const t1 = performance.now();
   const uploadPeakRss = rss.peak();
   rss.reset();
+  calls.reset();
   const ticker = setInterval(() => {
     void getImportedFile(clientId, file.id).then((f) => console.error(`    … ${((performance.now() - t1) / 1000).toFixed(0)} s: ${f.progress.lines_read}/${lines} lines, worker peak RSS so far ${rss.peak()} MiB`));
   }, 60_000);
@@ -63,7 +68,7 @@ async function child(clientId: string, listId: number, url: string, lines: numbe
   const workerPeakRss = rss.peak();
   const final = await getImportedFile(clientId, file.id);
   if (outcome !== 'done') throw new Error(`import ended ${outcome}: ${JSON.stringify(final)}`);
-  const result: ChildResult = { fileId: file.id, size: file.size, uploadMs: t1 - t0, workerMs: t2 - t1, startRss, uploadPeakRss, workerPeakRss, linesRead: final.progress.lines_read };
+  const result: ChildResult = { fileId: file.id, size: file.size, uploadMs: t1 - t0, workerMs: t2 - t1, startRss, uploadPeakRss, workerPeakRss, linesRead: final.progress.lines_read, calls: calls.report(lines) };
   console.log(JSON.stringify(result));
 }
 
@@ -144,6 +149,7 @@ async function main() {
     console.log(`  whole import: ${run.totalMs.toFixed(0)} ms  (${rate(N, run.totalMs)} lines/s)`);
     console.log(`  raw BatchWriteItem of the same ${N} rows (25/request, 8 in flight): ${rawMs.toFixed(0)} ms  (${rate(N, rawMs)} items/s)`);
     console.log(`  ratio import / raw: ${(run.totalMs / rawMs).toFixed(2)}x (worker only: ${(run.workerMs / rawMs).toFixed(2)}x)`);
+    console.log(`  DynamoDB calls of the worker (per line of the file):\n${run.calls.map((l) => `    ${l}`).join('\n')}`);
     if (MILLION) {
       const big = await importRun(1_000_000);
       console.log(

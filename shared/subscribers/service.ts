@@ -4,7 +4,8 @@
  * through it, so the counters stay exact and every state change is an event.
  */
 import { backoffMs, isTransactionConflict, runPool, sleep, tableName, transactWrite } from '../db/client.js';
-import { applyLines, LINES_PER_TRANSACTION, MAX_CONFLICT_RETRIES, TRANSACTIONS_IN_FLIGHT } from './apply.js';
+import { applyLines, LINES_PER_TRANSACTION, MAX_CONFLICT_RETRIES, TRANSACTIONS_IN_FLIGHT, waitedForLease } from './apply.js';
+import { leaseFreeCheck } from './writer.js';
 import { keys } from '../db/keys.js';
 import { recordEvents, recordEventsOnce } from '../events/record.js';
 import type { EventRecord } from '../events/types.js';
@@ -195,7 +196,8 @@ export async function deleteUsers(clientId: string, body: unknown[]): Promise<nu
 
 /** Deletes the subscribers of one list among `emails`; returns the guids deleted. */
 async function deleteChunk(clientId: string, listId: number, emails: string[]): Promise<string[]> {
-  for (let attempt = 0; ; attempt++) {
+  const startedAt = Date.now();
+  for (let attempt = 0; ; ) {
     const current = await readSubscribers(clientId, listId, emails);
     if (current.size === 0) return [];
     const deltas: CounterDeltas = zeroDeltas();
@@ -212,12 +214,14 @@ async function deleteChunk(clientId: string, listId: number, emails: string[]): 
       };
     });
     const counter = counterUpdate(clientId, listId, deltas);
+    const items = [...deletes, ...(counter ? [counter] : []), leaseFreeCheck(clientId, listId)];
     try {
-      await transactWrite(counter ? [...deletes, counter] : deletes);
+      await transactWrite(items);
       return [...current.values()].map((item) => item.guid);
     } catch (err) {
+      if (await waitedForLease(err, items.length - 1, clientId, listId, startedAt)) continue;
       if (!isTransactionConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
-      await sleep(backoffMs(attempt));
+      await sleep(backoffMs(attempt++));
     }
   }
 }
