@@ -11,7 +11,7 @@ import type { EventRecord } from '../events/types.js';
 import { HttpError } from '../http/errors.js';
 import { count, logger } from '../observability/index.js';
 import { addDeltas, applyLine, buildReport, dedupeLines, zeroDeltas, type Change, type Outcome } from './rules.js';
-import { counterUpdate, readSubscribers, toItem, type SubscriberItem } from './store.js';
+import { compareKeys, counterUpdate, readSortedSubscribers, readSubscribers, toItem, type SubscriberItem } from './store.js';
 import type { Report, ReportError, SubscriberLine } from './types.js';
 import { claimAddresses, journalChunk, LEASE_WAIT_MS, LeaseLostError, leaseFreeCheck, ListBusyError, settleJournal, waitForLease, withListLease, type Hold } from './writer.js';
 
@@ -146,7 +146,7 @@ class ChunkFailure extends Error {
  */
 async function writeChunk(hold: Hold, clientId: string, listId: number, lines: SubscriberLine[]) {
   hold.checkTime();
-  const current = await readSubscribers(clientId, listId, lines.map((l) => l.email));
+  const current = await readSortedSubscribers(clientId, listId, lines.map((l) => l.email));
   const now = new Date().toISOString();
   const outcomes: Outcome[] = [];
   const events: EventRecord[] = [];
@@ -187,8 +187,10 @@ async function writeChunk(hold: Hold, clientId: string, listId: number, lines: S
 /** Applies deduplicated lines in bulk chunks under the list's writer lease. */
 function applyBulk(clientId: string, listId: number, unique: SubscriberLine[]): Promise<Applied> {
   return withListLease(clientId, listId, async (hold) => {
+    // Sorted by address, each chunk is one key range of the list (readSortedSubscribers).
+    const sorted = [...unique].sort((a, b) => compareKeys(a.email, b.email));
     const chunks: SubscriberLine[][] = [];
-    for (let i = 0; i < unique.length; i += BULK_CHUNK_LINES) chunks.push(unique.slice(i, i + BULK_CHUNK_LINES));
+    for (let i = 0; i < sorted.length; i += BULK_CHUNK_LINES) chunks.push(sorted.slice(i, i + BULK_CHUNK_LINES));
     const acc: Applied = { outcomes: [], events: [], refused: [], applied: 0 };
     await runPool(chunks, BULK_CHUNKS_IN_FLIGHT, async (chunk) => {
       if (acc.failure) return;
