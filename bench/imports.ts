@@ -6,7 +6,10 @@
  * child process of its own (as each Lambda function does), so its RSS is
  * the import's, not the emulators'. `--million` adds a 1,000,000-line import
  * reporting its peak RSS (slow on DynamoDB Local). BENCH_IMPORT_LINES
- * overrides the 100,000.
+ * overrides the 100,000. `--shuffled` writes the file's addresses in a
+ * scattered order (the default file lists them in key order, which lets the
+ * worker read each chunk's key range with one Query; scattered, most chunks
+ * fall back to BatchGetItem).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,6 +24,9 @@ import { ensureBuckets, ensureTable, freePort, startDynamoLocal, startS3Emulator
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const N = Number(process.env.BENCH_IMPORT_LINES ?? 100_000);
 const MILLION = process.argv.includes('--million');
+const SHUFFLED = process.argv.includes('--shuffled');
+/** The address of line i: in key order, or scattered (a permutation of the same addresses). */
+const addressOf = (i: number, lines: number) => `reader${SHUFFLED ? (i * 7_919 + 13) % lines : i}@bench.example`;
 const MiB = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
 interface ChildResult {
@@ -82,7 +88,7 @@ function csvStream(lines: number): Readable {
       const batch = 2000;
       for (let start = 0; start < lines; start += batch) {
         let text = '';
-        for (let i = start; i < Math.min(lines, start + batch); i++) text += `reader${i}@bench.example;true;Reader ${i};City ${i % 100}\n`;
+        for (let i = start; i < Math.min(lines, start + batch); i++) text += `${addressOf(i, lines)};true;Reader ${i};City ${i % 100}\n`;
         yield text;
       }
     })(),

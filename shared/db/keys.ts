@@ -56,6 +56,7 @@ export const keys = {
   /** One shard of a list's writer lease (shared/subscribers/writer.ts); its journal entries and waiting mark share the partition. */
   listWriterShard: (clientId: string, listId: number, shard: number) => ({ pk: keys.listWriterPartition(clientId, listId), sk: `LEASE#${pad(shard, 2)}` }),
   listWriterPartition: (clientId: string, listId: number) => `WRITER#${clientId}#${listId}`,
+  listWriterShardPrefix: () => 'LEASE#',
   /** A journal entry of a bulk write: the counter deltas of a chunk whose items carry `writeId`. */
   listWriterJournal: (clientId: string, listId: number, writeId: string) => ({ pk: keys.listWriterPartition(clientId, listId), sk: `J#${writeId}` }),
   listWriterJournalPrefix: () => 'J#',

@@ -137,7 +137,8 @@ class ChunkFailure extends Error {
 }
 
 /**
- * Writes one bulk chunk under the list's lease: reads the current items,
+ * Writes one bulk chunk under the list's lease: reads the current items
+ * (those the hold's address filter does not rule out),
  * commits the counter deltas with a journal entry (when any line moves a
  * counter), then writes the items with BatchWriteItem, stamped with the
  * entry's writeId. When the items cannot all be written, reads them back,
@@ -146,7 +147,10 @@ class ChunkFailure extends Error {
  */
 async function writeChunk(hold: Hold, clientId: string, listId: number, lines: SubscriberLine[]) {
   hold.checkTime();
-  const current = await readSortedSubscribers(clientId, listId, lines.map((l) => l.email));
+  // Addresses the filter rules out are certainly absent: only the others are read.
+  const filter = hold.filter;
+  const toRead = filter ? lines.filter((l) => filter.has(l.email)) : lines;
+  const current = toRead.length > 0 ? await readSortedSubscribers(clientId, listId, toRead.map((l) => l.email)) : new Map<string, SubscriberItem>();
   const now = new Date().toISOString();
   const outcomes: Outcome[] = [];
   const events: EventRecord[] = [];
@@ -160,6 +164,7 @@ async function writeChunk(hold: Hold, clientId: string, listId: number, lines: S
   const moving = changes.filter(({ change }) => Object.values(change.deltas).some((n) => n !== 0));
   const writeId = moving.length > 0 ? await journalChunk(hold, moving.map(({ line, change }) => ({ email: line.email, deltas: change.deltas }))) : undefined;
   const written = changes.filter(({ change }) => change.next);
+  if (filter) for (const { line } of written) filter.add(line.email);
   try {
     await batchWrite(
       written.map(({ change }) => ({ PutRequest: { Item: { ...toItem(clientId, listId, change.next!), ...(writeId ? { writeId } : {}) } } })),

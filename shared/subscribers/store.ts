@@ -36,8 +36,10 @@ export function compareKeys(a: string, b: string): number {
 
 /** Lines a range read is tried for: a Query of at most this many items. */
 const RANGE_LIMIT = 250;
-/** Per list, how well range reads have been doing in this process (> 0: keep trying them). */
-const rangeScore = new Map<string, number>();
+/** After a range read that overflowed, the list's next chunks in this process read by key (BatchGetItem). */
+const SKIP_AFTER_OVERFLOW = 64;
+/** Per list, chunks left to read by key before a range read is tried again. */
+const rangeSkips = new Map<string, number>();
 
 /**
  * Current items of some addresses of a list, given sorted by compareKeys, for a
@@ -45,15 +47,14 @@ const rangeScore = new Map<string, number>();
  * (a re-sent list, or a new list filled in order), one Query of the key
  * range [first, last] reads them at about half the cost of BatchGetItem's
  * point reads on DynamoDB Local; when the range holds more than RANGE_LIMIT
- * items, the rest are read with BatchGetItem, and after such misses the list
- * is read with BatchGetItem only for a while (a score per list and process).
+ * items, the rest are read with BatchGetItem, and the list's next
+ * SKIP_AFTER_OVERFLOW chunks in this process are read with BatchGetItem only.
  */
 export async function readSortedSubscribers(clientId: string, listId: number, sortedEmails: string[]): Promise<Map<string, SubscriberItem>> {
   const listKey = `${clientId}#${listId}`;
-  const score = rangeScore.get(listKey) ?? 1;
-  if (sortedEmails.length < 2 || score <= 0) {
-    // Re-probe now and then: the list may have become dense for this writer.
-    rangeScore.set(listKey, score + 0.05);
+  const skips = rangeSkips.get(listKey) ?? 0;
+  if (sortedEmails.length < 2 || skips > 0) {
+    if (skips > 0) rangeSkips.set(listKey, skips - 1);
     return readSubscribers(clientId, listId, sortedEmails);
   }
   const first = keys.subscriber(clientId, listId, sortedEmails[0]);
@@ -70,11 +71,9 @@ export async function readSortedSubscribers(clientId: string, listId: number, so
   const wanted = new Set(sortedEmails);
   const found = new Map<string, SubscriberItem>();
   for (const item of (out.Items ?? []) as SubscriberItem[]) if (wanted.has(item.email)) found.set(item.email, item);
-  if (!out.LastEvaluatedKey) {
-    rangeScore.set(listKey, Math.min(1, score + 0.25));
-    return found;
-  }
-  rangeScore.set(listKey, score - 0.5);
+  if (!out.LastEvaluatedKey) return found;
+  rangeSkips.set(listKey, SKIP_AFTER_OVERFLOW);
+  if (rangeSkips.size > 1_000) rangeSkips.delete(rangeSkips.keys().next().value!);
   const readUpTo = String(out.LastEvaluatedKey.sk).slice(keys.subscriberPrefix().length);
   const rest = sortedEmails.filter((email) => compareKeys(email, readUpTo) > 0);
   for (const [email, item] of await readSubscribers(clientId, listId, rest)) found.set(email, item);

@@ -33,13 +33,14 @@
  * each chunk; the lease is LEASE_MS, a chunk takes well under a second).
  */
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { backoffMs, batchGet, batchWrite, ddb, isTransactionConflict, reasonCodes, sleep, tableName, transactWrite } from '../db/client.js';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { backoffMs, batchGet, ddb, isTransactionConflict, queryAll, reasonCodes, sleep, tableName, transactWrite } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import { HttpError } from '../http/errors.js';
 import { count, logger } from '../observability/index.js';
 import { addDeltas, zeroDeltas, type CounterDeltas } from './rules.js';
-import { counterUpdate, type SubscriberItem } from './store.js';
+import { type AddressFilter, filterForHold, keepKnowledge } from './members.js';
+import { counterUpdate, readCounters, type SubscriberItem } from './store.js';
 
 /** Items of one lease (see leaseFreeCheck). */
 export const LEASE_SHARDS = 16;
@@ -66,21 +67,34 @@ export class LeaseLostError extends Error {
   override name = 'LeaseLostError';
 }
 
-/** The ConditionCheck that puts a transactional subscriber write behind any bulk writer of the list. */
+/**
+ * The transaction item that puts a transactional subscriber write behind any
+ * bulk writer of the list: its condition fails while a writer holds the lease
+ * (on one random shard), and it counts the write on that shard (`w`), so a
+ * bulk writer can tell whether anybody wrote the list between its holds
+ * (shared/subscribers/members.ts).
+ */
 export function leaseFreeCheck(clientId: string, listId: number) {
   return {
-    ConditionCheck: {
+    Update: {
       TableName: tableName(),
       Key: keys.listWriterShard(clientId, listId, Math.floor(Math.random() * LEASE_SHARDS)),
+      UpdateExpression: 'ADD w :one',
       ConditionExpression: 'attribute_not_exists(#o)',
       ExpressionAttributeNames: { '#o': 'owner' },
+      ExpressionAttributeValues: { ':one': 1 },
     },
   };
 }
 
 interface LeaseItem {
+  sk: string;
   owner?: string;
   expiresAt?: number;
+  /** Transactional writes counted on this shard. */
+  w?: number;
+  /** Leases taken (each acquisition adds 1 to every shard). */
+  g?: number;
 }
 
 /** One line's counter delta as a journal entry carries it. */
@@ -124,6 +138,10 @@ class Hold {
   }
   /** Chunks journaled under this hold (their writeIds sort in this order). */
   seq = 0;
+  /** Addresses the list may hold, when this process knows them all (no read for the others); see members.ts. */
+  filter?: AddressFilter;
+  /** The lease shards' sums read as the lease was taken. */
+  seen = { writes: 0, generation: 0 };
   /** Throws unless the lease has time left for one more chunk and nothing under it is left unsettled. */
   checkTime(): void {
     if (this.poisoned) throw new LeaseLostError('a chunk under this lease could not be settled; the next writer settles it');
@@ -141,8 +159,9 @@ const holdKey = (clientId: string, listId: number) => `${clientId}#${listId}`;
  * LEASE_WAIT_MS for another writer's lease, then throws ListBusyError.
  */
 export async function withListLease<T>(clientId: string, listId: number, work: (hold: Hold) => Promise<T>, { join = true } = {}): Promise<T> {
-  // join: false takes a lease of its own, as another process would (tests of contention between writers).
-  const hold = join ? await joinOrAcquire(clientId, listId) : await acquire(clientId, listId, Date.now() + LEASE_WAIT_MS);
+  // join: false takes a lease of its own and no knowledge of the list, as another process would (tests of writers
+  // in several processes).
+  const hold = join ? await joinOrAcquire(clientId, listId) : await acquire(clientId, listId, Date.now() + LEASE_WAIT_MS, { foreign: true });
   hold.users++;
   try {
     return await work(hold);
@@ -182,7 +201,7 @@ async function joinOrAcquire(clientId: string, listId: number): Promise<Hold> {
 const shardIndexes = Array.from({ length: LEASE_SHARDS }, (_, i) => i);
 
 /** Takes the lease (waiting for a live holder, taking over an expired one), then settles any journal a dead writer left. */
-async function acquire(clientId: string, listId: number, deadline: number): Promise<Hold> {
+async function acquire(clientId: string, listId: number, deadline: number, { foreign = false } = {}): Promise<Hold> {
   const owner = randomUUID();
   for (let attempt = 0; ; attempt++) {
     const now = Date.now();
@@ -192,16 +211,28 @@ async function acquire(clientId: string, listId: number, deadline: number): Prom
           Update: {
             TableName: tableName(),
             Key: keys.listWriterShard(clientId, listId, shard),
-            UpdateExpression: 'SET #o = :o, expiresAt = :e',
+            UpdateExpression: 'SET #o = :o, expiresAt = :e ADD g :one',
             ConditionExpression: 'attribute_not_exists(#o) OR expiresAt < :now',
             ExpressionAttributeNames: { '#o': 'owner' },
-            ExpressionAttributeValues: { ':o': owner, ':e': now + LEASE_MS, ':now': now },
+            ExpressionAttributeValues: { ':o': owner, ':e': now + LEASE_MS, ':now': now, ':one': 1 },
           },
         })),
       );
       const hold = new Hold(clientId, listId, owner, now, now + LEASE_MS);
-      // A dead writer's journal (normally there is none: one Query of an empty range).
-      const settled = await settleJournal(hold);
+      // One Query of the writer partition: the shards' sums, and a dead writer's journal (normally none).
+      const partition = await readWriterPartition(clientId, listId);
+      const shards = partition.filter((i) => i.sk.startsWith(keys.listWriterShardPrefix())) as unknown as LeaseItem[];
+      hold.seen = {
+        writes: shards.reduce((sum, shard) => sum + Number(shard.w ?? 0), 0),
+        generation: Number(shards.find((shard) => shard.sk === keys.listWriterShard(clientId, listId, 0).sk)?.g ?? 0),
+      };
+      const settled = await settleJournal(hold, partition.filter((i) => i.sk.startsWith(keys.listWriterJournalPrefix())) as unknown as JournalItem[]);
+      if (!foreign) {
+        hold.filter = await filterForHold(clientId, listId, hold.seen, async () => {
+          const c = await readCounters(clientId, listId);
+          return c.subscribed + c.unsubscribed === 0;
+        });
+      }
       if (settled.size > 0) {
         logger.warn('list writer journal settled after a writer died', { clientId, listId, entries: settled.size });
         count('ListWriterTakeovers', 1);
@@ -252,6 +283,7 @@ async function release(hold: Hold): Promise<void> {
         },
       })),
     );
+    if (hold.filter) keepKnowledge(hold.clientId, hold.listId, { filter: hold.filter, ...hold.seen });
     const waiting = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.listWriterWaiting(hold.clientId, hold.listId) }));
     const at = (waiting.Item as { at?: number } | undefined)?.at;
     if (at !== undefined && Date.now() - at < 3_000) await sleep(YIELD_MS);
@@ -351,12 +383,10 @@ async function foldJournal(hold: Hold): Promise<void> {
  * landed, by writeId. All entries of the list when `writeIds` is omitted (a
  * takeover); on failure the hold is poisoned (left to expire) and it throws.
  */
-export async function settleJournal(hold: Hold, writeIds?: string[]): Promise<Map<string, Set<string>>> {
+export async function settleJournal(hold: Hold, which: string[] | JournalItem[]): Promise<Map<string, Set<string>>> {
   const landed = new Map<string, Set<string>>();
   try {
-    const entries = writeIds
-      ? await Promise.all(writeIds.map((id) => readJournal(hold, id)))
-      : await listJournal(hold.clientId, hold.listId);
+    const entries = await Promise.all(which.map((w) => (typeof w === 'string' ? readJournal(hold, w) : w)));
     for (const entry of entries) {
       if (!entry) continue;
       const lines = entry.lines ? entry.lines.split('\n').map(decodeLine) : [];
@@ -404,23 +434,14 @@ async function readJournal(hold: Hold, writeId: string): Promise<JournalItem | u
   return out.Item as JournalItem | undefined;
 }
 
-async function listJournal(clientId: string, listId: number): Promise<JournalItem[]> {
-  const out: JournalItem[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :j)',
-        ExpressionAttributeValues: { ':pk': keys.listWriterPartition(clientId, listId), ':j': keys.listWriterJournalPrefix() },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    out.push(...((page.Items ?? []) as JournalItem[]));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return out;
+/** Every item of a list's writer partition: lease shards, journal entries, the waiting mark. */
+async function readWriterPartition(clientId: string, listId: number): Promise<Array<{ sk: string } & Record<string, unknown>>> {
+  return queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.listWriterPartition(clientId, listId) },
+    ConsistentRead: true,
+  });
 }
 
 export type { Hold };

@@ -170,4 +170,41 @@ describe('bulk writes under the list writer lease', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(650);
     expect(await counts(client)).toMatchObject({ subscribed: 1 });
   });
+
+  describe('the address filter of a list this process filled (lines of new addresses skip the read)', () => {
+    const bulkOf = (prefix: string, n: number, extra: Array<Record<string, unknown>> = []) => [...Array.from({ length: n }, (_, i) => ({ email: `${prefix}${i}@example.com` })), ...extra];
+
+    it('still sees an address a transactional write added between two bulk writes', async () => {
+      const client = await newClient(service);
+      expect((await request(subscribersUrl(client), { method: 'POST', token: client.token, body: bulkOf('first', 150) })).body.report.nb_created).toBe(150);
+      await request(subscribersUrl(client), { method: 'POST', token: client.token, body: { email: 'between@example.com', data_city: 'Lyon' } });
+      const second = await request(subscribersUrl(client), { method: 'POST', token: client.token, body: bulkOf('second', 150, [{ email: 'between@example.com', subscribed: false }, { email: 'first3@example.com', data_x: 1 }]) });
+      expect(second.body.report).toMatchObject({ nb_created: 150, nb_unsubscribed: 1, nb_data_changed: 1 });
+      const truth = await recount(client.username, client.defaultListId);
+      expect(truth).toMatchObject({ subscribed: 300, unsubscribed: 1 });
+      expect(await counts(client)).toEqual(truth);
+    });
+
+    it('still sees an address that another process’s bulk write added between two bulk writes of this one', async () => {
+      const client = await newClient(service);
+      const { username: clientId, defaultListId: listId } = client;
+      await request(subscribersUrl(client), { method: 'POST', token: client.token, body: bulkOf('mine', 150) });
+      const now = new Date().toISOString();
+      // Another process takes the lease, journals and writes one subscriber, and releases clean (its entry folded).
+      await withListLease(
+        clientId,
+        listId,
+        async (hold) => {
+          const writeId = await journalChunk(hold, [{ email: 'theirs@example.com', deltas: { subscribed: 1, unsubscribed: 0, HARD_BOUNCE: 0, PUBLISHER: 0, READER: 0 } }]);
+          await batchWrite([{ PutRequest: { Item: { ...toItem(clientId, listId, { email: 'theirs@example.com', guid: 'g', subscribed: true, subscribedAt: now, data: {}, createdAt: now, updatedAt: now, version: 1 }), writeId } } }]);
+        },
+        { join: false },
+      );
+      const again = await request(subscribersUrl(client), { method: 'POST', token: client.token, body: bulkOf('more', 150, [{ email: 'theirs@example.com', subscribed: false }]) });
+      expect(again.body.report).toMatchObject({ nb_created: 150, nb_unsubscribed: 1 });
+      const truth = await recount(clientId, listId);
+      expect(truth).toMatchObject({ subscribed: 300, unsubscribed: 1 });
+      expect(await counts(client)).toEqual(truth);
+    });
+  });
 });
