@@ -147,7 +147,7 @@ async function main() {
     const now = new Date().toISOString();
     const rawItems = (listId: number) =>
       Array.from({ length: N }, (_, i) => {
-        const email = `reader${i}@bench.example`;
+        const email = addressOf(i, N); // the file's rows in the file's order (DynamoDB Local inserts keys in order faster)
         const data = { data_first_name: `Reader ${i}`, data_city: `City ${i % 100}` };
         return { PutRequest: { Item: toItem(warm.clientId, listId, { email, guid: defaultGuid(email), subscribed: true, subscribedAt: now, data, createdAt: now, updatedAt: now, version: 1 }) } };
       });
