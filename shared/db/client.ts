@@ -59,16 +59,29 @@ export async function batchWrite(
   });
 }
 
-/** Runs `work` over `items` with at most `concurrency` in flight; rejects on the first failure. */
+/**
+ * Runs `work` over `items` with at most `concurrency` in flight. After a
+ * failure no new item starts; it rejects with the first failure once the
+ * items in flight have settled (so a caller that then reads back what landed
+ * sees everything that will land).
+ */
 export async function runPool<T>(items: T[], concurrency: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
   let next = 0;
+  let failed = false;
+  let failure: unknown;
   const workers = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-    while (next < items.length) {
+    while (!failed && next < items.length) {
       const index = next++;
-      await work(items[index], index);
+      try {
+        await work(items[index], index);
+      } catch (err) {
+        if (!failed) failure = err;
+        failed = true;
+      }
     }
   });
   await Promise.all(workers);
+  if (failed) throw failure;
 }
 
 /** A transaction of at most 100 items. Callers decide how to retry conflicts. */
@@ -176,6 +189,11 @@ export function isTransactionConflict(err: unknown): boolean {
   if (!(err instanceof Error) || err.name !== 'TransactionCanceledException') return err instanceof Error && err.name === 'TransactionConflictException';
   const reasons = (err as Error & { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? [];
   return reasons.length === 0 || reasons.every((r) => ['None', 'ConditionalCheckFailed', 'TransactionConflict'].includes(r.Code ?? 'None'));
+}
+
+/** The cancellation reason codes of a cancelled transaction, one per item (empty for another error). */
+export function reasonCodes(err: unknown): string[] {
+  return ((err as Error & { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? []).map((r) => r.Code ?? 'None');
 }
 
 export { sleep };

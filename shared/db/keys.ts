@@ -53,6 +53,15 @@ export const keys = {
   /** One shard of a list's subscriber counters; the count is the sum of the shards. */
   counterShard: (clientId: string, listId: number, shard: number) => ({ pk: keys.countersPartition(clientId, listId), sk: `SHARD#${pad(shard, 2)}` }),
   countersPartition: (clientId: string, listId: number) => `COUNTS#${clientId}#${listId}`,
+  /** One shard of a list's writer lease (shared/subscribers/writer.ts); its journal entries and waiting mark share the partition. */
+  listWriterShard: (clientId: string, listId: number, shard: number) => ({ pk: keys.listWriterPartition(clientId, listId), sk: `LEASE#${pad(shard, 2)}` }),
+  listWriterPartition: (clientId: string, listId: number) => `WRITER#${clientId}#${listId}`,
+  listWriterShardPrefix: () => 'LEASE#',
+  /** A journal entry of a bulk write: the counter deltas of a chunk whose items carry `writeId`. */
+  listWriterJournal: (clientId: string, listId: number, writeId: string) => ({ pk: keys.listWriterPartition(clientId, listId), sk: `J#${writeId}` }),
+  listWriterJournalPrefix: () => 'J#',
+  /** When a writer last waited for the lease (the holder yields after its release). */
+  listWriterWaiting: (clientId: string, listId: number) => ({ pk: keys.listWriterPartition(clientId, listId), sk: 'WAITING' }),
   /** A pending double opt-in of one email on one form of a client. */
   optinPending: (clientId: string, email: string, formKey: string) => ({ pk: keys.optinPendingPartition(clientId, email), sk: `FORM#${formKey}` }),
   optinPendingPartition: (clientId: string, email: string) => `OPTIN#${clientId}#${email}`,

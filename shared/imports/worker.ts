@@ -15,7 +15,7 @@ import { ddb, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import { count as countMetric, logger } from '../observability/index.js';
 import { s3 } from '../s3.js';
-import { applySubscribers } from '../subscribers/service.js';
+import { applySubscribers } from '../subscribers/write.js';
 import type { Report, ReportError, SubscriberLine } from '../subscribers/types.js';
 import { ImportFailure, isBlank, readCsv, readHeader, recordToLine, validEmailOf } from './csv.js';
 import { addFirstErrors, claimFile, emptyProgress, failFile, LeaseLostError, noteError, MAX_KEPT_EMAILS, readFile, saveProgress, type FileItem, type Progress } from './files.js';
@@ -32,7 +32,7 @@ export interface RunOptions {
   marginMs?: number;
   /** Lines per chunk (default 500). */
   chunkLines?: number;
-  /** Chunks applied concurrently (default 4). */
+  /** Chunks applied concurrently (default 8). */
   inFlight?: number;
   /** Fault injection for tests: throw after applying this many chunks, before their checkpoint. */
   crashAfterChunks?: number;
@@ -100,7 +100,7 @@ class Run {
     this.remainingMs = o.remainingMs ?? (() => Number.POSITIVE_INFINITY);
     this.marginMs = o.marginMs ?? 60_000;
     this.chunkLines = o.chunkLines ?? 500;
-    this.inFlight = o.inFlight ?? 4;
+    this.inFlight = o.inFlight ?? 8;
   }
 
   checkpoint(end: Parameters<typeof saveProgress>[3] = {}) {

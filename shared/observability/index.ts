@@ -38,6 +38,8 @@ export const metrics = new Metrics({
 /** The metrics an operator watches (CloudWatch EMF, namespace `NewsletterService`, dimensions `service` and `route` or `job`). */
 export type MetricName =
   | 'SubscribersApplied'
+  | 'ListWriterTakeovers'
+  | 'ListWriterCorrections'
   | 'ImportLinesApplied'
   | 'ImportLinesFailed'
   | 'ImportsFailed'

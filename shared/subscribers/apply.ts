@@ -5,18 +5,24 @@
  * cannot change a subscription (the opt-in form's data update) does not
  * bundle the event store.
  */
-import { backoffMs, faultDetail, isRetryableStorageFault, isTransactionConflict, runPool, sleep, tableName, transactWrite } from '../db/client.js';
+import { backoffMs, batchGet, batchWrite, faultDetail, isRetryableStorageFault, isTransactionConflict, reasonCodes, runPool, sleep, tableName, transactWrite } from '../db/client.js';
+import { keys } from '../db/keys.js';
 import type { EventRecord } from '../events/types.js';
 import { HttpError } from '../http/errors.js';
 import { count, logger } from '../observability/index.js';
-import { addDeltas, applyLine, buildReport, dedupeLines, zeroDeltas, type Outcome } from './rules.js';
-import { counterUpdate, readSubscribers, toItem, type SubscriberItem } from './store.js';
+import { addDeltas, applyLine, buildReport, dedupeLines, zeroDeltas, type Change, type Outcome } from './rules.js';
+import { compareKeys, counterUpdate, readSortedSubscribers, readSubscribers, toItem, type SubscriberItem } from './store.js';
 import type { Report, ReportError, SubscriberLine } from './types.js';
+import { claimAddresses, journalChunk, LEASE_WAIT_MS, LeaseLostError, leaseFreeCheck, ListBusyError, settleJournal, waitForLease, withListLease, type Hold } from './writer.js';
 
-/** Subscribers written per transaction; one more item moves a counter shard. */
-export const LINES_PER_TRANSACTION = 99;
+/** Subscribers written per transaction; one more item moves a counter shard, one checks the list's writer lease. */
+export const LINES_PER_TRANSACTION = 98;
 export const TRANSACTIONS_IN_FLIGHT = 8;
 export const MAX_CONFLICT_RETRIES = 12;
+/** Lines per chunk of a bulk write (one BatchGetItem, four BatchWriteItem calls). */
+export const BULK_CHUNK_LINES = 100;
+/** Bulk chunks in flight per write. */
+export const BULK_CHUNKS_IN_FLIGHT = 16;
 
 /** A storage fault after part of a request was applied; the cause says how much. Retrying is safe. */
 export class PartialWriteError extends HttpError {
@@ -53,7 +59,8 @@ async function applyChunk(
   listId: number,
   lines: SubscriberLine[],
 ): Promise<{ outcomes: Outcome[]; events: EventRecord[]; refused: ReportError[] }> {
-  for (let attempt = 0; ; attempt++) {
+  const startedAt = Date.now();
+  for (let attempt = 0; ; ) {
     const current = await readSubscribers(clientId, listId, lines.map((l) => l.email));
     const now = new Date().toISOString();
     const deltas = zeroDeltas();
@@ -85,14 +92,159 @@ async function applyChunk(
     }
     const counter = counterUpdate(clientId, listId, deltas);
     if (writes.length === 0) return { outcomes, events, refused };
+    const items = [...writes, ...(counter ? [counter] : []), leaseFreeCheck(clientId, listId)];
     try {
-      await transactWrite(counter ? [...writes, counter] : writes);
+      await transactWrite(items);
       return { outcomes, events, refused };
     } catch (err) {
+      if (await waitedForLease(err, items.length - 1, clientId, listId, startedAt)) continue;
       if (!isTransactionConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
-      await sleep(backoffMs(attempt));
+      await sleep(backoffMs(attempt++));
     }
   }
+}
+
+/**
+ * After a cancelled transaction whose item `checkIndex` was leaseFreeCheck:
+ * true when a bulk writer held the list (it waited a moment, or settled and
+ * released a dead writer's lease, and the caller re-reads and retries); false
+ * for any other cause. Throws ListBusyError after LEASE_WAIT_MS of waiting.
+ */
+export async function waitedForLease(err: unknown, checkIndex: number, clientId: string, listId: number, startedAt: number): Promise<boolean> {
+  if (!isTransactionConflict(err) || reasonCodes(err)[checkIndex] !== 'ConditionalCheckFailed') return false;
+  if (Date.now() - startedAt > LEASE_WAIT_MS) throw new ListBusyError();
+  await waitForLease(clientId, listId);
+  await sleep(50 + Math.random() * 100);
+  return true;
+}
+
+interface Applied {
+  outcomes: Outcome[];
+  events: EventRecord[];
+  refused: ReportError[];
+  applied: number;
+  failure?: unknown;
+}
+
+/** A bulk chunk failed after some of its lines landed (those are in `landed`, the counters match them). */
+class ChunkFailure extends Error {
+  constructor(
+    readonly landed: { outcomes: Outcome[]; events: EventRecord[]; count: number },
+    override readonly cause: unknown,
+  ) {
+    super('bulk chunk failed', { cause });
+  }
+}
+
+/**
+ * Writes one bulk chunk under the list's lease: reads the current items
+ * (those the hold's address filter does not rule out),
+ * commits the counter deltas with a journal entry (when any line moves a
+ * counter), then writes the items with BatchWriteItem, stamped with the
+ * entry's writeId. When the items cannot all be written, reads them back,
+ * settles the journal entry (counters keep only the lines that landed) and
+ * throws a ChunkFailure naming them.
+ */
+async function writeChunk(hold: Hold, clientId: string, listId: number, lines: SubscriberLine[]) {
+  hold.checkTime();
+  // Addresses the filter rules out are certainly absent: only the others are read.
+  const filter = hold.filter;
+  const toRead = filter ? lines.filter((l) => filter.has(l.email)) : lines;
+  const current = toRead.length > 0 ? await readSortedSubscribers(clientId, listId, toRead.map((l) => l.email)) : new Map<string, SubscriberItem>();
+  const now = new Date().toISOString();
+  const outcomes: Outcome[] = [];
+  const events: EventRecord[] = [];
+  const refused: ReportError[] = [];
+  const changes: Array<{ line: SubscriberLine; change: Change }> = [];
+  for (const line of lines) {
+    const change = applyLine(current.get(line.email), line, now, listId);
+    if (change.refused) refused.push({ line: line.line, email: line.email, cause: change.refused });
+    else changes.push({ line, change });
+  }
+  const moving = changes.filter(({ change }) => Object.values(change.deltas).some((n) => n !== 0));
+  const writeId = moving.length > 0 ? await journalChunk(hold, moving.map(({ line, change }) => ({ email: line.email, deltas: change.deltas }))) : undefined;
+  const written = changes.filter(({ change }) => change.next);
+  if (filter) for (const { line } of written) filter.add(line.email);
+  try {
+    await batchWrite(
+      written.map(({ change }) => ({ PutRequest: { Item: { ...toItem(clientId, listId, change.next!), ...(writeId ? { writeId } : {}) } } })),
+      { concurrency: 4 },
+    );
+  } catch (err) {
+    // Which items landed: this writer holds the list, so an item at the version it wrote is its own.
+    const after = await batchGet<SubscriberItem>(written.map(({ line }) => keys.subscriber(clientId, listId, line.email))).catch(() => undefined);
+    if (!after) {
+      hold.poisoned = true; // the next holder settles the journal entry
+      throw err;
+    }
+    if (writeId) await settleJournal(hold, [writeId]);
+    const versions = new Map(after.map((i) => [i.email, i.version]));
+    const landed = written.filter(({ change }) => versions.get(change.next!.email) === change.next!.version);
+    throw new ChunkFailure({ outcomes: landed.map(({ change }) => change.outcome), events: landed.flatMap(({ change }) => change.events), count: landed.length }, err);
+  }
+  for (const { change } of changes) {
+    outcomes.push(change.outcome);
+    events.push(...change.events);
+  }
+  return { outcomes, events, refused };
+}
+
+/** Applies deduplicated lines in bulk chunks under the list's writer lease. */
+function applyBulk(clientId: string, listId: number, unique: SubscriberLine[]): Promise<Applied> {
+  return withListLease(clientId, listId, async (hold) => {
+    // Sorted by address, each chunk is one key range of the list (readSortedSubscribers).
+    const sorted = [...unique].sort((a, b) => compareKeys(a.email, b.email));
+    const chunks: SubscriberLine[][] = [];
+    for (let i = 0; i < sorted.length; i += BULK_CHUNK_LINES) chunks.push(sorted.slice(i, i + BULK_CHUNK_LINES));
+    const acc: Applied = { outcomes: [], events: [], refused: [], applied: 0 };
+    await runPool(chunks, BULK_CHUNKS_IN_FLIGHT, async (chunk) => {
+      if (acc.failure) return;
+      let finish!: () => void;
+      const done = new Promise<void>((resolve) => (finish = resolve));
+      try {
+        await claimAddresses(
+          hold,
+          chunk.map((l) => l.email),
+          done,
+        );
+        const result = await writeChunk(hold, clientId, listId, chunk);
+        acc.outcomes.push(...result.outcomes);
+        acc.events.push(...result.events);
+        acc.refused.push(...result.refused);
+        acc.applied += chunk.length;
+      } catch (err) {
+        if (err instanceof ChunkFailure) {
+          acc.outcomes.push(...err.landed.outcomes);
+          acc.events.push(...err.landed.events);
+          acc.applied += err.landed.count;
+        }
+        acc.failure ??= err instanceof ChunkFailure ? err.cause : err;
+      } finally {
+        finish();
+      }
+    });
+    return acc;
+  });
+}
+
+/** Applies deduplicated lines in transactions (the path of small writes, which never wait for a whole list). */
+async function applyInTransactions(clientId: string, listId: number, unique: SubscriberLine[]): Promise<Applied> {
+  const chunks: SubscriberLine[][] = [];
+  for (let i = 0; i < unique.length; i += LINES_PER_TRANSACTION) chunks.push(unique.slice(i, i + LINES_PER_TRANSACTION));
+  const acc: Applied = { outcomes: [], events: [], refused: [], applied: 0 };
+  await runPool(chunks, TRANSACTIONS_IN_FLIGHT, async (chunk) => {
+    if (acc.failure) return;
+    try {
+      const result = await applyChunk(clientId, listId, chunk);
+      acc.outcomes.push(...result.outcomes);
+      acc.events.push(...result.events);
+      acc.refused.push(...result.refused);
+      acc.applied += chunk.length;
+    } catch (err) {
+      acc.failure ??= err;
+    }
+  });
+  return acc;
 }
 
 /** Where the events of applied lines go (the subscriber service stores them). */
@@ -107,36 +259,26 @@ export type EventSink = (lines: SubscriberLine[], events: EventRecord[], applied
  */
 export async function applyLines(clientId: string, listId: number, lines: SubscriberLine[], sink: EventSink): Promise<Report> {
   const { unique, duplicateEmails, duplicateGuids } = dedupeLines(lines);
-  const chunks: SubscriberLine[][] = [];
-  for (let i = 0; i < unique.length; i += LINES_PER_TRANSACTION) chunks.push(unique.slice(i, i + LINES_PER_TRANSACTION));
-  const outcomes: Outcome[] = [];
-  const events: EventRecord[] = [];
-  const refused: ReportError[] = [];
-  let applied = 0;
-  let failure: unknown;
-  await runPool(chunks, TRANSACTIONS_IN_FLIGHT, async (chunk) => {
-    if (failure) return;
-    try {
-      const result = await applyChunk(clientId, listId, chunk);
-      outcomes.push(...result.outcomes);
-      events.push(...result.events);
-      refused.push(...result.refused);
-      applied += chunk.length;
-    } catch (err) {
-      failure ??= err;
-    }
-  });
+  const bulk = unique.length > LINES_PER_TRANSACTION;
+  let result: Applied;
+  try {
+    result = bulk ? await applyBulk(clientId, listId, unique) : await applyInTransactions(clientId, listId, unique);
+  } catch (err) {
+    // The lease could not be taken (or released): nothing was applied.
+    result = { outcomes: [], events: [], refused: [], applied: 0, failure: err };
+  }
+  const { outcomes, events, refused, applied, failure } = result;
   count('SubscribersApplied', applied);
   if (events.length > 0) await sink(unique, events, applied);
   if (failure) {
-    const retryable = isRetryableStorageFault(failure);
-    logger.warn('subscriber write failed', { retryable, applied, total: unique.length, detail: faultDetail(failure), error: failure as Error });
+    if (failure instanceof ListBusyError && applied === 0) throw failure;
+    const retryable = failure instanceof ListBusyError || failure instanceof LeaseLostError || isRetryableStorageFault(failure);
+    logger.warn('subscriber write failed', { retryable, bulk, applied, total: unique.length, detail: faultDetail(failure), error: failure as Error });
     if (!retryable) throw new StorageBugError(applied, unique.length);
     throw new PartialWriteError(applied, unique.length);
   }
   return buildReport(refused.sort((a, b) => a.line - b.line), unique.length, duplicateEmails, duplicateGuids, outcomes);
 }
-
 
 /** A subscriber of a list as stored, or undefined. */
 export async function getSubscriber(clientId: string, listId: number, email: string): Promise<SubscriberItem | undefined> {

@@ -4,7 +4,8 @@
  * through it, so the counters stay exact and every state change is an event.
  */
 import { backoffMs, isTransactionConflict, runPool, sleep, tableName, transactWrite } from '../db/client.js';
-import { applyLines, LINES_PER_TRANSACTION, MAX_CONFLICT_RETRIES, TRANSACTIONS_IN_FLIGHT } from './apply.js';
+import { applyLines, LINES_PER_TRANSACTION, MAX_CONFLICT_RETRIES, TRANSACTIONS_IN_FLIGHT, waitedForLease } from './apply.js';
+import { leaseFreeCheck } from './writer.js';
 import { keys } from '../db/keys.js';
 import { recordEvents, recordEventsOnce } from '../events/record.js';
 import type { EventRecord } from '../events/types.js';
@@ -22,51 +23,11 @@ import { createHash } from 'node:crypto';
 import { count, hashForLog, logger } from '../observability/index.js';
 
 export { parseSubscriberLine, parseSubscriberLines } from './parse.js';
+export { applySubscribers } from './write.js';
+import { applySubscribers } from './write.js';
 export { getSubscriber, PartialWriteError, StorageBugError } from './apply.js';
 
 export type StoredSubscriber = SubscriberItem;
-
-/**
- * Applies validated lines to one list (the last line of an address wins):
- * exact counters, one nl_subscribe / nl_unsubscribe event per state change,
- * recorded before it returns (shared/subscribers/apply.ts does the writing).
- */
-export function applySubscribers(clientId: string, listId: number, lines: SubscriberLine[]): Promise<Report> {
-  return applyLines(clientId, listId, lines, (unique, events, applied) => storeEvents(clientId, unique, events, applied));
-}
-
-/**
- * Stores the events of applied lines. Lines that all carry an opId (imports,
- * opt-in confirmations) are stored under a name derived from their opIds:
- * a retry rebuilds the same events and rewrites the same objects, so nothing
- * is lost or doubled. Other writes retry the store; when it still fails, the
- * events go to the log in full and the caller gets a 503 that says so.
- */
-async function storeEvents(clientId: string, lines: SubscriberLine[], events: EventRecord[], applied: number): Promise<void> {
-  if (lines.every((l) => l.opId !== undefined)) {
-    const id = createHash('sha256').update(lines.map((l) => l.opId).join('\n')).digest('hex').slice(0, 40);
-    await recordEventsOnce(clientId, events, `ops-${id}`);
-    return;
-  }
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await recordEvents(clientId, events);
-      return;
-    } catch (err) {
-      if (attempt < 3) {
-        await sleep(backoffMs(attempt + 2));
-        continue;
-      }
-      // Addresses never reach the logs: each event is logged with a hash of its email in its place.
-      logger.error('events not stored', { error: err as Error, events: events.map(({ email, ...rest }) => ({ ...rest, emailHash: hashForLog(email) })) });
-      throw new HttpError(
-        503,
-        `${applied} subscribers were applied, but their ${events.length} events could not be stored (they were logged, addresses hashed); the subscriber state is complete`,
-        { 'retry-after': '1' },
-      );
-    }
-  }
-}
 
 /**
  * The list API's POST (spec 4.8): one object or an array; invalid lines are
@@ -195,7 +156,8 @@ export async function deleteUsers(clientId: string, body: unknown[]): Promise<nu
 
 /** Deletes the subscribers of one list among `emails`; returns the guids deleted. */
 async function deleteChunk(clientId: string, listId: number, emails: string[]): Promise<string[]> {
-  for (let attempt = 0; ; attempt++) {
+  const startedAt = Date.now();
+  for (let attempt = 0; ; ) {
     const current = await readSubscribers(clientId, listId, emails);
     if (current.size === 0) return [];
     const deltas: CounterDeltas = zeroDeltas();
@@ -212,12 +174,14 @@ async function deleteChunk(clientId: string, listId: number, emails: string[]): 
       };
     });
     const counter = counterUpdate(clientId, listId, deltas);
+    const items = [...deletes, ...(counter ? [counter] : []), leaseFreeCheck(clientId, listId)];
     try {
-      await transactWrite(counter ? [...deletes, counter] : deletes);
+      await transactWrite(items);
       return [...current.values()].map((item) => item.guid);
     } catch (err) {
+      if (await waitedForLease(err, items.length - 1, clientId, listId, startedAt)) continue;
       if (!isTransactionConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
-      await sleep(backoffMs(attempt));
+      await sleep(backoffMs(attempt++));
     }
   }
 }

@@ -12,23 +12,72 @@ export const COUNTER_SHARDS = 16;
 
 export type SubscriberItem = SubscriberState & { pk: string; sk: string; clientId: string; listId: number };
 
-/** The item to store for a subscriber state, with its keys and GSI keys. */
+/** The item to store for a subscriber state, with its keys and GSI keys (one object literal: this runs once per written line). */
 export function toItem(clientId: string, listId: number, state: SubscriberState): SubscriberItem & Record<string, unknown> {
-  return {
-    ...keys.subscriber(clientId, listId, state.email),
-    ...keys.subscriberByStatus(clientId, listId, state.subscribed, state.email),
-    ...keys.subscriberByEmail(clientId, state.email, listId),
-    type: 'subscriber',
-    clientId,
-    listId,
-    ...state,
-  };
+  const { pk, sk } = keys.subscriber(clientId, listId, state.email);
+  const { gsi1pk, gsi1sk } = keys.subscriberByStatus(clientId, listId, state.subscribed, state.email);
+  const { gsi2pk, gsi2sk } = keys.subscriberByEmail(clientId, state.email, listId);
+  return { pk, sk, gsi1pk, gsi1sk, gsi2pk, gsi2sk, type: 'subscriber', clientId, listId, ...state };
 }
 
 /** Current items of some addresses of a list (strongly consistent), by email. */
 export async function readSubscribers(clientId: string, listId: number, emails: string[]): Promise<Map<string, SubscriberItem>> {
   const items = await batchGet<SubscriberItem>(emails.map((email) => keys.subscriber(clientId, listId, email)));
   return new Map(items.map((item) => [item.email, item]));
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** Orders addresses as DynamoDB orders sort keys: by their UTF-8 bytes (JavaScript's own order differs beyond ASCII). */
+export function compareKeys(a: string, b: string): number {
+  if (ASCII.test(a) && ASCII.test(b)) return a < b ? -1 : a > b ? 1 : 0;
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+/** Lines a range read is tried for: a Query of at most this many items. */
+const RANGE_LIMIT = 250;
+/** After a range read that overflowed, the list's next chunks in this process read by key (BatchGetItem). */
+const SKIP_AFTER_OVERFLOW = 64;
+/** Per list, chunks left to read by key before a range read is tried again. */
+const rangeSkips = new Map<string, number>();
+
+/**
+ * Current items of some addresses of a list, given sorted by compareKeys, for a
+ * bulk writer (strongly consistent). When the addresses are dense in the list
+ * (a re-sent list, or a new list filled in order), one Query of the key
+ * range [first, last] reads them at about half the cost of BatchGetItem's
+ * point reads on DynamoDB Local; when the range holds more than RANGE_LIMIT
+ * items, the rest are read with BatchGetItem, and the list's next
+ * SKIP_AFTER_OVERFLOW chunks in this process are read with BatchGetItem only.
+ */
+export async function readSortedSubscribers(clientId: string, listId: number, sortedEmails: string[]): Promise<Map<string, SubscriberItem>> {
+  const listKey = `${clientId}#${listId}`;
+  const skips = rangeSkips.get(listKey) ?? 0;
+  if (sortedEmails.length < 2 || skips > 0) {
+    if (skips > 0) rangeSkips.set(listKey, skips - 1);
+    return readSubscribers(clientId, listId, sortedEmails);
+  }
+  const first = keys.subscriber(clientId, listId, sortedEmails[0]);
+  const last = keys.subscriber(clientId, listId, sortedEmails[sortedEmails.length - 1]);
+  const out = await ddb.send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :a AND :b',
+      ExpressionAttributeValues: { ':pk': first.pk, ':a': first.sk, ':b': last.sk },
+      ConsistentRead: true,
+      Limit: RANGE_LIMIT,
+    }),
+  );
+  const wanted = new Set(sortedEmails);
+  const found = new Map<string, SubscriberItem>();
+  for (const item of (out.Items ?? []) as SubscriberItem[]) if (wanted.has(item.email)) found.set(item.email, item);
+  if (!out.LastEvaluatedKey) return found;
+  rangeSkips.set(listKey, SKIP_AFTER_OVERFLOW);
+  if (rangeSkips.size > 1_000) rangeSkips.delete(rangeSkips.keys().next().value!);
+  const readUpTo = String(out.LastEvaluatedKey.sk).slice(keys.subscriberPrefix().length);
+  const rest = sortedEmails.filter((email) => compareKeys(email, readUpTo) > 0);
+  for (const [email, item] of await readSubscribers(clientId, listId, rest)) found.set(email, item);
+  return found;
 }
 
 /** The transaction item that adds deltas to one random counter shard, or undefined when nothing moves. */
