@@ -66,7 +66,11 @@ export const subscriberRoutes = {
       404: { description: 'Unknown list', schema: ErrorSchema },
       415: errorResponses[415],
       500: { description: 'A storage error a retry cannot cure (a bug; logged); the cause says how much was applied', schema: ErrorSchema },
-      503: { description: 'Storage fault a retry can cure (throttling, a 5xx, a timeout) after part of the batch was applied; the cause says how much; retrying is safe', schema: ErrorSchema },
+      503: {
+        description:
+          'Storage fault a retry can cure (throttling, a 5xx, a timeout) after part of the batch was applied; the cause says how much; retrying is safe. Also when another large write held the list for the whole wait (20 s): nothing applied, `Retry-After: 5`',
+        schema: ErrorSchema,
+      },
     },
     lambda: { timeoutSeconds: 29, memoryMb: 1024 },
   },
@@ -85,6 +89,10 @@ export const subscriberRoutes = {
       400: errorResponses[400],
       401: errorResponses[401],
       415: errorResponses[415],
+      503: {
+        description: 'A storage fault a retry can cure, or another large write held one of the lists for the whole wait (20 s); `Retry-After`; retrying is safe (addresses already deleted stay deleted)',
+        schema: ErrorSchema,
+      },
     },
     lambda: { timeoutSeconds: 29, memoryMb: 1024 },
   },
@@ -129,7 +137,7 @@ export const subscriberRoutes = {
       401: errorResponses[401],
       415: errorResponses[415],
       500: { description: 'A storage error a retry cannot cure (a bug; logged)', schema: ErrorSchema },
-      503: { description: 'Storage fault a retry can cure; retrying is safe', schema: ErrorSchema },
+      503: { description: 'Storage fault a retry can cure, or another large write held the list for the whole wait (20 s); retrying is safe', schema: ErrorSchema },
     },
     lambda: { timeoutSeconds: 29, memoryMb: 1024 },
   },

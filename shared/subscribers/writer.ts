@@ -30,11 +30,12 @@
  *
  * The one unfenced step: a writer paused past its lease's expiry between its
  * journal transaction and its BatchWriteItem (it checks the time left before
- * each chunk; the lease is LEASE_MS, a chunk takes well under a second).
+ * each chunk; the lease is leaseMs(), 60 s, a chunk takes well under a second).
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { backoffMs, batchGet, ddb, isTransactionConflict, queryAll, reasonCodes, sleep, tableName, transactWrite } from '../db/client.js';
+import { config } from '../config.js';
 import { keys } from '../db/keys.js';
 import { HttpError } from '../http/errors.js';
 import { count, logger } from '../observability/index.js';
@@ -44,10 +45,10 @@ import { counterUpdate, readCounters, type SubscriberItem } from './store.js';
 
 /** Items of one lease (see leaseFreeCheck). */
 export const LEASE_SHARDS = 16;
-/** How long a lease lasts: longer than any single bulk write (an API request ends by 29 s; an import chunk in about a second). */
-export const LEASE_MS = 60_000;
-/** A writer starts no chunk with less than this left on its lease. */
-export const LEASE_SAFETY_MS = 20_000;
+/** How long a lease lasts (LIST_LEASE_SECONDS, 60 s): longer than any single bulk write (an API request ends by 29 s; an import chunk in about a second). */
+export const leaseMs = () => config.listLeaseSeconds * 1000;
+/** A writer starts no chunk with less than this left on its lease (a third of it, at most 20 s). */
+const leaseSafetyMs = () => Math.min(20_000, leaseMs() / 3);
 /** A process lets new bulk writes join its lease for this long after taking it, then lets waiting writers in. */
 export const HOLD_MS = 2_000;
 /** How long a writer waits for another's lease before answering 503. */
@@ -145,7 +146,7 @@ class Hold {
   /** Throws unless the lease has time left for one more chunk and nothing under it is left unsettled. */
   checkTime(): void {
     if (this.poisoned) throw new LeaseLostError('a chunk under this lease could not be settled; the next writer settles it');
-    if (Date.now() > this.expiresAt - LEASE_SAFETY_MS) throw new LeaseLostError('the list writer lease is about to expire');
+    if (Date.now() > this.expiresAt - leaseSafetyMs()) throw new LeaseLostError('the list writer lease is about to expire');
   }
 }
 
@@ -214,11 +215,11 @@ async function acquire(clientId: string, listId: number, deadline: number, { for
             UpdateExpression: 'SET #o = :o, expiresAt = :e ADD g :one',
             ConditionExpression: 'attribute_not_exists(#o) OR expiresAt < :now',
             ExpressionAttributeNames: { '#o': 'owner' },
-            ExpressionAttributeValues: { ':o': owner, ':e': now + LEASE_MS, ':now': now, ':one': 1 },
+            ExpressionAttributeValues: { ':o': owner, ':e': now + leaseMs(), ':now': now, ':one': 1 },
           },
         })),
       );
-      const hold = new Hold(clientId, listId, owner, now, now + LEASE_MS);
+      const hold = new Hold(clientId, listId, owner, now, now + leaseMs());
       // One Query of the writer partition: the shards' sums, and a dead writer's journal (normally none).
       const partition = await readWriterPartition(clientId, listId);
       const shards = partition.filter((i) => i.sk.startsWith(keys.listWriterShardPrefix())) as unknown as LeaseItem[];
@@ -288,7 +289,7 @@ async function release(hold: Hold): Promise<void> {
     const at = (waiting.Item as { at?: number } | undefined)?.at;
     if (at !== undefined && Date.now() - at < 3_000) await sleep(YIELD_MS);
   } catch (err) {
-    // Left to expire: the next holder settles the journal (nothing is lost, the list waits LEASE_MS).
+    // Left to expire: the next holder settles the journal (nothing is lost, the list waits out the lease).
     logger.warn('list writer lease not released', { clientId: hold.clientId, listId: hold.listId, error: err as Error });
   } finally {
     hold.markReleased();

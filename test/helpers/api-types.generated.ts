@@ -910,7 +910,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Storage fault a retry can cure (throttling, a 5xx, a timeout) after part of the batch was applied; the cause says how much; retrying is safe */
+            /** @description Storage fault a retry can cure (throttling, a 5xx, a timeout) after part of the batch was applied; the cause says how much; retrying is safe. Also when another large write held the list for the whole wait (20 s): nothing applied, `Retry-After: 5` */
             503: {
                 headers: {
                     "retry-after": components["headers"]["RetryAfter"];
@@ -1002,6 +1002,19 @@ export interface operations {
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description A storage fault a retry can cure, or another large write held one of the lists for the whole wait (20 s); `Retry-After`; retrying is safe (addresses already deleted stay deleted) */
+            503: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1270,7 +1283,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Storage fault a retry can cure; retrying is safe */
+            /** @description Storage fault a retry can cure, or another large write held the list for the whole wait (20 s); retrying is safe */
             503: {
                 headers: {
                     "retry-after": components["headers"]["RetryAfter"];

@@ -41,7 +41,8 @@ describe('nothing stuck: the sweeper resumes an import whose worker was killed',
     // A worker in its own process, killed for real once it has applied part of the file.
     const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/import-child.ts', client.username, String(fileId)], {
       cwd: resolve(import.meta.dirname, '../..'),
-      env: { ...process.env, IMPORT_LEASE_SECONDS: '5' },
+      // Its leases (the file's and the list writer's) run out soon after it dies.
+      env: { ...process.env, IMPORT_LEASE_SECONDS: '5', LIST_LEASE_SECONDS: '5' },
       stdio: 'ignore',
     });
     const exited = new Promise<NodeJS.Signals | null>((done) => child.once('exit', (_code, signal) => done(signal)));

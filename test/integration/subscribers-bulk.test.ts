@@ -10,7 +10,7 @@ import { batchWrite, ddb, queryAll, tableName } from '../../shared/db/client.js'
 import { keys } from '../../shared/db/keys.js';
 import { applySubscribers } from '../../shared/subscribers/service.js';
 import { toItem } from '../../shared/subscribers/store.js';
-import { journalChunk, LEASE_MS, withListLease } from '../../shared/subscribers/writer.js';
+import { journalChunk, leaseMs, withListLease } from '../../shared/subscribers/writer.js';
 import { captureOutput } from '../helpers/logs.js';
 import { newClient, request, useService } from '../helpers/service.js';
 import { recount } from '../helpers/subscribers.js';
@@ -118,7 +118,7 @@ describe('bulk writes under the list writer lease', () => {
     expect(await counts(client)).toMatchObject({ subscribed: 0 }); // the 40 that landed are not counted until settled
     const realNow = Date.now;
     // Later than the lease: the next writer takes it over and settles first.
-    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + LEASE_MS + 1_000);
+    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + leaseMs() + 1_000);
     const bulk = await request(subscribersUrl(client), { method: 'POST', token: client.token, body: emails.map((email) => ({ email, data_round: 2 })) });
     expect(bulk.status).toBe(200);
     expect(bulk.body.report).toMatchObject({ nb_created: 60, nb_data_changed: 40 });
@@ -142,7 +142,7 @@ describe('bulk writes under the list writer lease', () => {
       { join: false },
     );
     const realNow = Date.now;
-    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + LEASE_MS + 1_000);
+    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + leaseMs() + 1_000);
     const reply = await request(subscribersUrl(client), { method: 'POST', token: client.token, body: { email: 'alive@example.com' } });
     vi.restoreAllMocks();
     expect(reply.status).toBe(200);
