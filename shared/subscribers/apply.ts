@@ -19,8 +19,8 @@ import { claimAddresses, journalChunk, LEASE_WAIT_MS, LeaseLostError, leaseFreeC
 export const LINES_PER_TRANSACTION = 98;
 export const TRANSACTIONS_IN_FLIGHT = 8;
 export const MAX_CONFLICT_RETRIES = 12;
-/** Lines per chunk of a bulk write (one BatchGetItem, four BatchWriteItem calls). */
-export const BULK_CHUNK_LINES = 100;
+/** Lines per chunk of a bulk write (one journal entry; reads: one Query or two BatchGetItem; eight BatchWriteItem calls). */
+export const BULK_CHUNK_LINES = 200;
 /** Bulk chunks in flight per write. */
 export const BULK_CHUNKS_IN_FLIGHT = 16;
 

@@ -35,7 +35,7 @@ export function compareKeys(a: string, b: string): number {
 }
 
 /** Lines a range read is tried for: a Query of at most this many items. */
-const RANGE_LIMIT = 250;
+const RANGE_LIMIT = 500;
 /** After a range read that overflowed, the list's next chunks in this process read by key (BatchGetItem). */
 const SKIP_AFTER_OVERFLOW = 64;
 /** Per list, chunks left to read by key before a range read is tried again. */
