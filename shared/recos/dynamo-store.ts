@@ -84,6 +84,36 @@ export function toCovisits(item: Item): Covisits {
 }
 
 /** `SET` clauses: `set` values always, `setIfAbsent` values only where the item has none. */
+/**
+ * Applies an update to an article unless it was deleted (tombstoned) and
+ * returns it as stored after the update; undefined when it was deleted.
+ */
+export async function updateLiveArticle(
+  clientId: string,
+  guid: string,
+  expression: string,
+  names: Record<string, string>,
+  values: Record<string, unknown>,
+): Promise<Article | undefined> {
+  try {
+    const out = await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.article(clientId, guid),
+        UpdateExpression: expression,
+        ConditionExpression: 'attribute_not_exists(#deleted)',
+        ExpressionAttributeNames: { ...names, '#deleted': DELETED },
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toArticle(out.Attributes ?? {});
+  } catch (err) {
+    if (isConditionFailure(err)) return undefined; // deleted between the read and the update
+    throw err;
+  }
+}
+
 export function updateParts(set: Record<string, unknown>, setIfAbsent: Record<string, unknown>) {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
@@ -391,25 +421,8 @@ export class DynamoStore implements RecosStore {
     values[':mass'] = amount;
     names['#views'] = 'views';
     names['#mass'] = MASS_PREFIX + bucket;
-    names['#deleted'] = DELETED;
-    let out;
-    try {
-      out = await ddb.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.article(clientId, guid),
-          UpdateExpression: `SET ${parts.join(', ')} ADD #views :one, #mass :mass`,
-          ConditionExpression: 'attribute_not_exists(#deleted)',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-    } catch (err) {
-      if (isConditionFailure(err)) return undefined;
-      throw err;
-    }
-    const article = toArticle(out.Attributes ?? {});
+    const article = await updateLiveArticle(clientId, guid, `SET ${parts.join(', ')} ADD #views :one, #mass :mass`, names, values);
+    if (!article) return undefined;
     // The index order only moves up: a concurrent view that computed a lower score does not overwrite a higher one.
     try {
       await ddb.send(

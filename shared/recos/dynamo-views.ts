@@ -11,7 +11,7 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, batchWrite, ddb, isConditionFailure, runPool, tableName } from '../db/client.js';
 import { hotSortKey, keys } from '../db/keys.js';
-import { articleFields, COUNT_PREFIX, DELETED, DynamoStore, isLive, MASS_PREFIX, recosItems, strip, toArticle, toCovisits, updateParts } from './dynamo-store.js';
+import { articleFields, COUNT_PREFIX, DELETED, DynamoStore, isLive, MASS_PREFIX, recosItems, strip, toArticle, toCovisits, updateLiveArticle, updateParts } from './dynamo-store.js';
 import { scoreFromBuckets, viewIncrement } from './ranking.js';
 import { COVISIT_CAP, COVISIT_PRUNE_AT, pruneCovisits, type ViewBatchStore } from './store.js';
 import { LIMITS } from './tracking.js';
@@ -96,33 +96,15 @@ export class DynamoViewStore implements ViewBatchStore {
       values[`:m${i}`] = amount;
       adds.push(`#m${i} :m${i}`);
     });
-    names['#deleted'] = DELETED;
-    let result;
-    try {
-      result = await ddb.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.article(clientId, guid),
-          UpdateExpression: `SET ${parts.join(', ')} ADD ${adds.join(', ')}`,
-          ConditionExpression: 'attribute_not_exists(#deleted)',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-    } catch (err) {
-      // Deleted between the read and the update.
-      if (isConditionFailure(err)) return undefined;
-      throw err;
-    }
-    const article = toArticle(result.Attributes ?? {});
+    const article = await updateLiveArticle(clientId, guid, `SET ${parts.join(', ')} ADD ${adds.join(', ')}`, names, values);
+    if (!article) return undefined;
     if (snapshotDue) {
       const due = this.due.get(clientId) ?? new Set<string>();
       due.add(guid);
       this.due.set(clientId, due);
     }
     const key = hotSortKey(article.hot);
-    if (key !== result.Attributes?.gsi1sk) {
+    if (key !== expectedKey) {
       try {
         await ddb.send(
           new UpdateCommand({
