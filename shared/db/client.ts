@@ -187,8 +187,7 @@ export function isConditionFailure(err: unknown): boolean {
 /** True when a transaction was cancelled by a failed condition or a conflicting transaction (worth re-reading and retrying). */
 export function isTransactionConflict(err: unknown): boolean {
   if (!(err instanceof Error) || err.name !== 'TransactionCanceledException') return err instanceof Error && err.name === 'TransactionConflictException';
-  const reasons = (err as Error & { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? [];
-  return reasons.length === 0 || reasons.every((r) => ['None', 'ConditionalCheckFailed', 'TransactionConflict'].includes(r.Code ?? 'None'));
+  return reasonCodes(err).every((code) => ['None', 'ConditionalCheckFailed', 'TransactionConflict'].includes(code));
 }
 
 /** The cancellation reason codes of a cancelled transaction, one per item (empty for another error). */

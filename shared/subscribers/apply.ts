@@ -13,7 +13,7 @@ import { count, logger } from '../observability/index.js';
 import { addDeltas, applyLine, buildReport, dedupeLines, zeroDeltas, type Change, type Outcome } from './rules.js';
 import { compareKeys, counterUpdate, readSortedSubscribers, readSubscribers, toItem, type SubscriberItem } from './store.js';
 import type { Report, ReportError, SubscriberLine } from './types.js';
-import { claimAddresses, journalChunk, LEASE_WAIT_MS, LeaseLostError, leaseFreeCheck, ListBusyError, settleJournal, waitForLease, withListLease, type Hold } from './writer.js';
+import { claimAddresses, journalChunk, LEASE_WAIT_MS, ListLeaseLostError, leaseFreeCheck, ListBusyError, settleJournal, waitForLease, withListLease, type Hold } from './writer.js';
 
 /** Subscribers written per transaction; one more item moves a counter shard, one checks the list's writer lease. */
 export const LINES_PER_TRANSACTION = 98;
@@ -272,7 +272,7 @@ export async function applyLines(clientId: string, listId: number, lines: Subscr
   if (events.length > 0) await sink(unique, events, applied);
   if (failure) {
     if (failure instanceof ListBusyError && applied === 0) throw failure;
-    const retryable = failure instanceof ListBusyError || failure instanceof LeaseLostError || isRetryableStorageFault(failure);
+    const retryable = failure instanceof ListBusyError || failure instanceof ListLeaseLostError || isRetryableStorageFault(failure);
     logger.warn('subscriber write failed', { retryable, bulk, applied, total: unique.length, detail: faultDetail(failure), error: failure as Error });
     if (!retryable) throw new StorageBugError(applied, unique.length);
     throw new PartialWriteError(applied, unique.length);

@@ -64,8 +64,8 @@ export class ListBusyError extends HttpError {
 }
 
 /** The lease ran out (or was taken over) before a chunk could be written: the chunk was not started. */
-export class LeaseLostError extends Error {
-  override name = 'LeaseLostError';
+export class ListLeaseLostError extends Error {
+  override name = 'ListLeaseLostError';
 }
 
 /**
@@ -145,8 +145,8 @@ class Hold {
   seen = { writes: 0, generation: 0 };
   /** Throws unless the lease has time left for one more chunk and nothing under it is left unsettled. */
   checkTime(): void {
-    if (this.poisoned) throw new LeaseLostError('a chunk under this lease could not be settled; the next writer settles it');
-    if (Date.now() > this.expiresAt - leaseSafetyMs()) throw new LeaseLostError('the list writer lease is about to expire');
+    if (this.poisoned) throw new ListLeaseLostError('a chunk under this lease could not be settled; the next writer settles it');
+    if (Date.now() > this.expiresAt - leaseSafetyMs()) throw new ListLeaseLostError('the list writer lease is about to expire');
   }
 }
 
@@ -249,7 +249,7 @@ async function acquire(clientId: string, listId: number, deadline: number, { for
 }
 
 /** Tells the holder that someone waits (it then yields for a moment after its release). */
-export async function markWaiting(clientId: string, listId: number): Promise<void> {
+async function markWaiting(clientId: string, listId: number): Promise<void> {
   await ddb.send(new PutCommand({ TableName: tableName(), Item: { ...keys.listWriterWaiting(clientId, listId), at: Date.now() } }));
 }
 
