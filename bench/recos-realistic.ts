@@ -1,0 +1,74 @@
+/**
+ * The realistic quality benchmark (`npm run bench:recos:realistic`): a
+ * generated log with the properties of real news click logs
+ * (bench/recos-news-log.ts) replayed through the real path (HTTP into the
+ * local gateway, the tracking queue and its consumer, DynamoDB Local) and
+ * measured leave-last-out (bench/recos-replay.ts) against most-read and
+ * plain item co-visitation computed offline on the same split.
+ *
+ * Exits 1 when the service's hit rate@10 is below 1.3× the co-visitation
+ * baseline's, when the replay ran below 500 views/s, or when the generated
+ * log leaves its documented ranges (docs/benchmarks.md). `--small` is the
+ * version `npm test` runs (test/integration/recos-realistic.test.ts).
+ *
+ * Options: --articles, --readers, --eval-readers, --concurrency, --seed,
+ * --small, --weights=covisit:1,content:0.35,... (the block's weights: the
+ * ablation table), --min-rate (views/s, default 500).
+ */
+import { generateNewsLog, type NewsLogOptions } from './recos-news-log.js';
+import { formatResult, replayAndEvaluate, type ReplayResult } from './recos-replay.js';
+
+export const REALISTIC = {
+  full: { articles: 20_000, readers: 40_000, evalReaders: 1500 },
+  small: { articles: 3_000, readers: 6_000, evalReaders: 1000 },
+  /** The service must beat plain co-visitation by this factor on hit rate@10. */
+  minLift: 1.3,
+  minViewsPerSecond: 500,
+};
+
+/** Generates the log, replays it and checks it: the problems found (empty when the benchmark passes). */
+export async function runRealistic(o: { articles: number; readers: number; evalReaders: number; seed?: number; concurrency?: number; block?: Record<string, unknown>; minRate?: number; order?: string; generator?: Partial<NewsLogOptions>; log?: (line: string) => void }): Promise<{ result: ReplayResult; problems: string[] }> {
+  const log = o.log ?? ((line: string) => console.log(line));
+  const news = generateNewsLog({ articles: o.articles, readers: o.readers, seed: o.seed ?? 11, ...o.generator });
+  const s = news.stats;
+  log(
+    `Log: ${s.views} views of ${s.articlesViewed} articles by ${o.readers} readers; top 1 % of articles take ${(s.topPercentShare * 100).toFixed(1)} % of views; ` +
+      `${(s.readOnceOrTwice * 100).toFixed(0)} % of articles read once or twice; ${(s.readersOneToThree * 100).toFixed(0)} % of readers with 1–3 views; ` +
+      `${s.withoutPublished} articles without published_time, ${s.titleOnly} with only a title`,
+  );
+  const problems: string[] = [];
+  if (s.topPercentShare < 0.3 || s.topPercentShare > 0.5) problems.push(`the top 1 % take ${(s.topPercentShare * 100).toFixed(1)} % of views (documented range 30–50 %)`);
+  // --order=reader: each reader's views one after the other (as a log without times is replayed), not interleaved in time.
+  const views = o.order === 'reader' ? [...news.views].sort((a, b) => (a.reader < b.reader ? -1 : a.reader > b.reader ? 1 : a.t - b.t)) : news.views;
+  const result = await replayAndEvaluate(views, { evalReaders: o.evalReaders, concurrency: o.concurrency ?? 32, seed: o.seed ?? 11, block: o.block, log });
+  log(formatResult(result));
+  const lift = result.service.hitRate / Math.max(1e-9, result.covisitation.hitRate);
+  if (lift < REALISTIC.minLift) problems.push(`hit rate@10 ${(result.service.hitRate * 100).toFixed(1)} % is ${lift.toFixed(2)}× plain co-visitation (${(result.covisitation.hitRate * 100).toFixed(1)} %): below ${REALISTIC.minLift}×`);
+  const minRate = o.minRate ?? REALISTIC.minViewsPerSecond;
+  if (result.viewsPerSecond < minRate) problems.push(`replayed at ${result.viewsPerSecond.toFixed(0)} views/s, below ${minRate}`);
+  return { result, problems };
+}
+
+function parseWeights(text: string | undefined): Record<string, number> | undefined {
+  if (!text) return undefined;
+  return Object.fromEntries(text.split(',').map((pair) => pair.split(':')).map(([k, n]) => [k, Number(n)]));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string]));
+  const size = args.has('small') ? REALISTIC.small : REALISTIC.full;
+  const weights = parseWeights(args.get('weights'));
+  const { problems } = await runRealistic({
+    articles: Number(args.get('articles') ?? size.articles),
+    readers: Number(args.get('readers') ?? size.readers),
+    evalReaders: Number(args.get('eval-readers') ?? size.evalReaders),
+    seed: Number(args.get('seed') ?? 11),
+    concurrency: Number(args.get('concurrency') ?? 32),
+    minRate: Number(args.get('min-rate') ?? REALISTIC.minViewsPerSecond),
+    block: weights ? { weights } : undefined,
+    order: args.get('order'),
+    generator: parseWeights(args.get('log')),
+  });
+  for (const p of problems) console.error(`FAIL: ${p}`);
+  process.exit(problems.length > 0 ? 1 : 0);
+}
