@@ -5,7 +5,11 @@
  * handlers do in AWS), and a poller per queue that invokes its job with
  * SQS-shaped batches as Lambda's event source mapping does: up to
  * `batchSize` messages gathered for up to `maxBatchingWindowSeconds`, at most
- * `maxConcurrency` batches at once, partial batch responses honoured (a
+ * `maxConcurrency` batches at once, and, as Lambda's pollers do (five at
+ * least, each gathering its own batch from what SQS hands it, in no order),
+ * each message gathered into one of `POLLERS` batches at random: one sender's
+ * messages are spread over batches that run at the same time (consumers must
+ * not assume a reader's views come in one batch, or in order), partial batch responses honoured (a
  * failed message comes back after a second, and after `maxReceiveCount`
  * receives it is dead-lettered: logged and kept in `deadLetters`).
  *
@@ -21,6 +25,9 @@ import { jobList, type JobDef } from '../../shared/jobs.js';
 import { invokeJob } from './jobs.js';
 
 const ACCOUNT = '000000000000';
+
+/** Batches gathered at once per queue: Lambda's SQS event source polls with at least five pollers. */
+export const POLLERS = 5;
 
 interface Message {
   messageId: string;
@@ -38,7 +45,8 @@ interface QueueOptions {
 
 /** One queue and its poller. */
 class LocalQueue {
-  private waiting: Message[] = [];
+  /** The batches being gathered, one per poller. */
+  private gathering: Message[][] = Array.from({ length: POLLERS }, () => []);
   private running = 0;
   private retrying = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -57,20 +65,32 @@ class LocalQueue {
 
   send(body: string): string {
     const message = { messageId: randomUUID(), body, sentAt: Date.now(), receiveCount: 0 };
-    this.waiting.push(message);
+    this.gather([message]);
     this.schedule();
     return message.messageId;
   }
 
-  /** Sends a batch now when it is full, a drain is asked or the window of the oldest message is over; else waits for that. */
+  /** Hands messages to the pollers, each to one at random (SQS delivers in no order). */
+  private gather(messages: Message[]): void {
+    for (const m of messages) this.gathering[Math.floor(Math.random() * POLLERS)].push(m);
+  }
+
+  private get waiting(): number {
+    return this.gathering.reduce((n, b) => n + b.length, 0);
+  }
+
+  /** Sends a poller's batch now when it is full, a drain is asked or the window of its oldest message is over; else waits for that. */
   private schedule(): void {
-    while (this.waiting.length > 0 && this.running < this.options.maxConcurrency) {
-      const windowOver = Date.now() - this.waiting[0].sentAt >= this.options.maxBatchingWindowSeconds * 1000;
-      if (!(this.waiting.length >= this.options.batchSize || this.hurry > 0 || windowOver)) break;
-      this.run(this.waiting.splice(0, this.options.batchSize));
+    for (const batch of this.gathering) {
+      while (batch.length > 0 && this.running < this.options.maxConcurrency) {
+        const windowOver = Date.now() - batch[0].sentAt >= this.options.maxBatchingWindowSeconds * 1000;
+        if (!(batch.length >= this.options.batchSize || this.hurry > 0 || windowOver)) break;
+        this.run(batch.splice(0, this.options.batchSize));
+      }
     }
-    if (this.waiting.length > 0 && !this.timer && this.running < this.options.maxConcurrency) {
-      const wait = Math.max(0, this.waiting[0].sentAt + this.options.maxBatchingWindowSeconds * 1000 - Date.now());
+    const oldest = Math.min(...this.gathering.filter((b) => b.length > 0).map((b) => b[0].sentAt));
+    if (Number.isFinite(oldest) && !this.timer && this.running < this.options.maxConcurrency) {
+      const wait = Math.max(0, oldest + this.options.maxBatchingWindowSeconds * 1000 - Date.now());
       this.timer = setTimeout(() => {
         this.timer = undefined;
         this.schedule();
@@ -128,13 +148,13 @@ class LocalQueue {
     this.retrying++;
     setTimeout(() => {
       this.retrying--;
-      this.waiting.unshift(...again);
+      this.gather(again);
       this.schedule();
     }, 1000);
   }
 
   private checkIdle(): void {
-    if (this.waiting.length > 0 || this.running > 0 || this.retrying > 0) return;
+    if (this.waiting > 0 || this.running > 0 || this.retrying > 0) return;
     for (const done of this.idle.splice(0)) done();
   }
 

@@ -18,6 +18,8 @@ export const COUNT_PREFIX = 'n_';
 export const FRESH_PREFIX = 'p_';
 /** Popularity bucket masses are attributes `m_<bucket>` of the article (see `viewIncrement`). */
 export const MASS_PREFIX = 'm_';
+/** The reader item's version (the page-view consumer writes a reader only at the version it read). */
+export const READER_VERSION = 'rv';
 /** Deleted articles are attributes `d_<guid>` (deletion time) of the client's deletion window items. */
 const DELETED_PREFIX = 'd_';
 
@@ -151,7 +153,7 @@ export async function forgetReaderItems(clientId: string, userIds: string[]): Pr
 
 export const strip = <T>(item: Item | undefined): T | undefined => {
   if (!item) return undefined;
-  const { pk: _pk, sk: _sk, type: _t, ttl: _ttl, ...rest } = item;
+  const { pk: _pk, sk: _sk, type: _t, ttl: _ttl, [READER_VERSION]: _rv, ...rest } = item;
   return rest as T;
 };
 

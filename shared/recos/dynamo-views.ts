@@ -4,16 +4,16 @@
  * their own module, so that only the consumer's bundle carries them.
  * Calls per batch: recordViews 1 BatchGetItem per 100 articles + 1
  * UpdateItem per article (+1 conditional index update when concurrent
- * batches raced on it); readers 1 BatchGetItem per 100; putReaders 1
- * BatchWriteItem per 25; addCovisitCounts 1 UpdateItem per co-visit item and
+ * batches raced on it); readers 1 BatchGetItem per 100; putReaders 1 conditional
+ * PutItem per reader (again after a concurrent batch changed it); addCovisitCounts 1 UpdateItem per co-visit item and
  * 100 counts (+ a rare pruning Put); addFresh 1 (+1 rare pruning).
  */
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, batchWrite, ddb, isConditionFailure, runPool, tableName } from '../db/client.js';
 import { hotSortKey, keys } from '../db/keys.js';
-import { articleFields, COUNT_PREFIX, DELETED, DynamoStore, isLive, MASS_PREFIX, recosItems, strip, toArticle, toCovisits, updateLiveArticle, updateParts } from './dynamo-store.js';
+import { articleFields, COUNT_PREFIX, DELETED, DynamoStore, isLive, MASS_PREFIX, READER_VERSION, recosItems, strip, toArticle, toCovisits, updateLiveArticle, updateParts } from './dynamo-store.js';
 import { scoreFromBuckets, viewIncrement } from './ranking.js';
-import { COVISIT_CAP, COVISIT_PRUNE_AT, pruneCovisits, type ViewBatchStore } from './store.js';
+import { COVISIT_CAP, COVISIT_PRUNE_AT, pruneCovisits, type VersionedReader, type ViewBatchStore } from './store.js';
 import { LIMITS } from './tracking.js';
 import type { Article, FreshEntry, Reader } from './types.js';
 import type { ArticleViews } from './view-batch.js';
@@ -150,15 +150,41 @@ export class DynamoViewStore implements ViewBatchStore {
     return snapshots.length;
   }
 
-  async readers(clientId: string, userIds: string[]): Promise<Map<string, Reader>> {
+  /** BatchGetItem per 100 (strongly consistent), with each reader's version (`rv`; 0 for an item written before versions). */
+  async readers(clientId: string, userIds: string[]): Promise<Map<string, VersionedReader>> {
     if (userIds.length === 0) return new Map();
     const items = await batchGet<Item>(userIds.map((id) => keys.reader(clientId, id)));
-    return new Map(items.map((item) => [item.userId as string, strip<Reader>(item)!]));
+    return new Map(items.map((item) => [item.userId as string, { reader: strip<Reader>(item)!, version: Number(item[READER_VERSION] ?? 0) }]));
   }
 
-  /** BatchWriteItem, 25 readers per call. */
-  async putReaders(clientId: string, readers: Reader[]): Promise<void> {
-    await batchWrite(readers.map((r) => ({ PutRequest: { Item: recosItems.reader(clientId, r) } })));
+  /**
+   * One conditional PutItem per reader (16 at once): written only while the
+   * stored version is the one read (or, for a new reader, while there is
+   * none), as the next version. BatchWriteItem cannot carry the condition,
+   * and without it a batch running at the same time overwrote a reader's
+   * reads (docs/architecture.md "Readers and concurrent batches").
+   */
+  async putReaders(clientId: string, writes: VersionedReader[]): Promise<string[]> {
+    const conflicts: string[] = [];
+    await runPool(writes, CONCURRENCY, async ({ reader, version }) => {
+      try {
+        await ddb.send(
+          new PutCommand({
+            TableName: tableName(),
+            Item: { ...recosItems.reader(clientId, reader), [READER_VERSION]: (version ?? 0) + 1 },
+            ...(version === undefined
+              ? { ConditionExpression: 'attribute_not_exists(pk)' }
+              : version === 0
+                ? { ConditionExpression: 'attribute_not_exists(#rv)', ExpressionAttributeNames: { '#rv': READER_VERSION } }
+                : { ConditionExpression: '#rv = :rv', ExpressionAttributeNames: { '#rv': READER_VERSION }, ExpressionAttributeValues: { ':rv': version } }),
+          }),
+        );
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+        conflicts.push(reader.userId);
+      }
+    });
+    return conflicts;
   }
 
   /** One UpdateItem per article (ADD of every count, at most 100 per call), plus the rare pruning Put. */

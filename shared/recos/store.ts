@@ -77,10 +77,15 @@ export interface ViewBatchStore extends Pick<RecosStore, 'addFresh'> {
    * (not counted), or the Error its update failed with (nothing applied).
    */
   recordViews(clientId: string, groups: ArticleViews[]): Promise<Array<Article | undefined | Error>>;
-  /** Readers by user id (unknown ones are left out). */
-  readers(clientId: string, userIds: string[]): Promise<Map<string, Reader>>;
-  /** Stores readers (one write each, batched). */
-  putReaders(clientId: string, readers: Reader[]): Promise<void>;
+  /** Readers by user id with the version they were written at (unknown ones are left out); `consistent`: strongly consistent reads. */
+  readers(clientId: string, userIds: string[], o?: { consistent?: boolean }): Promise<Map<string, VersionedReader>>;
+  /**
+   * Stores readers, each only if it is still at the version it was read at
+   * (`version` undefined: only if it does not exist), as the next version;
+   * returns the user ids whose reader changed meanwhile (nothing written for
+   * them: the caller reads them again and merges again).
+   */
+  putReaders(clientId: string, writes: VersionedReader[]): Promise<string[]>;
   /** Adds co-read counts: article guid → (other guid → count), one update per article. */
   addCovisitCounts(clientId: string, counts: Map<string, Record<string, number>>): Promise<void>;
   /**
@@ -88,6 +93,12 @@ export interface ViewBatchStore extends Pick<RecosStore, 'addFresh'> {
    * and whose snapshot was due; returns how many it wrote. Optional: the memory store has no snapshots.
    */
   refreshNeighbours?(clientId: string): Promise<number>;
+}
+
+/** A reader as stored, with its version (undefined: not stored yet). */
+export interface VersionedReader {
+  reader: Reader;
+  version: number | undefined;
 }
 
 /** Co-visit items keep the strongest COVISIT_CAP neighbours once they grow past COVISIT_PRUNE_AT. */
@@ -227,13 +238,25 @@ export class MemoryStore implements RecosStore, ViewBatchStore {
     });
   }
 
-  async readers(clientId: string, userIds: string[]): Promise<Map<string, Reader>> {
+  private readerVersions = new Map<string, number>();
+
+  async readers(clientId: string, userIds: string[]): Promise<Map<string, VersionedReader>> {
     const map = this.of(this.readerMap, clientId);
-    return new Map(userIds.flatMap((id) => (map.has(id) ? [[id, map.get(id)!] as const] : [])));
+    return new Map(userIds.flatMap((id) => (map.has(id) ? [[id, { reader: map.get(id)!, version: this.readerVersions.get(`${clientId}\n${id}`) ?? 0 }] as const] : [])));
   }
 
-  async putReaders(clientId: string, readers: Reader[]): Promise<void> {
-    for (const reader of readers) this.of(this.readerMap, clientId).set(reader.userId, reader);
+  async putReaders(clientId: string, writes: VersionedReader[]): Promise<string[]> {
+    const conflicts: string[] = [];
+    for (const { reader, version } of writes) {
+      const key = `${clientId}\n${reader.userId}`;
+      const stored = this.of(this.readerMap, clientId).has(reader.userId) ? (this.readerVersions.get(key) ?? 0) : undefined;
+      if (stored !== version) conflicts.push(reader.userId);
+      else {
+        this.of(this.readerMap, clientId).set(reader.userId, reader);
+        this.readerVersions.set(key, (version ?? 0) + 1);
+      }
+    }
+    return conflicts;
   }
 
   async addCovisitCounts(clientId: string, counts: Map<string, Record<string, number>>): Promise<void> {

@@ -74,21 +74,35 @@ export function mergeArticle(previous: Article | undefined, view: ArticleMeta, n
 }
 
 /**
- * The reader after reading `article`: the read moves to the front (one entry
- * per article, capped), implicit tastes decay and gain the article's themes
- * (for a new read only). Also returns the earlier reads of the same session
- * to co-count with it (empty when the article was read before).
+ * The reader after reading `article` at `now`: the read takes its place by
+ * time (newest first, one entry per article, capped), implicit tastes decay
+ * and gain the article's themes (for a new read only). Also returns the
+ * reads of the same session to co-count with it (empty when the article was
+ * read before): the nearest earlier ones, and, when views arrive out of
+ * order (one reader's views spread over page-view batches that run at once),
+ * the later ones it is the session predecessor of, at most
+ * `LIMITS.sessionPairs` each way. Applying a reader's views in any order
+ * counts each pair once, as in time order, as long as each is merged into a
+ * state that holds the others applied before it.
  */
 export function mergeReader(previous: Reader | undefined, userId: string, article: Article, now: number): { reader: Reader; session: string[] } {
   const reads = previous?.reads ?? [];
   const readBefore = reads.some((r) => r.g === article.guid);
   const session: string[] = [];
   if (!readBefore) {
-    let last = now;
-    for (const r of reads) {
-      if (last - r.t > LIMITS.sessionGapSeconds || session.length >= LIMITS.sessionPairs) break;
-      session.push(r.g);
-      last = r.t;
+    // Reads are newest first: the earlier ones are after the insertion point, the later ones before it (nearest first both ways).
+    const at = reads.findIndex((r) => r.t <= now);
+    const earlier = at < 0 ? [] : reads.slice(at);
+    const later = (at < 0 ? reads : reads.slice(0, at)).slice().reverse();
+    for (const side of [earlier, later]) {
+      let last = now;
+      let taken = 0;
+      for (const r of side) {
+        if (Math.abs(last - r.t) > LIMITS.sessionGapSeconds || taken >= LIMITS.sessionPairs) break;
+        session.push(r.g);
+        taken++;
+        last = r.t;
+      }
     }
   }
   let tastes = previous?.tastes ?? {};
@@ -103,12 +117,15 @@ export function mergeReader(previous: Reader | undefined, userId: string, articl
         .map(([theme, weight]) => [theme, Math.round(weight * 1000) / 1000]),
     );
   }
+  const others = reads.filter((r) => r.g !== article.guid);
+  const position = others.findIndex((r) => r.t <= now);
+  const ordered = position < 0 ? [...others, { g: article.guid, t: now }] : [...others.slice(0, position), { g: article.guid, t: now }, ...others.slice(position)];
   return {
     reader: {
       userId,
-      reads: [{ g: article.guid, t: now }, ...reads.filter((r) => r.g !== article.guid)].slice(0, LIMITS.readsPerReader),
+      reads: ordered.slice(0, LIMITS.readsPerReader),
       tastes,
-      lastSeen: now,
+      lastSeen: Math.max(previous?.lastSeen ?? now, now),
     },
     session,
   };

@@ -11,7 +11,7 @@ import { freshListable } from './settings.js';
 import type { ViewBatchStore } from './store.js';
 import { mergeReader, type ArticleMeta, type PageView } from './tracking.js';
 import { articleGuid } from './urls.js';
-import type { Article, Reader } from './types.js';
+import type { Article } from './types.js';
 
 /** One page view as the tracking request queues it: the client, the view, and when it happened (Unix seconds). */
 export interface QueuedView {
@@ -80,6 +80,75 @@ export function groupByArticle(views: Array<{ view: PageView; t: number }>): Art
   return [...groups.values()];
 }
 
+/** A reader written again after a concurrent batch changed it at most this many times (then its views' reads are lost, counted). */
+const READER_ATTEMPTS = 6;
+
+/**
+ * The readers of a batch's counted views: each reader's views merged in
+ * time order into their stored state and written only if nobody wrote the
+ * reader meanwhile (conditional on its version); a reader changed by a
+ * batch running at the same time (SQS spreads one reader's views over
+ * concurrent batches) is read again, strongly consistent, and merged again.
+ * The co-read pairs come from the merge that was written, so each pair is
+ * counted once and none is lost to a concurrent batch.
+ */
+async function applyReaders(
+  store: ViewBatchStore,
+  clientId: string,
+  applied: Array<QueuedView & { id: string }>,
+  articles: Map<string, Article>,
+): Promise<{ readersWritten: number; readersLost: number; covisits: Map<string, Record<string, number>> }> {
+  const views = new Map<string, Array<QueuedView & { id: string }>>();
+  for (const item of [...applied].sort((a, b) => a.t - b.t)) {
+    const list = views.get(item.view.userId);
+    if (list) list.push(item);
+    else views.set(item.view.userId, [item]);
+  }
+  const covisits = new Map<string, Record<string, number>>();
+  const bump = (from: string, to: string) => {
+    const counts = covisits.get(from) ?? {};
+    counts[to] = (counts[to] ?? 0) + 1;
+    covisits.set(from, counts);
+  };
+  let pending = [...views.keys()];
+  let written = 0;
+  let stored = await store.readers(clientId, pending);
+  for (let attempt = 1; pending.length > 0; attempt++) {
+    const merged = pending.map((userId) => {
+      const base = stored.get(userId);
+      let reader = base?.reader;
+      const pairs: Array<[string, string]> = [];
+      for (const item of views.get(userId)!) {
+        const article = articles.get(articleGuid(item.view.url))!;
+        const next = mergeReader(reader, userId, article, item.t);
+        reader = next.reader;
+        for (const other of next.session) pairs.push([article.guid, other]);
+      }
+      return { write: { reader: reader!, version: base?.version }, pairs };
+    });
+    let conflicts: Set<string>;
+    try {
+      conflicts = new Set(await store.putReaders(clientId, merged.map((m) => m.write)));
+    } catch {
+      // Not written (or not known to be): counted as lost effects, as before; the article counts stand.
+      return { readersWritten: written, readersLost: pending.length, covisits };
+    }
+    for (const m of merged) {
+      if (conflicts.has(m.write.reader.userId)) continue;
+      written++;
+      for (const [a, b] of m.pairs) {
+        bump(a, b);
+        bump(b, a);
+      }
+    }
+    pending = [...conflicts];
+    if (pending.length === 0) break;
+    if (attempt >= READER_ATTEMPTS) return { readersWritten: written, readersLost: pending.length, covisits };
+    stored = await store.readers(clientId, pending, { consistent: true });
+  }
+  return { readersWritten: written, readersLost: 0, covisits };
+}
+
 /**
  * Applies a batch of queued views (any clients, any order). Per client: the
  * article updates first (a view whose article update fails is reported in
@@ -122,24 +191,9 @@ export async function applyViewBatch(store: ViewBatchStore, batch: Array<QueuedV
     result.counted += applied.length;
     if (applied.length === 0) continue;
     const now = Math.max(...applied.map((i) => i.t));
-    // Readers: their views of this batch in time order, as one write each.
-    const readers = await store.readers(clientId, [...new Set(applied.map((i) => i.view.userId))]);
-    const touched = new Map<string, Reader>();
-    const covisits = new Map<string, Record<string, number>>();
-    const bump = (from: string, to: string) => {
-      const counts = covisits.get(from) ?? {};
-      counts[to] = (counts[to] ?? 0) + 1;
-      covisits.set(from, counts);
-    };
-    for (const item of [...applied].sort((a, b) => a.t - b.t)) {
-      const article = articles.get(articleGuid(item.view.url))!;
-      const merged = mergeReader(touched.get(item.view.userId) ?? readers.get(item.view.userId), item.view.userId, article, item.t);
-      touched.set(item.view.userId, merged.reader);
-      for (const other of merged.session) {
-        bump(article.guid, other);
-        bump(other, article.guid);
-      }
-    }
+    const { readersWritten, readersLost, covisits } = await applyReaders(store, clientId, applied, articles);
+    result.readers += readersWritten;
+    result.lostEffects += readersLost;
     // An article's first view puts it on the fresh list (exactly one batch sees its views equal to its own count), when a page gave its
     // publication time (a page without one is dated by that view, which says nothing of its age) and it is listable (not far ahead).
     const fresh = groups
@@ -148,14 +202,7 @@ export async function applyViewBatch(store: ViewBatchStore, batch: Array<QueuedV
         return a !== undefined && a.views === g.times.length && g.meta.published !== undefined && freshListable(a.published, now);
       })
       .map((g) => ({ guid: g.guid, published: articles.get(g.guid)!.published }));
-    const effects = await Promise.allSettled([
-      store.putReaders(clientId, [...touched.values()]),
-      covisits.size > 0 ? store.addCovisitCounts(clientId, covisits) : undefined,
-      addFreshInChunks(store, clientId, fresh, now),
-    ]);
-    const [readersDone, covisitsDone, freshDone] = effects;
-    if (readersDone.status === 'fulfilled') result.readers += touched.size;
-    else result.lostEffects += touched.size;
+    const [covisitsDone, freshDone] = await Promise.allSettled([covisits.size > 0 ? store.addCovisitCounts(clientId, covisits) : undefined, addFreshInChunks(store, clientId, fresh, now)]);
     if (covisitsDone.status === 'fulfilled') result.covisitItems += covisits.size;
     else result.lostEffects += covisits.size;
     if (freshDone.status === 'fulfilled') result.fresh += fresh.length;
