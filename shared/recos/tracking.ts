@@ -117,9 +117,11 @@ export function mergeReader(previous: Reader | undefined, userId: string, articl
         .map(([theme, weight]) => [theme, Math.round(weight * 1000) / 1000]),
     );
   }
+  // A read again keeps its latest time (a view applied late, out of order, does not move it back).
+  const at = Math.max(now, reads.find((r) => r.g === article.guid)?.t ?? now);
   const others = reads.filter((r) => r.g !== article.guid);
-  const position = others.findIndex((r) => r.t <= now);
-  const ordered = position < 0 ? [...others, { g: article.guid, t: now }] : [...others.slice(0, position), { g: article.guid, t: now }, ...others.slice(position)];
+  const position = others.findIndex((r) => r.t <= at);
+  const ordered = position < 0 ? [...others, { g: article.guid, t: at }] : [...others.slice(0, position), { g: article.guid, t: at }, ...others.slice(position)];
   return {
     reader: {
       userId,
