@@ -28,9 +28,11 @@
  * weights; the others keep their defaults), --skip-bad.
  */
 import { createReadStream } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { ImportFailure, readCsv } from '../shared/imports/csv.js';
+import { BLOCK_DEFAULTS } from '../shared/recos/settings.js';
 import type { Weights } from '../shared/recos/types.js';
 import { articleGuid, canonicalUrl } from '../shared/recos/urls.js';
 import { formatResult, K, replayAndEvaluate, type LogView, type ReplayResult } from './recos-replay.js';
@@ -224,7 +226,9 @@ export async function parseViewsCsv(source: AsyncIterable<Uint8Array> | string, 
 
 /** Parses the page-view log at `path` (streamed; see parseViewsCsv). */
 export function parseViewsLog(path: string, o: { skipBad?: boolean } = {}): Promise<ParsedLog> {
-  return parseViewsCsv(createReadStream(path), path, o);
+  // `npm run evaluate` runs in the package's folder: a relative path is the caller's (INIT_CWD).
+  const base = process.env.npm_lifecycle_event === 'evaluate' ? process.env.INIT_CWD : undefined;
+  return parseViewsCsv(createReadStream(base && !isAbsolute(path) ? resolve(base, path) : path), path, o);
 }
 
 export interface LogSummary {
@@ -237,15 +241,19 @@ export interface LogSummary {
   evaluable: number;
   /** Share of views taken by the most viewed 1 % of articles (at least one article). */
   topPercentShare: number;
+  /** Articles whose published_time is older than the block's maxAgeDays before `now`: never recommended by the service. */
+  tooOld: number;
 }
 
 /** The figures of a log that say what the evaluation can measure. */
-export function summarise(views: LogView[]): LogSummary {
+export function summarise(views: LogView[], now = Date.now() / 1000): LogSummary {
   const perArticle = new Map<string, number>();
+  const published = new Map<string, number>();
   const perReader = new Map<string, string[]>();
   for (const v of views) {
     const g = articleGuid(v.url);
     perArticle.set(g, (perArticle.get(g) ?? 0) + 1);
+    if (v.published !== undefined) published.set(g, Math.max(v.published, published.get(g) ?? 0));
     const list = perReader.get(v.reader) ?? [];
     list.push(g);
     perReader.set(v.reader, list);
@@ -260,6 +268,7 @@ export function summarise(views: LogView[]): LogSummary {
     readersTwoPlus: lists.filter((l) => l.length >= 2).length,
     evaluable: lists.filter((l) => new Set(l).size >= 2 && l[l.length - 1] !== l[l.length - 2]).length,
     topPercentShare: top / Math.max(1, views.length),
+    tooOld: [...published.values()].filter((t) => t < now - BLOCK_DEFAULTS.maxAgeDays * 86_400).length,
   };
 }
 
@@ -278,6 +287,7 @@ export function parseWeights(text: string): Partial<Weights> {
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** The one-line verdict on hit rate@10: service against most read, with the sampling noise of the difference. */
 export function verdict(r: ReplayResult): string {
@@ -338,7 +348,7 @@ export async function main(argv: string[], out: (line: string) => void = (line) 
     const parsed = await parseViewsLog(args.log, { skipBad: args['skip-bad'] });
     const s = summarise(parsed.views);
     out(
-      `Log ${args.log}: ${s.views} views by ${s.readers} readers of ${s.articles} articles; ${s.readersTwoPlus} readers with ≥ 2 views; ` +
+      `Log ${args.log}: ${count(s.views, 'view')} by ${count(s.readers, 'reader')} of ${count(s.articles, 'article')}; ${count(s.readersTwoPlus, 'reader')} with ≥ 2 views; ` +
         `the top 1 % of articles take ${pct(s.topPercentShare)} of views`,
     );
     const notes = [
@@ -347,6 +357,11 @@ export async function main(argv: string[], out: (line: string) => void = (line) 
       parsed.ignoredColumns.length > 0 ? `columns ignored: ${parsed.ignoredColumns.map(show).join(', ')}` : '',
     ].filter((n) => n !== '');
     if (notes.length > 0) out(`  ${notes.join('; ')}`);
+    if (s.tooOld > 0)
+      out(
+        `  ${s.tooOld} of ${count(s.articles, 'article')} have a published_time more than ${BLOCK_DEFAULTS.maxAgeDays} days ago: the service never recommends those (block setting maxAgeDays) while the baselines do; ` +
+          'export a recent window, or leave published_time out (docs/evaluate.md)',
+      );
     for (const skip of parsed.skipped.slice(0, SHOWN_SKIPS)) out(`  skipped line ${skip.line}: ${skip.message}`);
     if (parsed.skipped.length > SHOWN_SKIPS) out(`  … and ${parsed.skipped.length - SHOWN_SKIPS} more skipped rows`);
     if (s.evaluable === 0) throw new LogError(`${args.log}: no reader has read two different articles in a row, so there is no last view to hold out and predict`);
