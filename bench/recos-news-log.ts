@@ -56,7 +56,7 @@ export interface NewsLogOptions {
 }
 
 export const NEWS_DEFAULTS = {
-  zipf: 0.9,
+  zipf: 0.95,
   activity: 1.6,
   maxHistory: 30,
   backCatalogue: 0.5,

@@ -24,10 +24,12 @@ export const REALISTIC = {
   /** The service must beat plain co-visitation by this factor on hit rate@10. */
   minLift: 1.3,
   minViewsPerSecond: 500,
+  /** `--gate=regression` (npm test): at least these factors over most-read and co-visitation, and every read kept. */
+  regression: { overMostRead: 1.2, overCovisitation: 0.95 },
 };
 
 /** Generates the log, replays it and checks it: the problems found (empty when the benchmark passes). */
-export async function runRealistic(o: { articles: number; readers: number; evalReaders: number; seed?: number; concurrency?: number; block?: Record<string, unknown>; minRate?: number; order?: string; generator?: Partial<NewsLogOptions>; log?: (line: string) => void }): Promise<{ result: ReplayResult; problems: string[] }> {
+export async function runRealistic(o: { articles: number; readers: number; evalReaders: number; seed?: number; concurrency?: number; block?: Record<string, unknown>; minRate?: number; order?: string; gate?: string; generator?: Partial<NewsLogOptions>; log?: (line: string) => void }): Promise<{ result: ReplayResult; problems: string[] }> {
   const log = o.log ?? ((line: string) => console.log(line));
   const news = generateNewsLog({ articles: o.articles, readers: o.readers, seed: o.seed ?? 11, ...o.generator });
   const s = news.stats;
@@ -42,8 +44,14 @@ export async function runRealistic(o: { articles: number; readers: number; evalR
   const views = o.order === 'reader' ? [...news.views].sort((a, b) => (a.reader < b.reader ? -1 : a.reader > b.reader ? 1 : a.t - b.t)) : news.views;
   const result = await replayAndEvaluate(views, { evalReaders: o.evalReaders, concurrency: o.concurrency ?? 32, seed: o.seed ?? 11, block: o.block, log });
   log(formatResult(result));
+  if (result.readsKept < 1) problems.push(`the consumer kept ${(result.readsKept * 100).toFixed(1)} % of the held-out readers' training reads (all must be kept)`);
   const lift = result.service.hitRate / Math.max(1e-9, result.covisitation.hitRate);
-  if (lift < REALISTIC.minLift) problems.push(`hit rate@10 ${(result.service.hitRate * 100).toFixed(1)} % is ${lift.toFixed(2)}× plain co-visitation (${(result.covisitation.hitRate * 100).toFixed(1)} %): below ${REALISTIC.minLift}×`);
+  if (o.gate === 'regression') {
+    // The guard in npm test (test/integration/recos-realistic.test.ts): what the lost-reads regression broke, with room for the small log's noise.
+    const overMostRead = result.service.hitRate / Math.max(1e-9, result.mostRead.hitRate);
+    if (overMostRead < REALISTIC.regression.overMostRead) problems.push(`hit rate@10 is ${overMostRead.toFixed(2)}× most-read: below ${REALISTIC.regression.overMostRead}×`);
+    if (lift < REALISTIC.regression.overCovisitation) problems.push(`hit rate@10 is ${lift.toFixed(2)}× plain co-visitation: below ${REALISTIC.regression.overCovisitation}×`);
+  } else if (lift < REALISTIC.minLift) problems.push(`hit rate@10 ${(result.service.hitRate * 100).toFixed(1)} % is ${lift.toFixed(2)}× plain co-visitation (${(result.covisitation.hitRate * 100).toFixed(1)} %): below ${REALISTIC.minLift}×`);
   const minRate = o.minRate ?? REALISTIC.minViewsPerSecond;
   if (result.viewsPerSecond < minRate) problems.push(`replayed at ${result.viewsPerSecond.toFixed(0)} views/s, below ${minRate}`);
   return { result, problems };
@@ -67,6 +75,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     minRate: Number(args.get('min-rate') ?? REALISTIC.minViewsPerSecond),
     block: weights ? { weights } : undefined,
     order: args.get('order'),
+    gate: args.get('gate'),
     generator: parseWeights(args.get('log')),
   });
   for (const p of problems) console.error(`FAIL: ${p}`);
