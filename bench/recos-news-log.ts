@@ -53,6 +53,8 @@ export interface NewsLogOptions {
   story?: number;
   subcategory?: number;
   taste?: number;
+  /** A dated article's appeal halves every this many hours of age. */
+  halfLifeHours?: number;
 }
 
 export const NEWS_DEFAULTS = {
@@ -64,6 +66,7 @@ export const NEWS_DEFAULTS = {
   story: 0.2,
   subcategory: 0.25,
   taste: 0.2,
+  halfLifeHours: 36,
 } satisfies Partial<NewsLogOptions>;
 
 export interface NewsLog {
@@ -152,6 +155,10 @@ export function generateNewsLog(o: NewsLogOptions): NewsLog {
     a.titleOnly = rank < top ? random() < p.titleOnlyTop : random() < 0.05;
     if (random() < p.backCatalogue) a.published = undefined;
   }
+  // News is read while it is new: a dated article's appeal halves every `halfLifeHours` of age (the back catalogue keeps its own).
+  articles.forEach((a, i) => {
+    if (a.published !== undefined) appeal[i] *= 2 ** (-Math.max(0, now - a.published) / 3600 / p.halfLifeHours);
+  });
   const global = sampler(appeal, random);
   const bySub = new Map<number, number[]>();
   const byCategory = new Map<number, number[]>();

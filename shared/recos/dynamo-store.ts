@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } fr
 import { batchGet, batchWrite, ddb, isConditionFailure, tableName } from '../db/client.js';
 import { hotSortKey, keys, publishedSortKey } from '../db/keys.js';
 import { bucketsFromScore, scoreFromBuckets, viewIncrement } from './ranking.js';
-import { COVISIT_CAP, COVISIT_PRUNE_AT, FRESH_LIST_CAP, pruneCovisits, pruneFresh, type RecosStore } from './store.js';
+import { COVISIT_CAP, COVISIT_PRUNE_AT, FRESH_LIST_CAP, pruneCovisits, pruneFresh, type RecosStore, type SeedCoReads } from './store.js';
 import { freshListable } from './settings.js';
 import { LIMITS, withMetadata, type ArticleMeta, type PageView } from './tracking.js';
 import { articleGuid } from './urls.js';
@@ -140,9 +140,12 @@ export function articleFields(clientId: string, meta: ArticleMeta, firstSeen: nu
   const guid = articleGuid(meta.url);
   const given = { title: meta.title, desc: meta.desc, image: meta.image, category: meta.category, published: meta.published, themes: meta.themes?.length ? meta.themes.slice(0, LIMITS.themesPerArticle) : undefined };
   const set: Record<string, unknown> = { url: meta.url, guid, type: 'article', gsi2pk: keys.articlesByPublished(clientId), ttl: lastWrite + LIMITS.articleTtlDays * DAY };
-  const setIfAbsent: Record<string, unknown> = { firstSeen, clicks: 0, title: '', desc: '', image: '', category: '', themes: [], published: firstSeen, gsi2sk: publishedSortKey(firstSeen, guid) };
+  const setIfAbsent: Record<string, unknown> = { firstSeen, clicks: 0, title: '', desc: '', image: '', category: '', themes: [], published: firstSeen, dated: false, gsi2sk: publishedSortKey(firstSeen, guid) };
   for (const [name, value] of Object.entries(given)) if (value !== undefined && value !== '') set[name] = value;
-  if (meta.published !== undefined) set.gsi2sk = publishedSortKey(meta.published, guid);
+  if (meta.published !== undefined) {
+    set.gsi2sk = publishedSortKey(meta.published, guid);
+    set.dated = true;
+  }
   return { guid, set, setIfAbsent };
 }
 
@@ -228,6 +231,22 @@ export class DynamoStore implements RecosStore {
       neighbours: neighbourItem ? fromNeighbourItem(neighbourItem) : undefined,
       fresh,
     };
+  }
+
+  /** One BatchGetItem: the articles' co-read items and neighbour snapshots. */
+  async coReads(clientId: string, guids: string[]): Promise<Map<string, SeedCoReads>> {
+    const out = new Map<string, SeedCoReads>();
+    if (guids.length === 0) return out;
+    const items = await batchGet<Item>(guids.flatMap((g) => [keys.covisits(clientId, g), keys.neighbours(clientId, g)]));
+    const prefix = keys.articlePrefix(clientId);
+    for (const item of items) {
+      const guid = (item.pk as string).slice(prefix.length);
+      const entry = out.get(guid) ?? {};
+      if (item.sk === 'COVISIT') entry.covisits = toCovisits(item);
+      else entry.neighbours = fromNeighbourItem(item);
+      out.set(guid, entry);
+    }
+    return out;
   }
 
   async hotArticles(clientId: string, limit: number, { cached = false }: { cached?: boolean; now?: number } = {}): Promise<Article[]> {
@@ -448,20 +467,22 @@ export class DynamoStore implements RecosStore {
     await ddb.send(new PutCommand({ TableName: tableName(), Item: recosItems.reader(clientId, reader) }));
   }
 
-  async addCovisits(clientId: string, guid: string, others: string[]): Promise<void> {
+  async addCovisits(clientId: string, guid: string, others: Covisits): Promise<void> {
     const now = Math.floor(Date.now() / 1000);
-    await Promise.all([this.bump(clientId, guid, others, now), ...others.map((other) => this.bump(clientId, other, [guid], now))]);
+    await Promise.all([this.bump(clientId, guid, others, now), ...Object.entries(others).map(([other, weight]) => this.bump(clientId, other, { [guid]: weight }, now))]);
   }
 
-  private async bump(clientId: string, guid: string, others: string[], now: number): Promise<void> {
-    const names = Object.fromEntries(others.map((g, i) => [`#c${i}`, COUNT_PREFIX + g]));
+  private async bump(clientId: string, guid: string, others: Covisits, now: number): Promise<void> {
+    const entries = Object.entries(others);
+    const names = Object.fromEntries(entries.map(([g], i) => [`#c${i}`, COUNT_PREFIX + g]));
+    const values = Object.fromEntries(entries.map(([, w], i) => [`:c${i}`, w]));
     const out = await ddb.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.covisits(clientId, guid),
-        UpdateExpression: `SET #type = :type, #ttl = :ttl ADD ${Object.keys(names).map((n) => `${n} :one`).join(', ')}`,
+        UpdateExpression: `SET #type = :type, #ttl = :ttl ADD ${entries.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
         ExpressionAttributeNames: { ...names, '#type': 'type', '#ttl': 'ttl' },
-        ExpressionAttributeValues: { ':one': 1, ':type': 'covisit', ':ttl': now + LIMITS.articleTtlDays * DAY },
+        ExpressionAttributeValues: { ...values, ':type': 'covisit', ':ttl': now + LIMITS.articleTtlDays * DAY },
         ReturnValues: 'ALL_NEW',
       }),
     );

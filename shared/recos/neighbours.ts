@@ -42,15 +42,15 @@ export function strongestNeighbours(counts: Covisits, skip: Set<string>, n = NEI
     .map(([guid]) => guid);
 }
 
-type Packed = [string, string, string, string, string, string, string[], number, number, number];
+type Packed = [string, string, string, string, string, string, string[], number, number, number, (0 | 1)?];
 
 /** The snapshot's articles as one compact JSON string (one attribute: cheap to store, read and decode). */
 export function packNeighbours(articles: Article[]): string {
-  return JSON.stringify(articles.map((a): Packed => [a.guid, a.url, a.title, a.desc, a.image, a.category, a.themes, a.published, a.views, a.hot]));
+  return JSON.stringify(articles.map((a): Packed => [a.guid, a.url, a.title, a.desc, a.image, a.category, a.themes, a.published, a.views, a.hot, a.dated === false ? 0 : 1]));
 }
 
 export function unpackNeighbours(json: string): Article[] {
-  return (JSON.parse(json) as Packed[]).map(([guid, url, title, desc, image, category, themes, published, views, hot]) => ({
+  return (JSON.parse(json) as Packed[]).map(([guid, url, title, desc, image, category, themes, published, views, hot, dated]) => ({
     guid,
     url,
     title,
@@ -59,6 +59,7 @@ export function unpackNeighbours(json: string): Article[] {
     category,
     themes,
     published,
+    ...(dated === 0 ? { dated: false } : {}),
     views,
     hot,
     firstSeen: published,

@@ -178,7 +178,8 @@ export function rank(input: RankInput): Ranked[] {
       content: weights.content * contentSimilarity(article, input.current),
       preferences: weights.preferences * preferenceMatch(article, input.tastes, preferences, strongest),
       popularity: weights.popularity * logNorm(popularity.get(article.guid)!, maxPopularity),
-      freshness: weights.freshness * freshness(article.published, input.now, input.settings.freshnessHours),
+      // An article whose publication time nobody gave is not fresh: its `published` is only its first view (e.g. the back catalogue at install).
+      freshness: article.dated === false ? 0 : weights.freshness * freshness(article.published, input.now, input.settings.freshnessHours),
     };
     return { article, signals, score: signals.covisit + signals.content + signals.preferences + signals.popularity + signals.freshness };
   });

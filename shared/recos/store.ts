@@ -24,6 +24,8 @@ export interface RecosStore {
     clientId: string,
     q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean; neighbours?: boolean; fresh?: boolean; deletions?: boolean; client?: boolean; cached?: boolean },
   ): Promise<{ reader?: Reader; preferences?: Preferences; article?: Article; covisits?: Covisits; neighbours?: NeighbourSnapshot; fresh?: FreshEntry[]; deleted?: Set<string>; client?: Client }>;
+  /** Co-read counts and neighbour snapshots of articles (a reader's previous reads: ranking seeds), in one round trip. */
+  coReads(clientId: string, guids: string[]): Promise<Map<string, SeedCoReads>>;
   /**
    * The `limit` most popular articles (decayed popularity), most popular first. With `cached`, a list read up to
    * `READ_CACHE_SECONDS` before `now` may answer (it may still name articles deleted since: callers drop those).
@@ -56,8 +58,8 @@ export interface RecosStore {
   /** Deletes an article with its counters, co-visits and fresh-list entry, for good (later views are not counted); false when unknown. */
   deleteArticle(clientId: string, guid: string): Promise<boolean>;
   putReader(clientId: string, reader: Reader): Promise<void>;
-  /** Counts one co-read of `guid` with each of `others`, in both directions. */
-  addCovisits(clientId: string, guid: string, others: string[]): Promise<void>;
+  /** Adds a co-read of `guid` with each of `others` (guid → weight: `coReadWeight`), in both directions. */
+  addCovisits(clientId: string, guid: string, others: Covisits): Promise<void>;
   putPreferences(clientId: string, preferences: Preferences): Promise<void>;
   /** Counts a click on a known article and returns it; undefined when unknown. */
   recordClick(clientId: string, guid: string): Promise<Article | undefined>;
@@ -93,6 +95,12 @@ export interface ViewBatchStore extends Pick<RecosStore, 'addFresh'> {
    * and whose snapshot was due; returns how many it wrote. Optional: the memory store has no snapshots.
    */
   refreshNeighbours?(clientId: string): Promise<number>;
+}
+
+/** An article's co-read counts and neighbour snapshot, when it has them. */
+export interface SeedCoReads {
+  covisits?: Covisits;
+  neighbours?: NeighbourSnapshot;
 }
 
 /** A reader as stored, with its version (undefined: not stored yet). */
@@ -161,6 +169,11 @@ export class MemoryStore implements RecosStore, ViewBatchStore {
       article: q.guid ? this.of(this.articleMap, clientId).get(q.guid) : undefined,
       covisits: q.guid && q.covisits ? this.of(this.covisitMap, clientId).get(q.guid) : undefined,
     };
+  }
+
+  async coReads(clientId: string, guids: string[]): Promise<Map<string, SeedCoReads>> {
+    const map = this.of(this.covisitMap, clientId);
+    return new Map(guids.filter((g) => map.has(g)).map((g) => [g, { covisits: map.get(g) }]));
   }
 
   async hotArticles(clientId: string, limit: number, o: { cached?: boolean; now?: number } = {}): Promise<Article[]> {
@@ -268,16 +281,16 @@ export class MemoryStore implements RecosStore, ViewBatchStore {
     }
   }
 
-  async addCovisits(clientId: string, guid: string, others: string[]): Promise<void> {
+  async addCovisits(clientId: string, guid: string, others: Covisits): Promise<void> {
     const map = this.of(this.covisitMap, clientId);
-    const bump = (from: string, to: string) => {
+    const bump = (from: string, to: string, weight: number) => {
       const counts = map.get(from) ?? {};
-      counts[to] = (counts[to] ?? 0) + 1;
+      counts[to] = (counts[to] ?? 0) + weight;
       map.set(from, Object.keys(counts).length > COVISIT_PRUNE_AT ? pruneCovisits(counts) : counts);
     };
-    for (const other of others) {
-      bump(guid, other);
-      bump(other, guid);
+    for (const [other, weight] of Object.entries(others)) {
+      bump(guid, other, weight);
+      bump(other, guid, weight);
     }
   }
 

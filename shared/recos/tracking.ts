@@ -59,6 +59,7 @@ export function withMetadata(previous: Article | undefined, meta: ArticleMeta, n
     category: pick(meta.category, previous?.category),
     themes: meta.themes && meta.themes.length > 0 ? meta.themes.slice(0, LIMITS.themesPerArticle) : (previous?.themes ?? []),
     published: meta.published ?? previous?.published ?? now,
+    dated: meta.published !== undefined || (previous?.dated ?? false),
     firstSeen: previous?.firstSeen ?? now,
     lastSeen: previous?.lastSeen ?? now,
     views: previous?.views ?? 0,
@@ -74,10 +75,18 @@ export function mergeArticle(previous: Article | undefined, view: ArticleMeta, n
 }
 
 /**
+ * How much a co-read counts by how close in a session the two reads are:
+ * adjacent reads 1, one read apart 1/2, then 1/3 and 1/4 (what a reader
+ * opens right after a page says most about it).
+ */
+export const coReadWeight = (distance: number) => 1 / distance;
+
+/**
  * The reader after reading `article` at `now`: the read takes its place by
  * time (newest first, one entry per article, capped), implicit tastes decay
  * and gain the article's themes (for a new read only). Also returns the
- * reads of the same session to co-count with it (empty when the article was
+ * reads of the same session to co-count with it, with their weights
+ * (`coReadWeight` of their distance; empty when the article was
  * read before): the nearest earlier ones, and, when views arrive out of
  * order (one reader's views spread over page-view batches that run at once),
  * the later ones it is the session predecessor of, at most
@@ -85,10 +94,11 @@ export function mergeArticle(previous: Article | undefined, view: ArticleMeta, n
  * counts each pair once, as in time order, as long as each is merged into a
  * state that holds the others applied before it.
  */
-export function mergeReader(previous: Reader | undefined, userId: string, article: Article, now: number): { reader: Reader; session: string[] } {
+export function mergeReader(previous: Reader | undefined, userId: string, article: Article, now: number): { reader: Reader; session: string[]; weights: number[] } {
   const reads = previous?.reads ?? [];
   const readBefore = reads.some((r) => r.g === article.guid);
   const session: string[] = [];
+  const weights: number[] = [];
   if (!readBefore) {
     // Reads are newest first: the earlier ones are after the insertion point, the later ones before it (nearest first both ways).
     const at = reads.findIndex((r) => r.t <= now);
@@ -101,6 +111,7 @@ export function mergeReader(previous: Reader | undefined, userId: string, articl
         if (Math.abs(last - r.t) > LIMITS.sessionGapSeconds || taken >= LIMITS.sessionPairs) break;
         session.push(r.g);
         taken++;
+        weights.push(coReadWeight(taken));
         last = r.t;
       }
     }
@@ -130,6 +141,7 @@ export function mergeReader(previous: Reader | undefined, userId: string, articl
       lastSeen: Math.max(previous?.lastSeen ?? now, now),
     },
     session,
+    weights,
   };
 }
 
@@ -150,7 +162,7 @@ export async function trackPageView(store: RecosStore, clientId: string, view: P
   const isNew = article.views === 1 && view.published !== undefined && freshListable(article.published, now);
   await Promise.all([
     store.putReader(clientId, merged.reader),
-    merged.session.length > 0 ? store.addCovisits(clientId, article.guid, merged.session) : undefined,
+    merged.session.length > 0 ? store.addCovisits(clientId, article.guid, Object.fromEntries(merged.session.map((g, i) => [g, merged.weights[i]]))) : undefined,
     isNew ? store.addFresh(clientId, [{ guid: article.guid, published: article.published }], now) : undefined,
   ]);
   return article;

@@ -17,6 +17,13 @@ export interface Article {
   themes: string[];
   /** Publication time (Unix seconds); the first page view when the page did not say. */
   published: number;
+  /**
+   * false when no page nor the catalogue ever gave the publication time
+   * (`published` is then the first view: an article of the back catalogue,
+   * first seen at install, is not fresh); absent on articles stored before
+   * the flag, which count as dated.
+   */
+  dated?: boolean;
   firstSeen: number;
   lastSeen: number;
   views: number;

@@ -105,9 +105,9 @@ async function applyReaders(
     else views.set(item.view.userId, [item]);
   }
   const covisits = new Map<string, Record<string, number>>();
-  const bump = (from: string, to: string) => {
+  const bump = (from: string, to: string, w: number) => {
     const counts = covisits.get(from) ?? {};
-    counts[to] = (counts[to] ?? 0) + 1;
+    counts[to] = (counts[to] ?? 0) + w;
     covisits.set(from, counts);
   };
   let pending = [...views.keys()];
@@ -117,12 +117,12 @@ async function applyReaders(
     const merged = pending.map((userId) => {
       const base = stored.get(userId);
       let reader = base?.reader;
-      const pairs: Array<[string, string]> = [];
+      const pairs: Array<[string, string, number]> = [];
       for (const item of views.get(userId)!) {
         const article = articles.get(articleGuid(item.view.url))!;
         const next = mergeReader(reader, userId, article, item.t);
         reader = next.reader;
-        for (const other of next.session) pairs.push([article.guid, other]);
+        next.session.forEach((other, k) => pairs.push([article.guid, other, next.weights[k]]));
       }
       return { write: { reader: reader!, version: base?.version }, pairs };
     });
@@ -136,9 +136,9 @@ async function applyReaders(
     for (const m of merged) {
       if (conflicts.has(m.write.reader.userId)) continue;
       written++;
-      for (const [a, b] of m.pairs) {
-        bump(a, b);
-        bump(b, a);
+      for (const [a, b, w] of m.pairs) {
+        bump(a, b, w);
+        bump(b, a, w);
       }
     }
     pending = [...conflicts];

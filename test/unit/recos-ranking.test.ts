@@ -273,6 +273,45 @@ describe('tracking rules', () => {
   });
 });
 
+describe('co-reads and seeds (the realistic news log)', () => {
+  it('weights a co-read by how close in the session the two reads are', () => {
+    const a = (guid: string) => article(guid);
+    let reader = mergeReader(undefined, 'u', a('r1'), NOW).reader;
+    reader = mergeReader(reader, 'u', a('r2'), NOW + 60).reader;
+    reader = mergeReader(reader, 'u', a('r3'), NOW + 120).reader;
+    const fourth = mergeReader(reader, 'u', a('r4'), NOW + 180);
+    expect(fourth.session).toEqual(['r3', 'r2', 'r1']);
+    expect(fourth.weights).toEqual([1, 1 / 2, 1 / 3]);
+  });
+
+  it('gives no freshness to an article whose publication time nobody gave (first seen at install)', () => {
+    const undated = article('undated', { published: NOW - HOUR, dated: false });
+    const dated = article('dated', { published: NOW - HOUR });
+    const ranked = rank(input([undated, dated], { settings: { ...input([]).settings, weights: { covisit: 0, content: 0, preferences: 0, popularity: 0, freshness: 1 }, freshnessHours: 48 } }));
+    expect(ranked.find((r) => r.article.guid === 'undated')!.signals.freshness).toBe(0);
+    expect(ranked.find((r) => r.article.guid === 'dated')!.signals.freshness).toBeGreaterThan(0.9);
+  });
+
+  it("seeds the co-read signal with the reader's previous reads: their co-reads rank where the current page has none", async () => {
+    const store = new MemoryStore();
+    const C = 'c';
+    const url = (n: string) => `https://site.example/${n}`;
+    const track = (user: string, n: string, t: number) => trackPageView(store, C, { userId: user, url: url(n) }, t);
+    // Others read "prev" then "next"; the reader read "prev", then "page", which nobody else read.
+    for (let i = 0; i < 3; i++) {
+      await track(`o${i}`, 'prev', NOW - 600);
+      await track(`o${i}`, 'next', NOW - 590);
+    }
+    for (let i = 0; i < 5; i++) await track(`p${i}`, `popular`, NOW - 500);
+    await track('reader', 'prev', NOW - 120);
+    await track('reader', 'page', NOW - 60);
+    const settings = { ...blockSettings({ clientId: C }, { id: C, siteHosts: ['site.example'] } as never), rows: 10 };
+    const ranking = await rankingFor(store, settings, { clientId: C, userId: 'reader', pageUrl: url('page'), excluded: [], now: NOW });
+    expect(ranking[0].article.url).toBe(url('next'));
+    expect(ranking[0].signals.covisit).toBeGreaterThan(0);
+  });
+});
+
 describe('URLs, times, envelopes and the library build', () => {
   it('canonicalises article URLs and refuses non-http ones', () => {
     expect(canonicalUrl('HTTPS://News.Example:443/a?utm_source=n&id=3&fbclid=x#c')).toBe('https://news.example/a?id=3');
