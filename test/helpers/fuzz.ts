@@ -285,7 +285,7 @@ function fillPath(path: string, params: Record<string, string>): string {
   return path.replace(/\{([a-z_]+)\+?\}/gi, (_m, name: string) => (params[name] === undefined ? '' : params[name].startsWith('%') ? params[name] : encodeSegment(params[name])));
 }
 
-function encodeBody(route: Route, body: unknown, contentType: string): string {
+function encodeBody(body: unknown, contentType: string): string {
   if (/x-www-form-urlencoded/i.test(contentType)) {
     const form = new URLSearchParams();
     if (body && typeof body === 'object' && !Array.isArray(body)) {
@@ -401,7 +401,7 @@ export function requestsOf(ctx: FuzzContext, route: Route): fc.Arbitrary<FuzzReq
         }
         break;
       case 'raw': {
-        const encoded = encodeBody(route, bodyValue, 'application/json');
+        const encoded = encodeBody(bodyValue, 'application/json');
         const first = fields[0] ?? 'email';
         raw = {
           duplicate: `${encoded.replace(/\}$/, '')}${fields.length ? ',' : '{'}${JSON.stringify(first)}:${JSON.stringify(m.value) ?? 'null'}}`,
@@ -432,7 +432,7 @@ export function requestsOf(ctx: FuzzContext, route: Route): fc.Arbitrary<FuzzReq
         method = m.value;
         break;
     }
-    if (raw === undefined && bodyValue !== undefined) raw = encodeBody(route, bodyValue, type ?? 'application/json');
+    if (raw === undefined && bodyValue !== undefined) raw = encodeBody(bodyValue, type ?? 'application/json');
     const headers: Record<string, string> = {};
     if (type !== undefined && raw !== undefined) headers['content-type'] = type;
     if (token !== undefined) headers['x-service-client-token'] = token;
