@@ -15,7 +15,7 @@ export const MAX_SITE_HOSTS = 50;
 
 function normaliseHost(raw: string): string | undefined {
   // No port, path, credentials or IPv6 literal: only a name or an IPv4 address.
-  if (!raw || /[\s/?#@\\%:\[\]*]/.test(raw)) return undefined;
+  if (!raw || /[\s/?#@\\%:[\]*]/.test(raw)) return undefined;
   try {
     const host = new URL(`http://${raw.toLowerCase()}`).hostname;
     return host && !host.startsWith('.') && !host.endsWith('.') && !host.includes('..') ? host : undefined;

@@ -135,7 +135,7 @@ function requestOnce(url: URL, o: SafeFetchOptions, deadline: number): Promise<h
     });
     req.once('error', (err) => {
       clearTimeout(timer);
-      reject(describeNetworkError(err as NodeJS.ErrnoException, url));
+      reject(describeNetworkError(err, url));
     });
     req.end();
   });
@@ -193,7 +193,7 @@ export async function safeFetch(raw: string, o: SafeFetchOptions): Promise<Fetch
     }
     const body = sizeLimit(o.maxBytes, o.sizeLimitName ?? 'IMPORT_MAX_BYTES');
     const timer = setTimeout(() => body.destroy(unreachable(`download not complete within ${o.timeoutMs} ms`)), Math.max(0, deadline - Date.now()));
-    res.once('error', (err) => body.destroy(describeNetworkError(err as NodeJS.ErrnoException, url)));
+    res.once('error', (err) => body.destroy(describeNetworkError(err, url)));
     res.pipe(body);
     body.once('close', () => {
       clearTimeout(timer);
