@@ -254,11 +254,11 @@ export class ServiceStack extends Stack {
   }
 
   /** Connects a job's function to its trigger (a failure job is connected once every job has its function: attachFailureJobs). */
-  private attachTrigger(job: Job, fn: ServiceFunction, targets: TriggerTargets): void {
+  private attachTrigger(job: Job, fn: ServiceFunction, where: TriggerTargets): void {
     const trigger = job.trigger;
     if ('schedule' in trigger) this.scheduled(job, fn, trigger);
-    else if ('importsUpload' in trigger) targets.importsBucket.addEventNotification(s3.EventType.OBJECT_CREATED, new s3n.LambdaDestination(fn), { prefix: trigger.importsUpload });
-    else if ('trackingQueue' in trigger) this.pageViewConsumer(job, fn, trigger, targets.tracking!);
+    else if ('importsUpload' in trigger) where.importsBucket.addEventNotification(s3.EventType.OBJECT_CREATED, new s3n.LambdaDestination(fn), { prefix: trigger.importsUpload });
+    else if ('trackingQueue' in trigger) this.pageViewConsumer(job, fn, trigger, where.tracking!);
     else if ('sesEventsQueue' in trigger) this.sesEventsConsumer(job, fn, trigger);
   }
 

@@ -1,10 +1,10 @@
 import ipaddr from 'ipaddr.js';
 import type { Client } from '../clients/clients.js';
 import { RateLimitedError } from './errors.js';
+import { DEFAULT_SUBSCRIBE_LIMITS, LOGIN_LIMITS } from './policy.js';
 import { consume, release } from './ratelimit.js';
 
-/** Spec §8 defaults of POST /v1/subscribe. */
-export const DEFAULT_SUBSCRIBE_LIMITS = { perIpPerMinute: 5, perKeyPerMinute: 10 };
+export { DEFAULT_SUBSCRIBE_LIMITS, LOGIN_LIMITS } from './policy.js';
 
 /** A client's limits: its overrides where they are valid numbers, else the spec's. */
 export function subscribeLimits(overrides: Client['rateLimits']): { perIpPerMinute: number; perKeyPerMinute: number } {
@@ -42,13 +42,6 @@ export async function enforceSubscribeLimits(clientId: string, sourceIp: string,
     throw new RateLimitedError('key', key.retryAfterSeconds, `Too many requests for this form: at most ${limits.perKeyPerMinute} per minute; retry in ${key.retryAfterSeconds} s`);
   }
 }
-
-/**
- * Failed logins (GET /v1/token) allowed per window before 429: per client
- * name from one source address, and per source address whatever the names.
- * Keyed by the source, so a stranger elsewhere cannot lock a client out.
- */
-export const LOGIN_LIMITS = { perNameAndIp: 5, perIp: 20, windowMinutes: 15 };
 
 /**
  * Reserves one login attempt for a name from a source address before any
