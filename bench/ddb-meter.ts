@@ -80,7 +80,7 @@ export function meter(client: MeteredClient) {
       t.calls++;
       const input = args.input;
       if (name === 'BatchWriteItem') {
-        for (const requests of Object.values(input.RequestItems ?? {}) as any[][]) {
+        for (const requests of Object.values<any[]>(input.RequestItems ?? {})) {
           for (const r of requests) {
             t.itemsWritten++;
             t.writeUnits += r.PutRequest ? putUnits(r.PutRequest.Item, false) : 1;
@@ -101,7 +101,7 @@ export function meter(client: MeteredClient) {
       }
       const out = await next(args);
       const o = out.output ?? {};
-      if (name === 'BatchGetItem') for (const items of Object.values(o.Responses ?? {}) as any[][]) t.itemsRead += items.length;
+      if (name === 'BatchGetItem') for (const items of Object.values<any[]>(o.Responses ?? {})) t.itemsRead += items.length;
       else if (name === 'Query') t.itemsRead += o.Count ?? 0;
       else if (name === 'GetItem') t.itemsRead += o.Item ? 1 : 0;
       return out;

@@ -287,14 +287,14 @@ async function bigDay(index: number, events: number, wholeMax: number): Promise<
 async function main(): Promise<void> {
   const { mkdtempSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
+  const path = await import('node:path');
   const { ensureBuckets, ensureTable, freePort, localAwsEnv, startDynamoLocal, startS3Emulator } = await import('../infra/local/services.js');
   const { localNames } = await import('../infra/local/env.js');
   const sizes = (process.env.BIG_SIZES ?? '500000,5000000').split(',').map(Number);
   const wholeMax = Number(process.env.WHOLE_MAX ?? 500_000);
-  const dir = mkdtempSync(join(tmpdir(), 'bench-events-day-'));
+  const dir = mkdtempSync(path.join(tmpdir(), 'bench-events-day-'));
   setSimNow('2026-01-19T12:00:00.000Z');
-  const s3 = await startS3Emulator({ port: await freePort(), directory: join(dir, 's3') });
+  const s3 = await startS3Emulator({ port: await freePort(), directory: path.join(dir, 's3') });
   const dynamo = await startDynamoLocal({ port: await freePort() });
   Object.assign(process.env, {
     ...localAwsEnv,

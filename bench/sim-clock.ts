@@ -31,6 +31,7 @@ globalThis.Date = SimDate as unknown as DateConstructor;
 
 // Node's HTTP servers stamp responses with the real time, and the AWS SDK corrects its clock to a server's Date
 // header: the servers of the scenario (the S3 emulator, the gateway) send the simulated time instead.
+// eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called with the response as `this` (below)
 const writeHead = http.ServerResponse.prototype.writeHead as (...a: unknown[]) => http.ServerResponse;
 http.ServerResponse.prototype.writeHead = function (this: http.ServerResponse, ...args: unknown[]) {
   if (!this.headersSent && !this.hasHeader('date')) this.setHeader('date', new Date().toUTCString());

@@ -88,7 +88,7 @@ async function main(argv: string[]) {
       return print({ username, form_key: formKey, list_ids: listIds, global: values.global ?? false });
     }
     case 'create-block':
-      return print({ username, block_key: await clients.createBlock(username, values.settings ? JSON.parse(values.settings) : {}) });
+      return print({ username, block_key: await clients.createBlock(username, values.settings ? (JSON.parse(values.settings) as Record<string, unknown>) : {}) });
     case 'set-hosts': {
       if (values.hosts === undefined) throw new Error('set-hosts needs --hosts (an empty value turns tracking off)');
       // Also forgets the feed's validators: items refused for their host are applied at the next poll.

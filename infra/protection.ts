@@ -1,18 +1,27 @@
 /**
  * Throttling and concurrency of the deployed service, in one place (the
  * reasoning is in docs/operations.md, "Throttling and concurrency").
- * Keys are the ids of shared/routes.ts and shared/jobs.ts rows.
+ * Keys are the ids of shared/routes.ts and shared/jobs.ts rows (typed: a
+ * misspelt id fails the type check).
  */
+import type { JobId } from '../shared/jobs.js';
+import type { RouteId } from '../shared/routes.js';
+
+/** Requests per second and burst of an API Gateway stage or route. */
+export interface Throttle {
+  rateLimit: number;
+  burstLimit: number;
+}
 
 /** API Gateway stage default: every route not listed below (token-authenticated API calls). Requests per second, burst. */
-export const stageThrottle = { rateLimit: 200, burstLimit: 400 };
+export const stageThrottle: Throttle = { rateLimit: 200, burstLimit: 400 };
 
 /**
  * Tighter limits for the public routes: anyone can call them. `/v1/token`
  * runs scrypt on every call; subscribe sends email; track, recommendations
  * and redirect read and write on-demand DynamoDB per page view.
  */
-export const routeThrottles: Record<string, { rateLimit: number; burstLimit: number }> = {
+export const routeThrottles = {
   tokenGet: { rateLimit: 10, burstLimit: 20 },
   subscribePost: { rateLimit: 20, burstLimit: 40 },
   optinConfirm: { rateLimit: 20, burstLimit: 40 },
@@ -22,7 +31,7 @@ export const routeThrottles: Record<string, { rateLimit: number; burstLimit: num
   redirectGet: { rateLimit: 50, burstLimit: 100 },
   libraryGet: { rateLimit: 50, burstLimit: 100 },
   openapiGet: { rateLimit: 5, burstLimit: 10 },
-};
+} satisfies Partial<Record<RouteId, Throttle>>;
 
 /**
  * Reserved concurrency. For the workers it is a guarantee (public traffic
@@ -32,7 +41,7 @@ export const routeThrottles: Record<string, { rateLimit: number; burstLimit: num
  * AWS keeps at least 100 unreserved, so the account needs a limit of at least
  * 270; a new account with a lower limit must ask for the default first.
  */
-export const reservedConcurrency: Record<string, number> = {
+export const reservedConcurrency = {
   importsWorker: 10,
   sesEvents: 5,
   trackingViews: 10,
@@ -42,7 +51,19 @@ export const reservedConcurrency: Record<string, number> = {
   trackPost: 40,
   recosGet: 40,
   redirectGet: 25,
-};
+} satisfies Partial<Record<RouteId | JobId, number>>;
+
+/** The throttle of a route, when it has its own (else the stage's applies). */
+export function routeThrottle(id: RouteId): Throttle | undefined {
+  const throttles: Partial<Record<RouteId, Throttle>> = routeThrottles;
+  return throttles[id];
+}
+
+/** The reserved concurrency of a route's or a job's function, when it has one. */
+export function reservedConcurrencyOf(id: RouteId | JobId): number | undefined {
+  const reserved: Partial<Record<RouteId | JobId, number>> = reservedConcurrency;
+  return reserved[id];
+}
 
 /** Days the API access log is kept. */
 export const accessLogRetentionDays = 90;

@@ -1,5 +1,5 @@
 import { Aws, type CfnElement, CfnOutput, CfnParameter, Duration, Fn, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
-import { CfnStage, CorsHttpMethod, HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
+import { type CfnStage, type CorsHttpMethod, HttpApi, type HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -17,11 +17,11 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../shared/db/table.js';
 import { corsPolicy } from '../shared/http/cors.js';
-import { jobList } from '../shared/jobs.js';
+import { jobList, type JobId, type JobTrigger } from '../shared/jobs.js';
 import { fallbackHandler, routeList } from '../shared/routes.js';
 import { Operations } from './constructs/operations.js';
 import { ServiceFunction, type ServiceResources } from './constructs/service-function.js';
-import { accessLogRetentionDays, reservedConcurrency, routeThrottles, stageThrottle } from './protection.js';
+import { accessLogRetentionDays, reservedConcurrencyOf, routeThrottle, stageThrottle } from './protection.js';
 
 export interface ServiceStackProps extends StackProps {
   /** Sender address of opt-in emails (a verified SES identity). */
@@ -31,13 +31,84 @@ export interface ServiceStackProps extends StackProps {
 /** Acknowledges one cdk-nag rule on a construct and what it contains, with the reason. */
 const nagOk = (scope: Construct, id: string, reason: string) => Validations.of(scope).acknowledge({ id, reason });
 
+/** Where the jobs' triggers attach: the imports bucket and the page-view queue. */
+interface TriggerTargets {
+  importsBucket: s3.Bucket;
+  tracking?: { queue: sqs.Queue; deadLetters: sqs.Queue };
+}
+
+type Job = (typeof jobList)[number];
+type TriggerOf<K extends string> = Extract<JobTrigger, Record<K, unknown>>;
+
 /** The whole service: one table, two buckets, the HTTP API with one function per route, and the jobs. */
 export class ServiceStack extends Stack {
+  /** Every dead-letter queue, alarmed by the operations construct. */
+  private readonly deadLetterQueues: sqs.IQueue[] = [];
+  /** SNS topics are encrypted with a key CloudWatch (alarms) and SES (delivery events) may use. */
+  private readonly topicKey: kms.Key;
+  /** The topic SES publishes delivery events to, made with the first job that consumes them. */
+  private sesTopic: sns.Topic | undefined;
+
   constructor(scope: Construct, id: string, props: ServiceStackProps = {}) {
     super(scope, id, props);
+    const table = this.table();
+    const { importsBucket, eventsBucket } = this.buckets();
+    this.topicKey = new kms.Key(this, 'TopicKey', { enableKeyRotation: true, description: 'SNS topics of the newsletter service', removalPolicy: RemovalPolicy.RETAIN });
+    for (const service of ['cloudwatch.amazonaws.com', 'ses.amazonaws.com']) {
+      this.topicKey.grant(new iam.ServicePrincipal(service), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    }
+    this.derivedEventFileRules(eventsBucket);
+    const api = this.httpApi();
+    const resources = this.resources(table, importsBucket, eventsBucket, api, props.mailFrom ?? this.mailFromParameter());
+    const tracking = this.trackingQueue();
+    if (tracking) resources.environment.TRACKING_QUEUE_URL = tracking.queue.queueUrl;
+    resources.trackingQueue = tracking?.queue;
+
+    const functions: Array<{ id: string; fn: ServiceFunction }> = [];
+    for (const route of routeList) functions.push({ id: route.id, fn: this.routeFunction(api, route, resources) });
+    const fallback = new ServiceFunction(this, 'fallback', { entry: fallbackHandler, access: {}, resources });
+    functions.push({ id: 'fallback', fn: fallback });
+    // API Gateway's `$default` route: whatever no row matches (also `/`) gets the service's JSON 404/405.
+    const defaultRoute = new HttpRoute(this, 'DefaultRoute', { httpApi: api, routeKey: HttpRouteKey.DEFAULT, integration: new HttpLambdaIntegration('fallbackIntegration', fallback) });
+
+    const jobFunctions = {} as Record<JobId, ServiceFunction>;
+    for (const job of jobList) {
+      const fn = (jobFunctions[job.id] = new ServiceFunction(this, job.id, {
+        entry: job.handler,
+        access: job.access,
+        resources,
+        timeoutSeconds: job.timeoutSeconds ?? 900,
+        memoryMb: job.memoryMb,
+        reservedConcurrency: reservedConcurrencyOf(job.id),
+      }));
+      functions.push({ id: job.id, fn });
+      this.attachTrigger(job, fn, { importsBucket, tracking });
+    }
+    this.attachFailureJobs(jobFunctions);
+
+    for (const scope of [api, defaultRoute]) nagOk(scope, 'AwsSolutions::AwsSolutions-APIG4', 'The functions authenticate (service token header, or the public keys the spec puts in the path); the spec fixes these routes.');
+    // CDK's own handler that configures S3 bucket notifications.
+    const notifications = this.node.tryFindChild('BucketNotificationsHandler050a0587b7544547bf325f094a3db834');
+    if (notifications) {
+      nagOk(notifications, 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', 'CDK\'s handler only writes its own logs.');
+      nagOk(notifications, 'AwsSolutions::AwsSolutions-IAM5[Resource::*]', 'CDK\'s handler needs s3:PutBucketNotification, which it applies to the imports bucket only.');
+    }
+    nagOk(this, `AwsSolutions::AwsSolutions-IAM5[Resource::<${this.getLogicalId(jobFunctions.importsWorkerFailed?.node.defaultChild as CfnElement)}.Arn>:*]`, 'Lambda destinations invoke the failure job\'s versions and aliases.');
+    const operations = new Operations(this, 'Operations', { api, table, functions, deadLetterQueues: this.deadLetterQueues, topicKey: this.topicKey, trackingQueue: tracking?.queue });
+    new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
+    new CfnOutput(this, 'AlarmTopicArn', { value: operations.alarmTopic.topicArn, description: 'Every alarm notifies this topic' });
+    for (const job of jobList) {
+      new CfnOutput(this, `${job.id}FunctionName`, { value: jobFunctions[job.id].functionName, description: `Run by hand: aws lambda invoke --function-name <this> --payload '{}' out.json` });
+    }
+    new CfnOutput(this, 'TableName', { value: table.tableName });
+    if (this.sesTopic) new CfnOutput(this, 'SesEventsTopicArn', { value: this.sesTopic.topicArn, description: 'Point the SES configuration set event destination here' });
+  }
+
+  /** The one table, from the table definition (shared/db/table.ts). */
+  private table(): dynamodb.TableV2 {
     const { partitionKey, sortKey, ttlAttribute, globalIndexes } = tableDefinition;
     const str = (name: string) => ({ name, type: dynamodb.AttributeType.STRING });
-    const table = new dynamodb.TableV2(this, 'Table', {
+    return new dynamodb.TableV2(this, 'Table', {
       partitionKey: str(partitionKey),
       sortKey: str(sortKey),
       billing: dynamodb.Billing.onDemand(),
@@ -47,6 +118,10 @@ export class ServiceStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
       deletionProtection: true,
     });
+  }
+
+  /** The imports bucket (objects expire after 90 days) and the versioned events bucket. */
+  private buckets(): { importsBucket: s3.Bucket; eventsBucket: s3.Bucket } {
     const bucket = (name: string, expireDays?: number) =>
       new s3.Bucket(this, name, {
         encryption: s3.BucketEncryption.S3_MANAGED,
@@ -59,35 +134,42 @@ export class ServiceStack extends Stack {
         ],
       });
     const importsBucket = bucket('Imports', 90);
-    for (const b of [importsBucket]) nagOk(b, 'AwsSolutions::AwsSolutions-S1', 'Object access is audited with CloudTrail data events where needed; an access-log bucket would itself be unlogged.');
+    nagOk(importsBucket, 'AwsSolutions::AwsSolutions-S1', 'Object access is audited with CloudTrail data events where needed; an access-log bucket would itself be unlogged.');
     const eventsBucket = bucket('Events');
     nagOk(eventsBucket, 'AwsSolutions::AwsSolutions-S1', 'Object access is audited with CloudTrail data events where needed; an access-log bucket would itself be unlogged.');
     // Raw event records are the only copy of what happened: an overwrite or delete keeps the old version for 30 days.
     (eventsBucket.node.defaultChild as s3.CfnBucket).versioningConfiguration = { status: 'Enabled' };
     eventsBucket.addLifecycleRule({ noncurrentVersionExpiration: Duration.days(30), expiredObjectDeleteMarker: true });
-    // SNS topics are encrypted with a key CloudWatch (alarms) and SES (delivery events) may use.
-    const topicKey = new kms.Key(this, 'TopicKey', { enableKeyRotation: true, description: 'SNS topics of the newsletter service', removalPolicy: RemovalPolicy.RETAIN });
-    for (const service of ['cloudwatch.amazonaws.com', 'ses.amazonaws.com']) {
-      topicKey.grant(new iam.ServicePrincipal(service), 'kms:Decrypt', 'kms:GenerateDataKey*');
-    }
-    const retainedQueue = (name: string, props: sqs.QueueProps) =>
-      new sqs.Queue(this, name, { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true, removalPolicy: RemovalPolicy.RETAIN, ...props });
-    const deadLetterQueues: sqs.IQueue[] = [];
-    const deadLetterQueue = (name: string) => {
-      const queue = retainedQueue(name, { retentionPeriod: Duration.days(14) });
-      nagOk(queue, 'AwsSolutions::AwsSolutions-SQS3', 'This queue is a dead-letter queue (alarmed when not empty).');
-      nagOk(queue, 'Serverless::Serverless-SQSRedrivePolicy', 'This queue is a dead-letter queue (alarmed when not empty).');
-      deadLetterQueues.push(queue);
-      return queue;
-    };
-    // Merge runs of an assembly that crashed; running files of open days and the hours of recent days (rebuilt
-    // from the raw records on demand). Their replaced versions are derived data too: a day's running file is
-    // rewritten on every download that finds new records, so they go after a day, not after the bucket's 30.
+    return { importsBucket, eventsBucket };
+  }
+
+  /**
+   * Merge runs of an assembly that crashed; running files of open days and the hours of recent days (rebuilt
+   * from the raw records on demand). Their replaced versions are derived data too: a day's running file is
+   * rewritten on every download that finds new records, so they go after a day, not after the bucket's 30.
+   */
+  private derivedEventFileRules(eventsBucket: s3.Bucket): void {
     eventsBucket.addLifecycleRule({ prefix: 'tmp/', expiration: Duration.days(2), noncurrentVersionExpiration: Duration.days(1) });
     for (const prefix of ['partial/', 'partial-raw/', 'hours/', 'hours-raw/']) {
       eventsBucket.addLifecycleRule({ prefix, expiration: Duration.days(7), noncurrentVersionExpiration: Duration.days(1) });
     }
+  }
 
+  private retainedQueue(name: string, props: sqs.QueueProps): sqs.Queue {
+    return new sqs.Queue(this, name, { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true, removalPolicy: RemovalPolicy.RETAIN, ...props });
+  }
+
+  /** A dead-letter queue (kept 14 days), alarmed when not empty. */
+  private deadLetterQueue(name: string): sqs.Queue {
+    const queue = this.retainedQueue(name, { retentionPeriod: Duration.days(14) });
+    nagOk(queue, 'AwsSolutions::AwsSolutions-SQS3', 'This queue is a dead-letter queue (alarmed when not empty).');
+    nagOk(queue, 'Serverless::Serverless-SQSRedrivePolicy', 'This queue is a dead-letter queue (alarmed when not empty).');
+    this.deadLetterQueues.push(queue);
+    return queue;
+  }
+
+  /** The HTTP API with CORS, throttling and access logs on the default stage (limits: infra/protection.ts). */
+  private httpApi(): HttpApi {
     const api = new HttpApi(this, 'Api', {
       corsPreflight: {
         allowOrigins: corsPolicy.allowOrigins,
@@ -97,15 +179,15 @@ export class ServiceStack extends Stack {
         maxAge: Duration.seconds(corsPolicy.maxAgeSeconds),
       },
     });
-    // Throttling and access logs on the default stage (limits: infra/protection.ts).
     const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', { retention: accessLogRetentionDays as logs.RetentionDays, removalPolicy: RemovalPolicy.RETAIN });
     const stage = api.defaultStage!.node.defaultChild as CfnStage;
     stage.defaultRouteSettings = { throttlingRateLimit: stageThrottle.rateLimit, throttlingBurstLimit: stageThrottle.burstLimit };
     stage.routeSettings = Object.fromEntries(
-      routeList
-        .filter((r) => routeThrottles[r.id])
+      routeList.flatMap((r) => {
+        const throttle = routeThrottle(r.id);
         // RouteSettings is untyped JSON in CDK: CloudFormation's own (PascalCase) property names.
-        .map((r) => [`${r.method} ${r.path}`, { ThrottlingRateLimit: routeThrottles[r.id].rateLimit, ThrottlingBurstLimit: routeThrottles[r.id].burstLimit }]),
+        return throttle ? [[`${r.method} ${r.path}`, { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit }]] : [];
+      }),
     );
     stage.accessLogSettings = {
       destinationArn: accessLogs.logGroupArn,
@@ -115,9 +197,13 @@ export class ServiceStack extends Stack {
         integrationLatencyMs: '$context.integrationLatency', integrationError: '$context.integrationErrorMessage', userAgent: '$context.identity.userAgent',
       }),
     };
-    const mailFrom = props.mailFrom ?? this.mailFromParameter();
+    return api;
+  }
+
+  /** What every function may be granted and the environment they all get. */
+  private resources(table: dynamodb.TableV2, importsBucket: s3.Bucket, eventsBucket: s3.Bucket, api: HttpApi, mailFrom: string): ServiceResources {
     const logLevel = new CfnParameter(this, 'LogLevel', { type: 'String', default: 'INFO', allowedValues: ['DEBUG', 'INFO', 'WARN', 'ERROR'], description: 'Log level of every function' });
-    const resources: ServiceResources = {
+    return {
       table,
       imports: importsBucket,
       events: eventsBucket,
@@ -135,140 +221,123 @@ export class ServiceStack extends Stack {
         `arn:${Aws.PARTITION}:ses:${Aws.REGION}:${Aws.ACCOUNT_ID}:identity/${Fn.select(1, Fn.split('@', mailFrom))}`,
       ],
     };
-    // Page views: POST /v1/track sends one message per view; the job with the `trackingQueue` trigger consumes them in batches.
-    const trackingJob = jobList.find((j) => 'trackingQueue' in j.trigger);
-    const trackingDeadLetters = trackingJob ? deadLetterQueue(`${trackingJob.id}DeadLetters`) : undefined;
-    const trackingQueue = trackingJob && 'trackingQueue' in trackingJob.trigger
-      ? retainedQueue('TrackingQueue', {
-          retentionPeriod: Duration.days(4),
-          // AWS: at least six times the function timeout plus the batching window.
-          visibilityTimeout: Duration.seconds(6 * (trackingJob.timeoutSeconds ?? 900) + trackingJob.trigger.trackingQueue.maxBatchingWindowSeconds),
-          deadLetterQueue: { queue: trackingDeadLetters!, maxReceiveCount: trackingJob.trigger.trackingQueue.maxReceiveCount },
-        })
-      : undefined;
-    if (trackingQueue) resources.environment.TRACKING_QUEUE_URL = trackingQueue.queueUrl;
-    resources.trackingQueue = trackingQueue;
-    const functions: Array<{ id: string; fn: ServiceFunction }> = [];
+  }
 
-    for (const route of routeList) {
-      const fn = new ServiceFunction(this, route.id, {
-        entry: route.handler,
-        access: route.access,
-        resources,
-        timeoutSeconds: route.lambda?.timeoutSeconds,
-        memoryMb: route.lambda?.memoryMb,
-        reservedConcurrency: reservedConcurrency[route.id],
-        assets: route.assets,
-      });
-      functions.push({ id: route.id, fn });
-      api.addRoutes({ path: route.path, methods: [route.method as HttpMethod], integration: new HttpLambdaIntegration(`${route.id}Integration`, fn) });
-    }
-    const fallback = new ServiceFunction(this, 'fallback', { entry: fallbackHandler, access: {}, resources });
-    functions.push({ id: 'fallback', fn: fallback });
-    // API Gateway's `$default` route: whatever no row matches (also `/`) gets the service's JSON 404/405.
-    const defaultRoute = new HttpRoute(this, 'DefaultRoute', { httpApi: api, routeKey: HttpRouteKey.DEFAULT, integration: new HttpLambdaIntegration('fallbackIntegration', fallback) });
+  /** Page views: POST /v1/track sends one message per view to this queue; the job with the `trackingQueue` trigger consumes them in batches. */
+  private trackingQueue(): TriggerTargets['tracking'] {
+    const job = jobList.find((j) => 'trackingQueue' in j.trigger);
+    if (!job || !('trackingQueue' in job.trigger)) return undefined;
+    const { maxBatchingWindowSeconds, maxReceiveCount } = job.trigger.trackingQueue;
+    const deadLetters = this.deadLetterQueue(`${job.id}DeadLetters`);
+    const queue = this.retainedQueue('TrackingQueue', {
+      retentionPeriod: Duration.days(4),
+      // AWS: at least six times the function timeout plus the batching window.
+      visibilityTimeout: Duration.seconds(6 * (job.timeoutSeconds ?? 900) + maxBatchingWindowSeconds),
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount },
+    });
+    return { queue, deadLetters };
+  }
 
-    let sesTopic: sns.Topic | undefined;
-    const jobFunctions: Record<string, ServiceFunction> = {};
-    for (const job of jobList) {
-      const fn = (jobFunctions[job.id] = new ServiceFunction(this, job.id, {
-        entry: job.handler,
-        access: job.access,
-        resources,
-        timeoutSeconds: job.timeoutSeconds ?? 900,
-        memoryMb: job.memoryMb,
-        reservedConcurrency: reservedConcurrency[job.id],
-      }));
-      functions.push({ id: job.id, fn });
-      const trigger = job.trigger;
-      if ('schedule' in trigger) {
-        // A run that fails all its attempts (or cannot be delivered) lands in a queue with an alarm.
-        const failed = deadLetterQueue(`${job.id}FailedRuns`);
-        fn.configureAsyncInvoke({ retryAttempts: 2, onFailure: new SqsDestination(failed) });
-        new events.Rule(this, `${job.id}Schedule`, {
-          schedule: events.Schedule.expression(trigger.schedule),
-          targets: [new targets.LambdaFunction(fn, { deadLetterQueue: failed, retryAttempts: 2 })],
-        });
-      } else if ('importsUpload' in trigger) {
-        importsBucket.addEventNotification(s3.EventType.OBJECT_CREATED, new s3n.LambdaDestination(fn), { prefix: trigger.importsUpload });
-      } else if ('asyncFailureOf' in trigger) {
-        continue;
-      } else if ('trackingQueue' in trigger) {
-        const { batchSize, maxBatchingWindowSeconds, maxConcurrency } = trigger.trackingQueue;
-        nagOk(fn, 'Serverless::Serverless-LambdaEventSourceMappingDestination', 'Failed messages go to the queue\'s own dead-letter queue (redrive policy) after maxReceiveCount.');
-        fn.addEventSource(
-          new lambdaEvents.SqsEventSource(trackingQueue!, {
-            batchSize,
-            maxBatchingWindow: Duration.seconds(maxBatchingWindowSeconds),
-            maxConcurrency,
-            reportBatchItemFailures: true,
-          }),
-        );
-        new CfnOutput(this, `${job.id}DeadLetterQueueUrl`, { value: trackingDeadLetters!.queueUrl, description: 'Page views that failed repeatedly' });
-      } else {
-        // SNS → SQS → batches: one raw object per batch instead of one per notification.
-        const { batchSize, maxBatchingWindowSeconds, maxReceiveCount } = trigger.sesEventsQueue;
-        if (!sesTopic) {
-          sesTopic = new sns.Topic(this, 'SesEvents', { enforceSSL: true, masterKey: topicKey });
-          // SES event destinations publish to the topic on behalf of this account only.
-          sesTopic.addToResourcePolicy(
-            new iam.PolicyStatement({
-              principals: [new iam.ServicePrincipal('ses.amazonaws.com')],
-              actions: ['sns:Publish'],
-              resources: [sesTopic.topicArn],
-              conditions: { StringEquals: { 'AWS:SourceAccount': this.account } },
-            }),
-          );
-        }
-        const deadLetters = deadLetterQueue(`${job.id}DeadLetters`);
-        // Notifications SNS could not deliver to the queue (a deleted or misconfigured queue).
-        const undelivered = deadLetterQueue(`${job.id}Undelivered`);
-        const queue = retainedQueue(`${job.id}Queue`, {
-          retentionPeriod: Duration.days(4),
-          // AWS: at least six times the function timeout plus the batching window.
-          visibilityTimeout: Duration.seconds(6 * (job.timeoutSeconds ?? 900) + maxBatchingWindowSeconds),
-          deadLetterQueue: { queue: deadLetters, maxReceiveCount },
-        });
-        sesTopic.addSubscription(new subs.SqsSubscription(queue, { deadLetterQueue: undelivered }));
-        nagOk(fn, 'Serverless::Serverless-LambdaEventSourceMappingDestination', 'Failed messages go to the queue\'s own dead-letter queue (redrive policy) after maxReceiveCount.');
-        fn.addEventSource(
-          new lambdaEvents.SqsEventSource(queue, {
-            batchSize,
-            maxBatchingWindow: Duration.seconds(maxBatchingWindowSeconds),
-            reportBatchItemFailures: true,
-          }),
-        );
-        new CfnOutput(this, `${job.id}DeadLetterQueueUrl`, { value: deadLetters.queueUrl, description: 'SES notifications that failed repeatedly' });
-      }
-    }
+  /** A route's function and its API route. */
+  private routeFunction(api: HttpApi, route: (typeof routeList)[number], resources: ServiceResources): ServiceFunction {
+    const fn = new ServiceFunction(this, route.id, {
+      entry: route.handler,
+      access: route.access,
+      resources,
+      timeoutSeconds: route.lambda?.timeoutSeconds,
+      memoryMb: route.lambda?.memoryMb,
+      reservedConcurrency: reservedConcurrencyOf(route.id),
+      assets: route.assets,
+    });
+    api.addRoutes({ path: route.path, methods: [route.method as HttpMethod], integration: new HttpLambdaIntegration(`${route.id}Integration`, fn) });
+    return fn;
+  }
 
-    // A job whose async invocations fail every attempt hands the event to its failure job.
+  /** Connects a job's function to its trigger (a failure job is connected once every job has its function: attachFailureJobs). */
+  private attachTrigger(job: Job, fn: ServiceFunction, where: TriggerTargets): void {
+    const trigger = job.trigger;
+    if ('schedule' in trigger) this.scheduled(job, fn, trigger);
+    else if ('importsUpload' in trigger) where.importsBucket.addEventNotification(s3.EventType.OBJECT_CREATED, new s3n.LambdaDestination(fn), { prefix: trigger.importsUpload });
+    else if ('trackingQueue' in trigger) this.pageViewConsumer(job, fn, trigger, where.tracking!);
+    else if ('sesEventsQueue' in trigger) this.sesEventsConsumer(job, fn, trigger);
+  }
+
+  /** A scheduled job: a run that fails all its attempts (or cannot be delivered) lands in a queue with an alarm. */
+  private scheduled(job: Job, fn: ServiceFunction, trigger: TriggerOf<'schedule'>): void {
+    const failed = this.deadLetterQueue(`${job.id}FailedRuns`);
+    fn.configureAsyncInvoke({ retryAttempts: 2, onFailure: new SqsDestination(failed) });
+    new events.Rule(this, `${job.id}Schedule`, {
+      schedule: events.Schedule.expression(trigger.schedule),
+      targets: [new targets.LambdaFunction(fn, { deadLetterQueue: failed, retryAttempts: 2 })],
+    });
+  }
+
+  /** The page-view consumer: batches from the tracking queue, partial batch responses. */
+  private pageViewConsumer(job: Job, fn: ServiceFunction, trigger: TriggerOf<'trackingQueue'>, tracking: NonNullable<TriggerTargets['tracking']>): void {
+    const { batchSize, maxBatchingWindowSeconds, maxConcurrency } = trigger.trackingQueue;
+    nagOk(fn, 'Serverless::Serverless-LambdaEventSourceMappingDestination', 'Failed messages go to the queue\'s own dead-letter queue (redrive policy) after maxReceiveCount.');
+    fn.addEventSource(
+      new lambdaEvents.SqsEventSource(tracking.queue, {
+        batchSize,
+        maxBatchingWindow: Duration.seconds(maxBatchingWindowSeconds),
+        maxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+    new CfnOutput(this, `${job.id}DeadLetterQueueUrl`, { value: tracking.deadLetters.queueUrl, description: 'Page views that failed repeatedly' });
+  }
+
+  /** SES delivery events: SNS → SQS → batches, one raw object per batch instead of one per notification. */
+  private sesEventsConsumer(job: Job, fn: ServiceFunction, trigger: TriggerOf<'sesEventsQueue'>): void {
+    const { batchSize, maxBatchingWindowSeconds, maxReceiveCount } = trigger.sesEventsQueue;
+    const topic = this.sesEventsTopic();
+    const deadLetters = this.deadLetterQueue(`${job.id}DeadLetters`);
+    // Notifications SNS could not deliver to the queue (a deleted or misconfigured queue).
+    const undelivered = this.deadLetterQueue(`${job.id}Undelivered`);
+    const queue = this.retainedQueue(`${job.id}Queue`, {
+      retentionPeriod: Duration.days(4),
+      // AWS: at least six times the function timeout plus the batching window.
+      visibilityTimeout: Duration.seconds(6 * (job.timeoutSeconds ?? 900) + maxBatchingWindowSeconds),
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount },
+    });
+    topic.addSubscription(new subs.SqsSubscription(queue, { deadLetterQueue: undelivered }));
+    nagOk(fn, 'Serverless::Serverless-LambdaEventSourceMappingDestination', 'Failed messages go to the queue\'s own dead-letter queue (redrive policy) after maxReceiveCount.');
+    fn.addEventSource(
+      new lambdaEvents.SqsEventSource(queue, {
+        batchSize,
+        maxBatchingWindow: Duration.seconds(maxBatchingWindowSeconds),
+        reportBatchItemFailures: true,
+      }),
+    );
+    new CfnOutput(this, `${job.id}DeadLetterQueueUrl`, { value: deadLetters.queueUrl, description: 'SES notifications that failed repeatedly' });
+  }
+
+  /** The topic SES event destinations publish to, on behalf of this account only. */
+  private sesEventsTopic(): sns.Topic {
+    if (this.sesTopic) return this.sesTopic;
+    const topic = (this.sesTopic = new sns.Topic(this, 'SesEvents', { enforceSSL: true, masterKey: this.topicKey }));
+    topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        principals: [new iam.ServicePrincipal('ses.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [topic.topicArn],
+        conditions: { StringEquals: { 'AWS:SourceAccount': this.account } },
+      }),
+    );
+    return topic;
+  }
+
+  /** A job whose async invocations fail every attempt hands the event to its failure job. */
+  private attachFailureJobs(jobFunctions: Record<JobId, ServiceFunction>): void {
     for (const job of jobList) {
       if (!('asyncFailureOf' in job.trigger)) continue;
-      const target = jobFunctions[job.trigger.asyncFailureOf];
+      const target = jobFunctions[job.trigger.asyncFailureOf as JobId];
       if (!target) throw new Error(`job ${job.id}: no job ${job.trigger.asyncFailureOf}`);
       target.configureAsyncInvoke({ retryAttempts: 2, onFailure: new LambdaDestination(jobFunctions[job.id], { responseOnly: false }) });
       // If marking the files failed fails too, the event waits in a queue with an alarm.
-      const lost = deadLetterQueue(`${job.id}FailedRuns`);
+      const lost = this.deadLetterQueue(`${job.id}FailedRuns`);
       jobFunctions[job.id].configureAsyncInvoke({ retryAttempts: 2, onFailure: new SqsDestination(lost) });
     }
-
-    for (const scope of [api, defaultRoute]) nagOk(scope, 'AwsSolutions::AwsSolutions-APIG4', 'The functions authenticate (service token header, or the public keys the spec puts in the path); the spec fixes these routes.');
-    // CDK's own handler that configures S3 bucket notifications.
-    const notifications = this.node.tryFindChild('BucketNotificationsHandler050a0587b7544547bf325f094a3db834');
-    if (notifications) {
-      nagOk(notifications, 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', 'CDK\'s handler only writes its own logs.');
-      nagOk(notifications, 'AwsSolutions::AwsSolutions-IAM5[Resource::*]', 'CDK\'s handler needs s3:PutBucketNotification, which it applies to the imports bucket only.');
-    }
-    nagOk(this, `AwsSolutions::AwsSolutions-IAM5[Resource::<${this.getLogicalId(jobFunctions.importsWorkerFailed?.node.defaultChild as CfnElement)}.Arn>:*]`, 'Lambda destinations invoke the failure job\'s versions and aliases.');
-    const operations = new Operations(this, 'Operations', { api, table, functions, deadLetterQueues, topicKey, trackingQueue });
-    new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
-    new CfnOutput(this, 'AlarmTopicArn', { value: operations.alarmTopic.topicArn, description: 'Every alarm notifies this topic' });
-    for (const job of jobList) {
-      new CfnOutput(this, `${job.id}FunctionName`, { value: jobFunctions[job.id].functionName, description: `Run by hand: aws lambda invoke --function-name <this> --payload '{}' out.json` });
-    }
-    new CfnOutput(this, 'TableName', { value: table.tableName });
-    if (sesTopic) new CfnOutput(this, 'SesEventsTopicArn', { value: sesTopic.topicArn, description: 'Point the SES configuration set event destination here' });
   }
 
   /** The sender of opt-in emails, asked at deploy time when the app does not set MAIL_FROM: a deploy without one fails early. */

@@ -28,6 +28,9 @@ function optionalBool(name: string, fallback: boolean): boolean {
 }
 
 /** Configuration getters; read lazily so a function only needs the names it uses. */
+/** Token lifetime when TOKEN_TTL_SECONDS is not set: one hour. */
+export const DEFAULT_TOKEN_TTL_SECONDS = 3600;
+
 export const config = {
   get tableName(): string {
     return required('TABLE_NAME');
@@ -48,7 +51,7 @@ export const config = {
   },
   /** Token lifetime in seconds (default one hour). */
   get tokenTtlSeconds(): number {
-    return optionalInt('TOKEN_TTL_SECONDS', 3600);
+    return optionalInt('TOKEN_TTL_SECONDS', DEFAULT_TOKEN_TTL_SECONDS);
   },
   /** Local data directory (the mail outbox lives in `<DATA_DIR>/outbox`). */
   get dataDir(): string {

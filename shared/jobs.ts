@@ -110,4 +110,6 @@ export const jobs = {
   },
 } as const satisfies Record<string, JobDef>;
 
-export const jobList: Array<JobDef & { id: string }> = Object.entries(jobs as Record<string, JobDef>).map(([id, job]) => ({ id, ...job }));
+export type JobId = keyof typeof jobs;
+
+export const jobList: Array<JobDef & { id: JobId }> = (Object.entries(jobs) as Array<[JobId, JobDef]>).map(([id, job]) => ({ id, ...job }));

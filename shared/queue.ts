@@ -29,5 +29,5 @@ export interface SqsRecord {
 export function sqsRecords(event: unknown): SqsRecord[] {
   const records = (event as { Records?: unknown })?.Records;
   if (!Array.isArray(records)) return [];
-  return records.filter((r): r is SqsRecord => typeof r?.messageId === 'string' && typeof r?.body === 'string');
+  return (records as Array<Partial<SqsRecord> | null | undefined>).filter((r): r is SqsRecord => typeof r?.messageId === 'string' && typeof r?.body === 'string');
 }

@@ -29,7 +29,7 @@ export const routes = {
 export type RouteId = keyof typeof routes;
 
 /** Rows as a list, for the stack, the gateway and the OpenAPI document. */
-export const routeList = Object.entries(routes).map(([id, route]) => ({ id, ...(route as RouteDef) }));
+export const routeList = (Object.entries(routes) as Array<[RouteId, RouteDef]>).map(([id, route]) => ({ id, ...route }));
 
 /**
  * Requests that match no row go to this function (API Gateway's `$default`

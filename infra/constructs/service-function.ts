@@ -6,7 +6,7 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import { type Construct } from 'constructs';
 import { resolve } from 'node:path';
 import type { Access } from '../../shared/http/route.js';
 import { bundling } from './bundling.js';

@@ -82,7 +82,7 @@ function toEvent(req: http.IncomingMessage, body: Buffer, routeKey: string, para
       time: now.toUTCString(),
       timeEpoch: now.getTime(),
     },
-  } as APIGatewayProxyEventV2;
+  };
 }
 
 function lambdaContext(name: string): Context {
@@ -128,7 +128,8 @@ async function readBody(req: http.IncomingMessage): Promise<Buffer | undefined> 
 
 /** Creates the gateway server; `mounts` serve static files (browser library, demo site, dev pages). */
 export function createGateway({ mounts = [] }: { mounts?: StaticMount[] } = {}): http.Server {
-  const server = http.createServer(async (req, res) => {
+  // Every fault is answered inside (the catch below): the server does not wait on the promise.
+  const serve = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     try {
       const method = req.method ?? 'GET';
       const path = new URL(req.url ?? '/', 'http://localhost').pathname;
@@ -171,7 +172,8 @@ export function createGateway({ mounts = [] }: { mounts?: StaticMount[] } = {}):
       if (!res.headersSent) sendJson(res, 500, { status: 500, cause: 'Internal error (local gateway)' });
       else res.end();
     }
-  });
+  };
+  const server = http.createServer((req, res) => void serve(req, res));
   answerClientErrors(server);
   return server;
 }

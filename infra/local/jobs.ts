@@ -58,7 +58,7 @@ export function startScheduledJobs(log: (line: string) => void = console.log, { 
     );
   const timers = jobList.flatMap((job) => {
     if (!('schedule' in job.trigger) || !job.trigger.localEveryMinutes) return [];
-    return [setTimeout(() => run(job), catchUpAfterMs), setInterval(() => run(job), job.trigger.localEveryMinutes * 60_000)];
+    return [setTimeout(() => void run(job), catchUpAfterMs), setInterval(() => void run(job), job.trigger.localEveryMinutes * 60_000)];
   });
   return () => timers.forEach((t) => clearTimeout(t));
 }

@@ -116,7 +116,7 @@ class LocalQueue {
         awsRegion: 'local',
       })),
     };
-    this.invoke(event)
+    void this.invoke(event)
       .then(
         (result) => {
           const failures = new Set(((result as { batchItemFailures?: Array<{ itemIdentifier: string }> })?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
@@ -210,7 +210,7 @@ export async function startLocalQueues({ port = 0, log = console.log }: { port?:
       const target = String(req.headers['x-amz-target'] ?? '');
       let input: { QueueUrl?: string; MessageBody?: string; Entries?: Array<{ Id: string; MessageBody: string }> };
       try {
-        input = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        input = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof input;
       } catch {
         return reply(400, { __type: 'com.amazonaws.sqs#InvalidRequest', message: 'not JSON' });
       }

@@ -7,12 +7,14 @@
  */
 import type { Readable } from 'node:stream';
 
-interface FilesystemStore {
+/** The part of s3rver's filesystem store this middleware uses. */
+export interface FilesystemStore {
   getObject(bucket: string, key: string, range?: { start: number; end: number }): Promise<{ content: Readable | null; metadata: Record<string, string> } | null>;
   putPart(bucket: string, uploadId: string, partNumber: number, content: Readable): Promise<{ md5: string }>;
 }
 
-interface Ctx {
+/** The part of Koa's context this middleware uses. */
+export interface Ctx {
   method: string;
   path: string;
   query: Record<string, string | string[] | undefined>;

@@ -14,8 +14,10 @@ declare module 's3rver' {
     close(): Promise<void>;
     on(event: 'event', listener: (event: unknown) => void): this;
     /** Koa's middleware list, composed at run(). */
-    middleware: Array<(ctx: any, next: () => Promise<void>) => unknown>;
+    // eslint-disable-next-line @typescript-eslint/consistent-type-imports -- an ambient module cannot import a relative module
+    middleware: Array<(ctx: import('./s3-part-copy.js').Ctx, next: () => Promise<void>) => unknown>;
     /** The filesystem store behind the emulator. */
-    store: any;
+    // eslint-disable-next-line @typescript-eslint/consistent-type-imports -- an ambient module cannot import a relative module
+    store: import('./s3-part-copy.js').FilesystemStore;
   }
 }

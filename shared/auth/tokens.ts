@@ -2,10 +2,10 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
 import { ddb, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
-import { UnauthorizedError } from '../http/errors.js';
 import * as v from 'valibot';
 import { getClient, UsernameSchema } from '../clients/clients.js';
 import { reserveLoginAttempt } from '../ratelimit/limits.js';
+import { BadCredentialsError } from './errors.js';
 import { decoyApiKeyHash, newSecret, sha256, verifyApiKey } from './secrets.js';
 
 export const BAD_CREDENTIALS = 'Invalid username or password';
@@ -21,7 +21,7 @@ export async function issueToken(username: string, password: string, sourceIp: s
   // A name that cannot be a client name (too long for a key, say) is just another wrong name.
   const client = v.is(UsernameSchema, username) ? await getClient(username) : undefined;
   const ok = await verifyApiKey(password, client?.apiKeyHash ?? (await decoyApiKeyHash()));
-  if (!client || !ok) throw new UnauthorizedError(BAD_CREDENTIALS);
+  if (!client || !ok) throw new BadCredentialsError(username, BAD_CREDENTIALS);
   await attempt.succeeded();
   const token = newSecret();
   const expiresAtMs = now + config.tokenTtlSeconds * 1000;

@@ -3,9 +3,9 @@ import * as v from 'valibot';
 import { ddb, tableName } from '../db/client.js';
 import { keys, type KeyKind } from '../db/keys.js';
 import { hashApiKey, newPublicKey, newSecret } from '../auth/secrets.js';
-import { BadRequestError, ConflictError, NotFoundError } from '../http/errors.js';
 import { createList, getList } from '../lists/lists.js';
 import { parseSiteHosts } from './site-hosts.js';
+import { ClientExistsError, InvalidClientSettingError, UnknownClientError } from './errors.js';
 
 export const UsernameSchema = v.pipe(
   v.string(),
@@ -86,7 +86,7 @@ export async function getClient(clientId: string, { consistent = false } = {}): 
 
 export async function requireClient(clientId: string): Promise<Client> {
   const client = await getClient(clientId);
-  if (!client) throw new NotFoundError(`Unknown client ${clientId}`);
+  if (!client) throw new UnknownClientError(clientId);
   return client;
 }
 
@@ -99,7 +99,7 @@ export async function createClient(
   { premiumEvents = false, siteHosts }: { premiumEvents?: boolean; siteHosts?: string | string[] } = {},
 ): Promise<{ client: Client; apiKey: string }> {
   const parsed = v.safeParse(UsernameSchema, username);
-  if (!parsed.success) throw new BadRequestError(`username: ${parsed.issues[0].message}`);
+  if (!parsed.success) throw new InvalidClientSettingError('username', `username: ${parsed.issues[0].message}`);
   const hosts = siteHosts === undefined ? [] : parseSiteHosts(siteHosts);
   const apiKey = newSecret();
   const trackingKey = newPublicKey();
@@ -134,7 +134,7 @@ export async function createClient(
       }),
     );
   } catch (err) {
-    if ((err as Error).name === 'TransactionCanceledException') throw new ConflictError(`Client ${username} already exists`);
+    if ((err as Error).name === 'TransactionCanceledException') throw new ClientExistsError(username);
     throw err;
   }
   const list = await createList(username, 'Default list');
@@ -225,7 +225,7 @@ export async function createForm(
   { listIds, global, confirmRedirectUrl }: { listIds: number[]; global: boolean; confirmRedirectUrl?: string },
 ): Promise<string> {
   await requireClient(clientId);
-  if (listIds.length === 0) throw new BadRequestError('a form needs at least one list');
+  if (listIds.length === 0) throw new InvalidClientSettingError('listIds', 'a form needs at least one list');
   for (const id of listIds) await getList(clientId, id);
   return putPublicKey('form', { clientId, listIds, global, confirmRedirectUrl });
 }

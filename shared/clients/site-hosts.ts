@@ -8,14 +8,14 @@
  * example.com at any depth, not example.com itself (list both when both serve
  * articles). A wildcard needs at least two labels after `*.` (`*.com` is refused).
  */
-import { BadRequestError } from '../http/errors.js';
+import { InvalidClientSettingError } from './errors.js';
 
 /** At most this many entries per client. */
 export const MAX_SITE_HOSTS = 50;
 
 function normaliseHost(raw: string): string | undefined {
   // No port, path, credentials or IPv6 literal: only a name or an IPv4 address.
-  if (!raw || /[\s/?#@\\%:\[\]*]/.test(raw)) return undefined;
+  if (!raw || /[\s/?#@\\%:[\]*]/.test(raw)) return undefined;
   try {
     const host = new URL(`http://${raw.toLowerCase()}`).hostname;
     return host && !host.startsWith('.') && !host.endsWith('.') && !host.includes('..') ? host : undefined;
@@ -35,14 +35,14 @@ export function parseSiteHosts(input: string | readonly string[]): string[] {
   for (const entry of entries) {
     const wildcard = entry.startsWith('*.');
     const host = normaliseHost(wildcard ? entry.slice(2) : entry);
-    if (!host) throw new BadRequestError(`hosts: "${entry.slice(0, 100)}" is not a host name (e.g. news.example.com or *.example.com)`);
+    if (!host) throw new InvalidClientSettingError('hosts', `hosts: "${entry.slice(0, 100)}" is not a host name (e.g. news.example.com or *.example.com)`);
     if (wildcard && (/^[\d.]+$/.test(host) || host.split('.').length < 2)) {
-      throw new BadRequestError(`hosts: "${entry.slice(0, 100)}" is too broad: a wildcard needs a domain of at least two labels (e.g. *.example.com)`);
+      throw new InvalidClientSettingError('hosts', `hosts: "${entry.slice(0, 100)}" is too broad: a wildcard needs a domain of at least two labels (e.g. *.example.com)`);
     }
     const normalised = wildcard ? `*.${host}` : host;
     if (!out.includes(normalised)) out.push(normalised);
   }
-  if (out.length > MAX_SITE_HOSTS) throw new BadRequestError(`hosts: at most ${MAX_SITE_HOSTS} entries`);
+  if (out.length > MAX_SITE_HOSTS) throw new InvalidClientSettingError('hosts', `hosts: at most ${MAX_SITE_HOSTS} entries`);
   return out;
 }
 

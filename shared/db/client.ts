@@ -54,7 +54,7 @@ export async function batchWrite(
       if (attempt >= maxAttempts) throw new UnprocessedError(`BatchWriteItem left ${pending.length} items unprocessed`);
       if (attempt > 0) await sleep(backoffMs(attempt));
       const out = await ddb.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
-      pending = (out.UnprocessedItems?.[tableName()] ?? []) as WriteRequest[];
+      pending = (out.UnprocessedItems?.[tableName()] ?? []);
     }
   });
 }

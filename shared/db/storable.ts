@@ -72,7 +72,7 @@ export const StorableValueSchema = v.custom<unknown>((value) => storableProblem(
 /** A number DynamoDB can store: finite, |n| ≤ 2^53 − 1, 0 or |n| ≥ 1e-130. */
 export const StorableNumberSchema = v.pipe(
   v.number(),
-  v.check((n) => numberProblem(n) === undefined, (issue) => numberProblem(issue.input as number) ?? 'is not a storable number'),
+  v.check((n) => numberProblem(n) === undefined, (issue) => numberProblem(issue.input) ?? 'is not a storable number'),
 );
 
 /** An integer from `min` to `max` (both within the storable range); the message names the bounds. */

@@ -28,6 +28,7 @@ export function csvRow(event: EventName, record: Record<string, unknown>, varian
   return eventColumns[event].map((column) => {
     const value = record[column];
     if (column === 'date') return csvDate(String(value));
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- stored event fields are scalars (record.ts writes them)
     const text = value === undefined || value === null ? '' : String(value);
     return variant === 'safe' ? formulaSafe(text) : text;
   });

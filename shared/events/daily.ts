@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { BadRequestError } from '../http/errors.js';
+import { InvalidEventRequestError } from './errors.js';
 import { assembleDay, type AssembleResult } from './assemble.js';
 import { daysBefore, isCalendarDay, utcDay } from './days.js';
 import type { EventStore } from './store.js';
@@ -41,7 +41,7 @@ export async function runDailyAssembly(store: EventStore, request: AssembleReque
   const scheduled = request.date === undefined && !request.clients;
   const through = scheduled ? (await store.head(ASSEMBLED_THROUGH_KEY))?.metadata.day : undefined;
   if (request.date !== undefined) {
-    if (typeof request.date !== 'string' || !isCalendarDay(request.date)) throw new BadRequestError(`date must be a day written YYYY-MM-DD, got ${JSON.stringify(request.date)}`);
+    if (typeof request.date !== 'string' || !isCalendarDay(request.date)) throw new InvalidEventRequestError('date', `date must be a day written YYYY-MM-DD, got ${JSON.stringify(request.date)}`);
     days = [request.date];
   } else {
     const yesterday = daysBefore(utcDay(request.time ? new Date(request.time) : now), 1);

@@ -1,6 +1,6 @@
 import { getClient } from '../clients/clients.js';
 import { config } from '../config.js';
-import { BadRequestError, ForbiddenError } from '../http/errors.js';
+import { EventFilesNotEnabledError, InvalidEventRequestError } from './errors.js';
 import { assembleEvents } from './assemble.js';
 import { csvHeaderLine, type CsvVariant } from './csv.js';
 import { daysBefore, utcDay } from './days.js';
@@ -30,7 +30,7 @@ export function isDayClosed(day: string, now: Date): boolean {
 async function requirePremium(clientId: string): Promise<void> {
   const client = await getClient(clientId);
   if (!client?.premiumEvents) {
-    throw new ForbiddenError('Event files are a premium feature, not enabled for this client; ask support to enable it');
+    throw new EventFilesNotEnabledError(clientId);
   }
 }
 
@@ -46,7 +46,7 @@ async function requirePremium(clientId: string): Promise<void> {
  */
 export async function getEventFile(store: EventStore, clientId: string, event: EventName, day: string, now = new Date(), variant: CsvVariant = 'safe'): Promise<EventFile> {
   await requirePremium(clientId);
-  if (day > utcDay(now)) throw new BadRequestError(`path.date: ${day} is in the future; files exist for past days and today (UTC)`);
+  if (day > utcDay(now)) throw new InvalidEventRequestError('date', `path.date: ${day} is in the future; files exist for past days and today (UTC)`);
   const complete = isDayClosed(day, now);
   const filename = fileName(event, day);
   let key: string | undefined = complete ? eventPaths.file(clientId, event, day, variant) : undefined;

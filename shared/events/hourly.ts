@@ -1,4 +1,4 @@
-import { BadRequestError } from '../http/errors.js';
+import { InvalidEventRequestError } from './errors.js';
 import { isCalendarDay, utcDay } from './days.js';
 import { buildHours, planHours } from './hours.js';
 import { mapLimit } from './map-limit.js';
@@ -50,10 +50,10 @@ export function closedHours(day: string, at: number): string[] {
  */
 export async function runHourlyAssembly(store: EventStore, request: HourlyRequest = {}, now = new Date(), { concurrency = 8 } = {}): Promise<HourlySummary> {
   const at = request.time ? Date.parse(request.time) : now.getTime();
-  if (Number.isNaN(at)) throw new BadRequestError(`time must be an ISO 8601 instant, got ${JSON.stringify(request.time)}`);
+  if (Number.isNaN(at)) throw new InvalidEventRequestError('time', `time must be an ISO 8601 instant, got ${JSON.stringify(request.time)}`);
   let days: string[];
   if (request.date !== undefined) {
-    if (typeof request.date !== 'string' || !isCalendarDay(request.date)) throw new BadRequestError(`date must be a day written YYYY-MM-DD, got ${JSON.stringify(request.date)}`);
+    if (typeof request.date !== 'string' || !isCalendarDay(request.date)) throw new InvalidEventRequestError('date', `date must be a day written YYYY-MM-DD, got ${JSON.stringify(request.date)}`);
     days = [request.date];
   } else {
     // The day before too while its last hour closed less than an hour ago.

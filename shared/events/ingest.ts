@@ -1,5 +1,5 @@
 import { getClient } from '../clients/clients.js';
-import { NotFoundError } from '../http/errors.js';
+import { UnknownListError } from '../lists/errors.js';
 import { applySubscribers, getSubscriber } from '../subscribers/service.js';
 import { listsOfEmail } from '../subscribers/store.js';
 import type { SubscriberLine } from '../subscribers/types.js';
@@ -34,7 +34,7 @@ async function unsubscribeEverywhere(clientId: string, u: DeliveryUnsubscribe, d
       changed += report.nb_unsubscribed;
     } catch (err) {
       // A list deleted between the index read and the write.
-      if (!(err instanceof NotFoundError)) throw err;
+      if (!(err instanceof UnknownListError)) throw err;
     }
   }
   if (changed === 0) logger.info('delivery event changed no subscription', { clientId, emailHash: hashForLog(u.email), cause: u.cause, deliveryId });

@@ -58,7 +58,7 @@ export async function* splitLines(chunks: AsyncIterable<Uint8Array | string>): A
 export async function* timedLines(batches: AsyncIterable<string[]>, name: string): AsyncGenerator<Batch> {
   let last = -Infinity;
   for await (const lines of batches) {
-    const batch: Batch = new Array(lines.length);
+    const batch: Batch = new Array<TimedLine>(lines.length);
     for (let i = 0; i < lines.length; i++) {
       const at = timeOf(lines[i]);
       if (at < last) throw new Error(`Source ${name} is not sorted by date`);
@@ -163,6 +163,6 @@ export async function* mergeSorted(sources: AsyncIterable<Batch>[]): AsyncGenera
     }
     if (out.length > 0) yield out;
   } finally {
-    await Promise.allSettled(iterators.map((it) => it.return?.()));
+    await Promise.allSettled(iterators.map(async (it) => it.return?.()));
   }
 }

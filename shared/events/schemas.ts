@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { BoolParam } from '../http/schemas.js';
+import { BoolParam } from '../params.js';
 import { isCalendarDay } from './days.js';
 import { eventNames } from './types.js';
 

@@ -117,7 +117,7 @@ export function unwrapDeliveries(event: unknown): Delivery[] {
       return [{ ...d!, ...(itemId ? { itemId } : {}) }];
     });
   }
-  return (Array.isArray(event) ? event : [event]).map((notification) => ({ id: hash(notification), notification }));
+  return (Array.isArray(event) ? (event as unknown[]) : [event]).map((notification) => ({ id: hash(notification), notification }));
 }
 
 const tag = (tags: Tags | undefined, name: string) => {

@@ -6,6 +6,7 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import * as v from 'valibot';
 import { addLogKeys, count, logger, observe } from '../observability/index.js';
 import { BadRequestError, HttpError, InvalidRequestError, UnsupportedMediaTypeError } from './errors.js';
+import { httpErrorOf } from './error-table.js';
 import { isFormType, isJsonType, parseMediaType } from './media-type.js';
 import { json, type HttpResult } from './response.js';
 import type { AnySchema, RouteDef } from './route.js';
@@ -89,6 +90,7 @@ function errorResponder(route?: RouteDef): middy.MiddlewareObj<APIGatewayProxyEv
         const kind = raw.cause.package.includes('json') ? 'JSON' : 'form data';
         err = new BadRequestError(`body: not valid ${kind}${raw.cause.message ? ` (${raw.cause.message})` : ''}`);
       }
+      err = httpErrorOf(err) ?? err;
       if (err instanceof HttpError && err.status === 400 && route?.legacyErrors && !(err instanceof InvalidRequestError)) {
         err = new InvalidRequestError(`1 error(s): ${err.message}`);
       }

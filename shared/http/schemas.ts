@@ -12,11 +12,6 @@ export const errorResponses = {
   415: { description: 'Content-Type is not one the route takes (media types match case-insensitively, parameters allowed)', schema: ErrorSchema },
 } as const;
 
-/** An optional boolean query parameter: `true`/`1` or `false`/`0`. */
-export const BoolParam = v.optional(
-  v.pipe(
-    v.picklist(['true', 'false', '1', '0'], 'must be true or false'),
-    v.transform((s) => s === 'true' || s === '1'),
-    v.boolean(),
-  ),
-);
+// Domain schemas import it from shared/params.ts (no domain module imports shared/http/); this re-export stays until
+// recos/schemas.ts does too.
+export { BoolParam } from '../params.js';

@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ListOutput } from './schemas.js';
 import { ddb, queryAll, tableName } from '../db/client.js';
 import { keys, listIdFromSortKey } from '../db/keys.js';
-import { NotFoundError } from '../http/errors.js';
+import { UnknownListError } from './errors.js';
 
 interface ListItem {
   sk: string;
@@ -49,9 +49,9 @@ export async function listLists(clientId: string): Promise<ListOutput[]> {
   return items.map(toList);
 }
 
-/** A list of the client, or a 404 when it does not exist or belongs to another client. */
+/** A list of the client; UnknownListError when it does not exist or belongs to another client. */
 export async function getList(clientId: string, listId: number): Promise<ListOutput> {
   const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.list(clientId, listId) }));
-  if (!out.Item) throw new NotFoundError(`Unknown list ${listId}`);
+  if (!out.Item) throw new UnknownListError(clientId, listId);
   return toList(out.Item as ListItem);
 }

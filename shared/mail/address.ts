@@ -37,8 +37,8 @@ export function emailProblem(address: string): string | undefined {
   if (at < 0) return 'has no @';
   const local = address.slice(0, at);
   const domain = address.slice(at + 1);
-  if (/[^\x00-\x7f]/.test(domain)) return 'has a non-ASCII domain; send an internationalised domain in punycode (xn--…)';
-  if (/[^\x00-\x7f]/.test(local)) return 'has a non-ASCII local part';
+  if (/[\u0080-\uffff]/.test(domain)) return 'has a non-ASCII domain; send an internationalised domain in punycode (xn--…)';
+  if (/[\u0080-\uffff]/.test(local)) return 'has a non-ASCII local part';
   if (local === '') return 'has an empty local part';
   if (local.startsWith('"')) return 'has a quoted local part (not accepted)';
   if (local.length > MAX_LOCAL_LENGTH) return `has a local part longer than ${MAX_LOCAL_LENGTH} characters`;
@@ -64,6 +64,6 @@ export const emailSchema = (message?: string) =>
   v.pipe(
     v.string(message ?? 'must be a string'),
     v.trim(),
-    v.check((s) => emailProblem(s) === undefined, (issue) => message ?? `must be a valid email: it ${emailProblem(issue.input as string)}`),
+    v.check((s) => emailProblem(s) === undefined, (issue) => message ?? `must be a valid email: it ${emailProblem(issue.input)}`),
     v.toLowerCase(),
   );

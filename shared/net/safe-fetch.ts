@@ -10,22 +10,10 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Readable, Transform } from 'node:stream';
-import { BadRequestError } from '../http/errors.js';
 import { parseIp, refusal } from './address.js';
+import { UrlFetchError } from './errors.js';
 
-/**
- * A URL that may not or could not be fetched; a 400 whose cause starts with
- * `url:`. `detail` (what was resolved, connected, answered) is for the log
- * only: the cause must not map the network for the caller.
- */
-export class UrlFetchError extends BadRequestError {
-  constructor(
-    cause: string,
-    readonly detail?: string,
-  ) {
-    super(`url: ${cause}`);
-  }
-}
+export { UrlFetchError } from './errors.js';
 
 /** The one cause of every refused destination (private, loopback, metadata… addresses, before or after DNS, on any hop). */
 export const NOT_ALLOWED = 'the address is not allowed: only public http(s) addresses can be imported';
@@ -135,7 +123,7 @@ function requestOnce(url: URL, o: SafeFetchOptions, deadline: number): Promise<h
     });
     req.once('error', (err) => {
       clearTimeout(timer);
-      reject(describeNetworkError(err as NodeJS.ErrnoException, url));
+      reject(describeNetworkError(err, url));
     });
     req.end();
   });
@@ -193,7 +181,7 @@ export async function safeFetch(raw: string, o: SafeFetchOptions): Promise<Fetch
     }
     const body = sizeLimit(o.maxBytes, o.sizeLimitName ?? 'IMPORT_MAX_BYTES');
     const timer = setTimeout(() => body.destroy(unreachable(`download not complete within ${o.timeoutMs} ms`)), Math.max(0, deadline - Date.now()));
-    res.once('error', (err) => body.destroy(describeNetworkError(err as NodeJS.ErrnoException, url)));
+    res.once('error', (err) => body.destroy(describeNetworkError(err, url)));
     res.pipe(body);
     body.once('close', () => {
       clearTimeout(timer);

@@ -88,8 +88,8 @@ const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export function observe<E, R>(kind: 'route' | 'job', name: string): middy.MiddlewareObj<E, R, Error, Context>[] {
   return [
-    injectLambdaContext(logger, { resetKeys: true }) as middy.MiddlewareObj<E, R, Error, Context>,
-    logMetrics(metrics) as middy.MiddlewareObj<E, R, Error, Context>,
+    injectLambdaContext(logger, { resetKeys: true }),
+    logMetrics(metrics),
     {
       before: async (request) => {
         const event = (request.event ?? {}) as {

@@ -28,7 +28,7 @@ const describe = (item: unknown) => (typeof item === 'string' ? JSON.stringify(i
  */
 export function normaliseListIds(value: unknown): number[] | undefined | string {
   if (value === undefined || value === null || value === '') return undefined;
-  const items = (Array.isArray(value) ? value : [value]).flatMap((item) => (typeof item === 'string' ? item.split(',') : [item]));
+  const items = (Array.isArray(value) ? (value as unknown[]) : [value]).flatMap((item) => (typeof item === 'string' ? item.split(',') : [item]));
   const ids: number[] = [];
   for (const item of items) {
     const id = typeof item === 'number' ? item : typeof item === 'string' && /^\s*\d{1,10}\s*$/.test(item) ? Number(item) : NaN;

@@ -11,7 +11,7 @@ import { getClient, resolvePublicKey } from '../clients/clients.js';
 import { config } from '../config.js';
 import { ddb, isConditionFailure, queryPages, runPool, tableName, transactWrite } from '../db/client.js';
 import { keys } from '../db/keys.js';
-import { BadRequestError } from '../http/errors.js';
+import { InvalidSubmissionError } from './errors.js';
 import { mailer } from '../mail/mailer.js';
 import { addLogKeys, count } from '../observability/index.js';
 import { enforceSubscribeLimits } from '../ratelimit/limits.js';
@@ -74,24 +74,24 @@ const lostRace = (err: unknown) => isConditionFailure(err) || (err as Error).nam
  */
 export async function subscribe(trackingKey: string, body: SubscribeBodyOutput, sourceIp: string, now = new Date()): Promise<{ success: string }> {
   const tracking = await resolvePublicKey('tracking', trackingKey);
-  if (!tracking) throw new BadRequestError('path.tracking_key: unknown tracking key');
+  if (!tracking) throw new InvalidSubmissionError('tracking_key', 'path.tracking_key: unknown tracking key');
   const clientId = tracking.clientId;
   addLogKeys({ clientId });
   await enforceSubscribeLimits(clientId, sourceIp, (await getClient(clientId))?.rateLimits, now.getTime());
   const form = await resolvePublicKey('form', body.formKey);
   // A form of another client gets the same cause as an unknown one: keys of other clients are not confirmed.
-  if (!form || form.clientId !== clientId) throw new BadRequestError('body.form_key: unknown form key for this tracking key');
+  if (!form || form.clientId !== clientId) throw new InvalidSubmissionError('form_key', 'body.form_key: unknown form key for this tracking key');
   const lists = chooseLists(form, body.emailLists, body.update, body.emailListsProblem);
-  if (typeof lists === 'string') throw new BadRequestError(lists);
+  if (typeof lists === 'string') throw new InvalidSubmissionError('email_lists', lists);
   const known = await Promise.all(lists.map((listId) => getSubscriber(clientId, listId, body.email)));
 
   if (body.update) {
     const targets = lists.filter((_, i) => known[i]);
-    if (targets.length === 0) throw new BadRequestError(`Could not update. Unknown subscriber ${body.email}.`);
+    if (targets.length === 0) throw new InvalidSubmissionError('email', `Could not update. Unknown subscriber ${body.email}.`);
     for (const listId of targets) {
       const report = await updateSubscriberFields(clientId, listId, { line: 1, email: body.email, data: body.data, openTrackingConsent: body.openTrackingConsent });
       // The stored data would grow past its limit: nothing was written for this list.
-      if (report.errors.length > 0) throw new BadRequestError(`body: ${report.errors[0].cause}`);
+      if (report.errors.length > 0) throw new InvalidSubmissionError('body', `body: ${report.errors[0].cause}`);
     }
     return { success: messages.updated };
   }

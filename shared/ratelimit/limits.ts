@@ -1,10 +1,10 @@
 import ipaddr from 'ipaddr.js';
 import type { Client } from '../clients/clients.js';
-import { TooManyRequestsError } from '../http/errors.js';
+import { RateLimitedError } from './errors.js';
+import { DEFAULT_SUBSCRIBE_LIMITS, LOGIN_LIMITS } from './policy.js';
 import { consume, release } from './ratelimit.js';
 
-/** Spec §8 defaults of POST /v1/subscribe. */
-export const DEFAULT_SUBSCRIBE_LIMITS = { perIpPerMinute: 5, perKeyPerMinute: 10 };
+export { DEFAULT_SUBSCRIBE_LIMITS, LOGIN_LIMITS } from './policy.js';
 
 /** A client's limits: its overrides where they are valid numbers, else the spec's. */
 export function subscribeLimits(overrides: Client['rateLimits']): { perIpPerMinute: number; perKeyPerMinute: number } {
@@ -29,26 +29,19 @@ export function ipBucket(sourceIp: string): string {
 /**
  * Counts one subscribe request of a client: per source IP (scoped to the
  * client, so the limit is the client's own setting), then overall for the
- * client's tracking key. Throws 429 with Retry-After beyond either.
+ * client's tracking key. Throws RateLimitedError (with its retry time) beyond either.
  */
 export async function enforceSubscribeLimits(clientId: string, sourceIp: string, overrides: Client['rateLimits'], nowMs = Date.now()): Promise<void> {
   const limits = subscribeLimits(overrides);
   const ip = await consume(`ip#${clientId}#${ipBucket(sourceIp)}`, limits.perIpPerMinute, nowMs);
   if (!ip.allowed) {
-    throw new TooManyRequestsError(`Too many requests from this IP address: at most ${limits.perIpPerMinute} per minute; retry in ${ip.retryAfterSeconds} s`, ip.retryAfterSeconds);
+    throw new RateLimitedError('ip', ip.retryAfterSeconds, `Too many requests from this IP address: at most ${limits.perIpPerMinute} per minute; retry in ${ip.retryAfterSeconds} s`);
   }
   const key = await consume(`key#${clientId}`, limits.perKeyPerMinute, nowMs);
   if (!key.allowed) {
-    throw new TooManyRequestsError(`Too many requests for this form: at most ${limits.perKeyPerMinute} per minute; retry in ${key.retryAfterSeconds} s`, key.retryAfterSeconds);
+    throw new RateLimitedError('key', key.retryAfterSeconds, `Too many requests for this form: at most ${limits.perKeyPerMinute} per minute; retry in ${key.retryAfterSeconds} s`);
   }
 }
-
-/**
- * Failed logins (GET /v1/token) allowed per window before 429: per client
- * name from one source address, and per source address whatever the names.
- * Keyed by the source, so a stranger elsewhere cannot lock a client out.
- */
-export const LOGIN_LIMITS = { perNameAndIp: 5, perIp: 20, windowMinutes: 15 };
 
 /**
  * Reserves one login attempt for a name from a source address before any
@@ -70,6 +63,6 @@ export async function reserveLoginAttempt(username: string, sourceIp: string, no
   return { succeeded: async () => void (await Promise.all(scopes.map((scope) => release(scope, nowMs, windowMs)))) };
 }
 
-function tooManyLogins(retryAfterSeconds: number): TooManyRequestsError {
-  return new TooManyRequestsError(`Too many failed logins from this address; retry in ${retryAfterSeconds} s`, retryAfterSeconds);
+function tooManyLogins(retryAfterSeconds: number): RateLimitedError {
+  return new RateLimitedError('login', retryAfterSeconds, `Too many failed logins from this address; retry in ${retryAfterSeconds} s`);
 }

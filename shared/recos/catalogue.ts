@@ -112,7 +112,7 @@ export async function upsertArticles(clientId: string, siteHosts: string[], raw:
   count('CatalogueArticlesUpserted', applied);
   if (failure) {
     const retryable = isRetryableStorageFault(failure);
-    logger.warn('catalogue write failed', { retryable, applied, total: valid.size, detail: faultDetail(failure), error: failure as Error });
+    logger.warn('catalogue write failed', { retryable, applied, total: valid.size, detail: faultDetail(failure), error: failure });
     if (!retryable) throw new HttpError(500, `Internal error after ${applied} of ${valid.size} articles were applied; the rest were not. It has been logged.`);
     throw new HttpError(503, `Storage error after ${applied} of ${valid.size} articles were applied; the rest were not. Retry the request: applying it again is safe.`, { 'retry-after': '1' });
   }

@@ -47,7 +47,7 @@ export class DynamoViewStore implements ViewBatchStore {
    * update moves the key up to the article's (never down).
    */
   async recordViews(clientId: string, groups: ArticleViews[]): Promise<Array<Article | undefined | Error>> {
-    const out: Array<Article | undefined | Error> = new Array(groups.length);
+    const out = new Array<Article | undefined | Error>(groups.length);
     let previous: Map<string, Item>;
     try {
       previous = new Map((await batchGet<Item>(groups.map((g) => keys.article(clientId, g.guid)))).map((item) => [item.guid as string, item]));

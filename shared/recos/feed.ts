@@ -339,7 +339,7 @@ export function parseFeed(xml: string, documentUrl?: string): { format: FeedForm
       description: cut(line.description, FEED_TEXT_LIMITS.description),
       category: cut(line.category, FEED_TEXT_LIMITS.category),
     };
-    return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined && value !== '' && !(Array.isArray(value) && value.length === 0))) as FeedLine;
+    return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined && value !== '' && !(Array.isArray(value) && value.length === 0)));
   });
   return { format, lines: clean };
 }

@@ -158,13 +158,13 @@ export async function pollFeed(client: Pick<Client, 'id' | 'siteHosts' | 'feed'>
 export async function pollFeeds(now = new Date()): Promise<Record<PollOutcome, number> & { clients: number }> {
   const clients = await queryAll<Client>({ TableName: tableName(), IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p', ExpressionAttributeValues: { ':p': CLIENTS_WITH_FEED } });
   const summary = { clients: clients.length, ok: 0, 'not-modified': 0, failed: 0 };
-  let fault: unknown;
+  let fault: Error | undefined;
   await runPool(clients, FEED_LIMITS.concurrency, async (client) => {
     try {
       summary[await pollFeed(client, now)]++;
     } catch (err) {
       // Not the feed's fault (storage, a bug): the other feeds are still polled, this one shows a failure, and the run fails at the end.
-      fault ??= err;
+      fault ??= err as Error;
       summary.failed++;
       count('CatalogueFeedFailures');
       logger.error('catalogue feed poll failed on our side', { clientId: client.id, error: err as Error });

@@ -9,6 +9,7 @@ export const UserIdSchema = v.pipe(
   v.string(),
   v.minLength(1, 'must not be empty'),
   v.maxLength(128, 'must be at most 128 characters'),
+  // eslint-disable-next-line no-control-regex -- refusing control characters is this pattern's purpose
   v.regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters'),
   v.check(isWellFormed, 'must not contain unpaired surrogates (invalid Unicode)'),
 );

@@ -13,7 +13,7 @@ import { algoName, shuffled, SIGNALS } from './ranking.js';
 import { rankingFor } from './recommend.js';
 import type { TrackBodyOutput } from './schemas.js';
 import { blockSettings, hostAllowed } from './settings.js';
-import type { Article, BlockSettings, Envelope, Preferences } from './types.js';
+import type { BlockSettings, Envelope, Preferences } from './types.js';
 import { READ_CACHE_SECONDS, TtlCache } from './read-cache.js';
 import { checkReaderId } from './reader-ids.js';
 import { consumeViews, enqueueView } from './view-queue.js';

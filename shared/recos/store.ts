@@ -156,7 +156,7 @@ export class MemoryStore implements RecosStore, ViewBatchStore {
 
   private of<T>(map: Map<string, Map<string, T>>, clientId: string): Map<string, T> {
     let inner = map.get(clientId);
-    if (!inner) map.set(clientId, (inner = new Map()));
+    if (!inner) map.set(clientId, (inner = new Map<string, T>()));
     return inner;
   }
 

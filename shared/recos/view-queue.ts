@@ -22,7 +22,7 @@ export async function enqueueView(clientId: string, view: PageView, t: number): 
 export function parseQueuedView(body: string): QueuedView | undefined {
   let parsed: { v?: unknown; clientId?: unknown; t?: unknown; view?: Partial<PageView> };
   try {
-    parsed = JSON.parse(body);
+    parsed = JSON.parse(body) as typeof parsed;
   } catch {
     return undefined;
   }

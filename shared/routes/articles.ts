@@ -2,7 +2,8 @@
 import * as v from 'valibot';
 import type { RouteDef } from '../http/route.js';
 import { ErrorSchema, errorResponses } from '../http/schemas.js';
-import { ArticleDeletedSchema, ArticleDeleteQuerySchema, ArticleOutputSchema, ArticlesBodyDoc, ArticlesBodySchema, ArticlesQuerySchema, ArticlesReportSchema } from '../recos/schemas.js';
+import { count } from './format.js';
+import { ARTICLES_PAGE, ArticleDeletedSchema, ArticleDeleteQuerySchema, ArticleOutputSchema, ArticlesBodyDoc, ArticlesBodySchema, ArticlesQuerySchema, ArticlesReportSchema, MAX_ARTICLES_PER_REQUEST } from '../recos/schemas.js';
 
 const NO_SITE_HOSTS = { description: "The client has no site hosts yet, so the catalogue is off (support sets them: admin set-hosts)", schema: ErrorSchema };
 
@@ -13,7 +14,7 @@ export const articleRoutes = {
     handler: 'functions/articles-put.ts',
     auth: 'token',
     access: { table: 'RW' },
-    summary: 'Add or update articles of the catalogue (1 to 1,000)',
+    summary: `Add or update articles of the catalogue (1 to ${count(MAX_ARTICLES_PER_REQUEST)})`,
     description:
       'Each line: `url` required (canonicalised as tracking does: no fragment, no campaign parameters; its host must be one of the client\'s site hosts), then `title`, `description`, `image`, `category`, `themes` (array or comma-separated), `published_time` (Unix seconds, milliseconds or ISO 8601; now when a new article does not say). ' +
       'Given fields replace the stored ones, absent ones are kept; views, clicks and co-visits are never touched. Lines are checked one by one: a bad line is `rejected` with its cause and the others are applied. Two lines for the same article: the last one is applied. ' +
@@ -39,7 +40,7 @@ export const articleRoutes = {
     access: { table: 'R' },
     summary: 'Page through the catalogue, newest first',
     description:
-      'Articles known from the catalogue (API and feed) and from tracking, by publication time, newest first. `category` keeps one category (exact, case-sensitive match). `count` defaults to 100, at most 1000. ' +
+      'Articles known from the catalogue (API and feed) and from tracking, by publication time, newest first. `category` keeps one category (exact, case-sensitive match). `count` defaults to ' + `${ARTICLES_PAGE.default}, at most ${ARTICLES_PAGE.max}. ` +
       'The response headers `X-Next-Cursor` and `Link: <…>; rel="next"` continue after the page (pass `cursor`); a filtered page may hold fewer than `count` articles and still have a next page.',
     tags: ['articles'],
     request: { query: ArticlesQuerySchema },

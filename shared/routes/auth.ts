@@ -2,6 +2,8 @@
 import { TokenQuerySchema, TokenSchema } from '../auth/schemas.js';
 import type { RouteDef } from '../http/route.js';
 import { ErrorSchema, errorResponses } from '../http/schemas.js';
+import { LOGIN_LIMITS } from '../ratelimit/policy.js';
+import { DEFAULT_TOKEN_TTL_SECONDS } from '../config.js';
 
 export const authRoutes = {
   tokenGet: {
@@ -12,8 +14,9 @@ export const authRoutes = {
     access: { table: 'RW' },
     summary: 'Get a temporary client token',
     description:
-      'Exchanges the client name and API key for a token valid for TOKEN_TTL_SECONDS (default 3600). Wrong name or key: 401 with one cause for both. ' +
-      'Rotating the API key revokes every token issued before. Failed attempts from one source address are limited (5 per client name, 20 in all, per 15-minute window): beyond, 429 with Retry-After, before any key check.',
+      `Exchanges the client name and API key for a token valid for TOKEN_TTL_SECONDS (default ${DEFAULT_TOKEN_TTL_SECONDS}). Wrong name or key: 401 with one cause for both. ` +
+      'Rotating the API key revokes every token issued before. ' +
+      `Failed attempts from one source address are limited (${LOGIN_LIMITS.perNameAndIp} per client name, ${LOGIN_LIMITS.perIp} in all, per ${LOGIN_LIMITS.windowMinutes}-minute window): beyond, 429 with Retry-After, before any key check.`,
     tags: ['auth'],
     request: { query: TokenQuerySchema },
     responses: {

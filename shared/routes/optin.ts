@@ -2,6 +2,7 @@
 import type { HeaderName } from '../http/header-docs.js';
 import type { RouteDef } from '../http/route.js';
 import { ErrorSchema, errorResponses } from '../http/schemas.js';
+import { DEFAULT_SUBSCRIBE_LIMITS } from '../ratelimit/policy.js';
 import { ConfirmParamsSchema, SubscribeBodyDoc, SubscribeBodySchema, SubscribeParamsSchema, SubscribeResultSchema } from '../optin/schemas.js';
 
 /** The headers of the confirmation link's pages. */
@@ -16,7 +17,8 @@ export const optinRoutes = {
     access: { table: 'RW', events: 'W', mail: true },
     summary: 'Double opt-in subscription from a form (JSON or an HTML form)',
     description:
-      'No token: the tracking key (path) and form_key (body) identify the client. A new address gets a confirmation email; an address already subscribed gets the same answer and nothing changes; update=true updates a known subscriber without email. Rate limits: 5 per IP and 10 overall per minute by default (per client), 429 with Retry-After beyond.',
+      'No token: the tracking key (path) and form_key (body) identify the client. A new address gets a confirmation email; an address already subscribed gets the same answer and nothing changes; update=true updates a known subscriber without email. ' +
+      `Rate limits: ${DEFAULT_SUBSCRIBE_LIMITS.perIpPerMinute} per IP and ${DEFAULT_SUBSCRIBE_LIMITS.perKeyPerMinute} overall per minute by default (per client), 429 with Retry-After beyond.`,
     tags: ['opt-in'],
     request: { params: SubscribeParamsSchema, body: SubscribeBodySchema, bodyDoc: SubscribeBodyDoc, bodyTypes: ['json', 'form'] },
     responses: {

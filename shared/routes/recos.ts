@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import type { RouteDef } from '../http/route.js';
 import { ErrorSchema, errorResponses } from '../http/schemas.js';
-import { LegacyRecommendationsSchema, PreferencesBodySchema, PreferencesParamsSchema, PreferencesQuerySchema, PreferencesSchema, RecommendationsParamsSchema, RecommendationsQuerySchema, RedirectParamsSchema, RedirectQuerySchema, SmartSectionSchema, TrackBodySchema, TrackParamsSchema, TrackResultSchema } from '../recos/schemas.js';
+import { LegacyRecommendationsSchema, PreferencesBodySchema, PreferencesParamsSchema, PreferencesQuerySchema, PreferencesSchema, RecommendationsParamsSchema, RecommendationsQuerySchema, RedirectParamsSchema, RedirectQuerySchema, MAX_PUBLISHED_SECONDS, SmartSectionSchema, TrackBodySchema, TrackParamsSchema, TrackResultSchema } from '../recos/schemas.js';
 
 export const recoRoutes = {
   recosGet: {
@@ -36,7 +36,7 @@ export const recoRoutes = {
     access: { table: 'R', trackingQueue: true },
     summary: 'Record a page view (navigation tracking)',
     description:
-      'JSON, or a form body (what the browser library sends with sendBeacon: no CORS preflight). `themes` is an array or a comma-separated string; `published_time` Unix seconds 0 to 253402300799 (milliseconds accepted, up to 253402300799999) or ISO 8601 up to 9999-12-31. Asynchronous: the view is queued (two DynamoDB reads, one SQS message) and counts about 5 to 7 seconds later, when the consumer applies its batch; a view of a deleted article is accepted the same way and not counted.',
+      'JSON, or a form body (what the browser library sends with sendBeacon: no CORS preflight). `themes` is an array or a comma-separated string; `published_time` Unix seconds 0 to ' + `${MAX_PUBLISHED_SECONDS} (milliseconds accepted, up to ${MAX_PUBLISHED_SECONDS}999) or ISO 8601 up to 9999-12-31.` + ' Asynchronous: the view is queued (two DynamoDB reads, one SQS message) and counts about 5 to 7 seconds later, when the consumer applies its batch; a view of a deleted article is accepted the same way and not counted.',
     tags: ['recommendations'],
     request: { params: TrackParamsSchema, body: TrackBodySchema, bodyTypes: ['json', 'form'] },
     responses: {

@@ -4,8 +4,11 @@ import type { HeaderName } from '../http/header-docs.js';
 import type { RouteDef } from '../http/route.js';
 import { ErrorSchema, errorResponses } from '../http/schemas.js';
 import { ListIdParamsSchema, ListSchema } from '../lists/schemas.js';
-import { CountSchema, ListingQuerySchema, ReportSchema, SubscriberOutputSchema, SubscribersBodyDoc, SubscribersBodySchema, LegacySubscriberSchema, UsersDeleteBodyDoc, UsersDeleteBodySchema } from '../subscribers/schemas.js';
+import { CountSchema, DEFAULT_PAGE, ListingQuerySchema, MAX_LINES, MAX_PAGE, ReportSchema, SubscriberOutputSchema, SubscribersBodyDoc, SubscribersBodySchema, LegacySubscriberSchema, UsersDeleteBodyDoc, UsersDeleteBodySchema } from '../subscribers/schemas.js';
 import { InvalidRequestSchema } from '../http/schemas.js';
+import { MAX_STORED_DEPTH, MIN_STORED_FRACTION } from '../db/storable.js';
+import { MAX_DATA_BYTES, MAX_STORED_DATA_BYTES } from '../subscribers/data.js';
+import { count } from './format.js';
 
 /** The headers of every answer of the deprecated list-less API. */
 const DEPRECATED: HeaderName[] = ['deprecation', 'sunset', 'link'];
@@ -41,7 +44,7 @@ export const subscriberRoutes = {
     access: { table: 'R' },
     summary: 'Page through the subscribers of a list',
     description:
-      'Ordered by email. `search` is a case-insensitive prefix of the email. `count` defaults to 100, at most 1000. ' +
+      `Ordered by email. \`search\` is a case-insensitive prefix of the email. \`count\` defaults to ${DEFAULT_PAGE}, at most ${MAX_PAGE}. ` +
       'The response headers `X-Next-Cursor` and `Link: <…>; rel="next"` continue after the page at constant cost (pass `cursor`, not `offset`).',
     tags: ['subscribers'],
     request: { params: ListIdParamsSchema, query: ListingQuerySchema },
@@ -53,10 +56,10 @@ export const subscriberRoutes = {
     handler: 'functions/subscribers-post.ts',
     auth: 'token',
     access: { table: 'RW', events: 'W' },
-    summary: 'Subscribe, unsubscribe or update one subscriber or a batch of up to 20,000',
+    summary: `Subscribe, unsubscribe or update one subscriber or a batch of up to ${count(MAX_LINES)}`,
     description:
       'Invalid lines are reported in `report.errors` and skipped; valid lines are applied. An address given twice: the last line wins. Counter definitions: docs/api.md. ' +
-      '`data_*` values: numbers from -(2^53-1) to 2^53-1 (0 or at least 1e-130 in magnitude), at most 16 levels of nesting, no empty keys, at most 10,240 bytes of JSON per line and 65,536 stored per subscriber.',
+      `\`data_*\` values: numbers from -(2^53-1) to 2^53-1 (0 or at least ${MIN_STORED_FRACTION} in magnitude), at most ${MAX_STORED_DEPTH} levels of nesting, no empty keys, at most ${count(MAX_DATA_BYTES)} bytes of JSON per line and ${count(MAX_STORED_DATA_BYTES)} stored per subscriber.`,
     tags: ['subscribers'],
     request: { params: ListIdParamsSchema, body: SubscribersBodySchema, bodyDoc: SubscribersBodyDoc },
     responses: {
@@ -81,7 +84,7 @@ export const subscriberRoutes = {
     auth: 'token',
     access: { table: 'RW' },
     summary: 'Delete users from all lists of the client',
-    description: 'Up to 20,000 `{email}`. Any invalid email rejects the whole request; nothing is deleted. n is the number of distinct addresses given.',
+    description: `Up to ${count(MAX_LINES)} \`{email}\`. Any invalid email rejects the whole request; nothing is deleted. n is the number of distinct addresses given.`,
     tags: ['subscribers'],
     request: { body: UsersDeleteBodySchema, bodyDoc: UsersDeleteBodyDoc },
     responses: {
@@ -125,7 +128,7 @@ export const subscriberRoutes = {
     handler: 'functions/legacy-subscribers-post.ts',
     auth: 'token',
     access: { table: 'RW', events: 'W' },
-    summary: 'Deprecated: subscribe one subscriber or up to 20,000 to the default list',
+    summary: `Deprecated: subscribe one subscriber or up to ${count(MAX_LINES)} to the default list`,
     description: 'Any invalid line rejects the whole request (`INVALID_REQUEST` with line numbers); nothing is written.',
     tags: ['deprecated'],
     deprecated: true,

@@ -273,7 +273,7 @@ export async function applyLines(clientId: string, listId: number, lines: Subscr
   if (failure) {
     if (failure instanceof ListBusyError && applied === 0) throw failure;
     const retryable = failure instanceof ListBusyError || failure instanceof ListLeaseLostError || isRetryableStorageFault(failure);
-    logger.warn('subscriber write failed', { retryable, bulk, applied, total: unique.length, detail: faultDetail(failure), error: failure as Error });
+    logger.warn('subscriber write failed', { retryable, bulk, applied, total: unique.length, detail: faultDetail(failure), error: failure });
     if (!retryable) throw new StorageBugError(applied, unique.length);
     throw new PartialWriteError(applied, unique.length);
   }

@@ -34,7 +34,7 @@ export async function defaultListOf(clientId: string): Promise<number> {
  * invalid line rejects the whole request with line numbers; nothing is written.
  */
 export async function legacySubscribe(clientId: string, body: unknown): Promise<{ listId: number; count: number; report: Report }> {
-  const raws = Array.isArray(body) ? body : [body];
+  const raws = Array.isArray(body) ? (body as unknown[]) : [body];
   if (raws.length === 0) throw new InvalidRequestError('1 error(s): the array is empty');
   if (raws.length > MAX_LINES) throw new InvalidRequestError(`1 error(s): at most ${MAX_LINES} subscribers per request, got ${raws.length}`);
   const profileErrors: ReportError[] = [];

@@ -138,7 +138,7 @@ export function applyLine(prior: SubscriberState | undefined, line: SubscriberLi
     data,
     openTrackingConsent,
     createdAt: prior?.createdAt ?? now,
-    updatedAt: changed ? now : prior!.updatedAt,
+    updatedAt: changed ? now : prior.updatedAt,
     version: (prior?.version ?? 0) + 1,
     lastOpId: line.opId,
     lastOutcome: line.opId === undefined ? undefined : outcome,

@@ -4,23 +4,19 @@
  * through it, so the counters stay exact and every state change is an event.
  */
 import { backoffMs, isTransactionConflict, runPool, sleep, tableName, transactWrite } from '../db/client.js';
-import { applyLines, LINES_PER_TRANSACTION, MAX_CONFLICT_RETRIES, TRANSACTIONS_IN_FLIGHT, waitedForLease } from './apply.js';
+import { LINES_PER_TRANSACTION, MAX_CONFLICT_RETRIES, TRANSACTIONS_IN_FLIGHT, waitedForLease } from './apply.js';
 import { leaseFreeCheck } from './writer.js';
 import { keys } from '../db/keys.js';
-import { recordEvents, recordEventsOnce } from '../events/record.js';
-import type { EventRecord } from '../events/types.js';
-import { BadRequestError, HttpError } from '../http/errors.js';
+import { BadRequestError } from '../http/errors.js';
 import { getList } from '../lists/lists.js';
 import { forgetPendingOptins } from '../optin/forget.js';
 import { forgetReaders } from '../recos/service.js';
 import { MAX_ECHO, parseSubscriberLines } from './parse.js';
 import { buildReport, countState, zeroDeltas, type CounterDeltas } from './rules.js';
 import { counterUpdate, listsOfEmail, pagePartition, readCounters, readPage, readSubscribers, type SubscriberItem } from './store.js';
-import type { Report, SubscriberLine } from './types.js';
+import type { Report } from './types.js';
 import { DEFAULT_PAGE, EmailSchema } from './schemas.js';
 import * as v from 'valibot';
-import { createHash } from 'node:crypto';
-import { count, hashForLog, logger } from '../observability/index.js';
 
 export { parseSubscriberLine, parseSubscriberLines } from './parse.js';
 export { applySubscribers } from './write.js';

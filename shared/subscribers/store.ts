@@ -26,7 +26,7 @@ export async function readSubscribers(clientId: string, listId: number, emails: 
   return new Map(items.map((item) => [item.email, item]));
 }
 
-const ASCII = /^[\x00-\x7f]*$/;
+const ASCII = /^[^\u0080-\uffff]*$/;
 
 /** Orders addresses as DynamoDB orders sort keys: by their UTF-8 bytes (JavaScript's own order differs beyond ASCII). */
 export function compareKeys(a: string, b: string): number {

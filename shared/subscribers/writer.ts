@@ -387,7 +387,7 @@ async function foldJournal(hold: Hold): Promise<void> {
 export async function settleJournal(hold: Hold, which: string[] | JournalItem[]): Promise<Map<string, Set<string>>> {
   const landed = new Map<string, Set<string>>();
   try {
-    const entries = await Promise.all(which.map((w) => (typeof w === 'string' ? readJournal(hold, w) : w)));
+    const entries = await Promise.all(which.map(async (w) => (typeof w === 'string' ? readJournal(hold, w) : w)));
     for (const entry of entries) {
       if (!entry) continue;
       const lines = entry.lines ? entry.lines.split('\n').map(decodeLine) : [];

@@ -4,15 +4,17 @@
  */
 export function captureOutput() {
   const chunks: string[] = [];
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- kept only to be put back as they were, never called unbound
   const originals = { out: process.stdout.write, err: process.stderr.write };
   const methods = ['log', 'info', 'warn', 'error', 'debug'] as const;
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- kept only to be put back as they were, never called unbound
   const consoleOriginals = methods.map((m) => console[m]);
   const capture = (chunk: unknown) => {
     chunks.push(String(chunk));
     return true;
   };
-  process.stdout.write = capture as typeof process.stdout.write;
-  process.stderr.write = capture as typeof process.stderr.write;
+  process.stdout.write = capture;
+  process.stderr.write = capture;
   // In dev mode (POWERTOOLS_DEV) Powertools writes through the global console, which the test runner replaces.
   for (const m of methods) console[m] = (...args: unknown[]) => void chunks.push(args.map(String).join(' '));
   return {

@@ -46,7 +46,7 @@ export function memoryStore() {
       stats.writes.push(key);
     },
     async concat(key, pieces, { metadata = {} }) {
-      const parts = await Promise.all(pieces.map((p) => ('text' in p ? Buffer.from(p.text) : body(p.key))));
+      const parts = await Promise.all(pieces.map(async (p) => ('text' in p ? Buffer.from(p.text) : body(p.key))));
       objects.set(key, { body: Buffer.concat(parts), metadata, modified: Date.now() });
       stats.writes.push(key);
       stats.concats.push(pieces.map((p) => ('text' in p ? 'text' : p.key)));

@@ -231,6 +231,7 @@ describe('catalogue articles in recommendations', () => {
     expect(await covisitItem()).toBeDefined();
     const send = ddb.send.bind(ddb);
     let failures = 1;
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- the SDK's send overloads include a callback form returning void; this mock is the Promise form
     vi.spyOn(ddb, 'send').mockImplementation(((command: unknown) => {
       if (command instanceof DeleteCommand && failures-- > 0) return Promise.reject(Object.assign(new Error('injected fault'), { name: 'InternalServerError', $retryable: {} }));
       return send(command as never);

@@ -61,7 +61,7 @@ function tokenFrom(from: string, url: string): Promise<{ status: number; retryAf
       .get(url, { localAddress: from }, (res) => {
         let text = '';
         res.on('data', (d: Buffer) => (text += d.toString()));
-        res.on('end', () => done({ status: res.statusCode!, retryAfter: res.headers['retry-after'] as string | undefined, body: JSON.parse(text) }));
+        res.on('end', () => done({ status: res.statusCode!, retryAfter: res.headers['retry-after'], body: JSON.parse(text) }));
       })
       .on('error', fail);
   });

@@ -130,6 +130,7 @@ describe('503 only for faults a retry can cure', () => {
   /** Makes every TransactWriteItems fail with `fault` (fault injection). */
   const failTransactions = (fault: Error) => {
     const send = ddb.send.bind(ddb);
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- the SDK's send overloads include a callback form returning void; this mock is the Promise form
     return vi.spyOn(ddb, 'send').mockImplementation(((command: unknown) => {
       if (command instanceof TransactWriteCommand) return Promise.reject(fault);
       return send(command as never);

@@ -68,6 +68,7 @@ describe('bulk writes under the list writer lease', () => {
     const body = Array.from({ length: 1000 }, (_, i) => ({ email: `landed${i}@example.com` }));
     const send = ddb.send.bind(ddb);
     let subscriberBatches = 0;
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- the SDK's send overloads include a callback form returning void; this mock is the Promise form
     vi.spyOn(ddb, 'send').mockImplementation(((command: unknown) => {
       if (command instanceof BatchWriteCommand) {
         const requests = Object.values(command.input.RequestItems ?? {})[0] ?? [];

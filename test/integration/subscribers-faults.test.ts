@@ -13,6 +13,7 @@ const service = useService();
 function failEventWrites(times: number) {
   const send = s3.send.bind(s3);
   let left = times;
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- the SDK's send overloads include a callback form returning void; this mock is the Promise form
   return vi.spyOn(s3, 'send').mockImplementation(((command: unknown) => {
     if (command instanceof PutObjectCommand && command.input.Key?.startsWith('raw/') && left > 0) {
       left--;

@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RouteDef } from '../../shared/http/route.js';
 import { captureOutput } from '../helpers/logs.js';
+import type * as Observability from '../../shared/observability/index.js';
 
 const route = {
   method: 'POST',
@@ -30,7 +31,7 @@ function event(id: string, headers: Record<string, string> = {}): APIGatewayProx
   } as unknown as APIGatewayProxyEventV2;
 }
 
-let obs: typeof import('../../shared/observability/index.js');
+let obs: typeof Observability;
 let probe: (e: APIGatewayProxyEventV2, c: Context) => Promise<{ statusCode?: number; body?: string }>;
 
 beforeAll(async () => {
@@ -44,7 +45,7 @@ beforeAll(async () => {
     obs.count('SubscribersApplied', 2);
     if (params.id === '500') throw new Error('database on fire for reader@example.com');
     return json(200, { ok: true });
-  }) as typeof probe;
+  });
 });
 
 async function run(e: APIGatewayProxyEventV2, requestId: string) {

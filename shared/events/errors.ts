@@ -1,0 +1,24 @@
+/** Errors of event files and their jobs (shared/http/error-table.ts gives their status). */
+export class EventsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** A day or an instant that a download or an assembly run cannot take (malformed, in the future); the message names it. */
+export class InvalidEventRequestError extends EventsError {
+  constructor(
+    readonly field: 'date' | 'time',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Event files are a premium feature, not enabled for this client. */
+export class EventFilesNotEnabledError extends EventsError {
+  constructor(readonly clientId: string) {
+    super('Event files are a premium feature, not enabled for this client; ask support to enable it');
+  }
+}
