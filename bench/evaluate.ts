@@ -119,7 +119,7 @@ function readHeader(cells: string[], name: string): { index: Partial<Record<Fiel
       if (cell.trim() !== '') ignored.push(cell.trim());
       return;
     }
-    if (index[field] !== undefined) throw new LogError(`${name} line 1: columns ${show(cells[index[field]!].trim())} and ${show(cell.trim())} are both ${field}: keep one`);
+    if (index[field] !== undefined) throw new LogError(`${name} line 1: columns ${show(cells[index[field]].trim())} and ${show(cell.trim())} are both ${field}: keep one`);
     index[field] = i;
   });
   const missing = REQUIRED.filter((f) => index[f] === undefined);
@@ -136,11 +136,12 @@ function readHeader(cells: string[], name: string): { index: Partial<Record<Fiel
 function readRow(cells: string[], index: Partial<Record<Field, number>>, width: number): LogView | string {
   const extra = cells.slice(width);
   if (cells.length < width || extra.some((c) => c.trim() !== '')) return `${cells.length} fields where the header has ${width} (a delimiter or a quote missing or extra?)`;
-  const get = (f: Field) => (index[f] === undefined ? '' : cells[index[f]!].trim());
+  const get = (f: Field) => (index[f] === undefined ? '' : cells[index[f]].trim());
 
   const reader = get('reader_id');
   if (reader === '') return 'reader_id is empty';
   if (reader.length > MAX_LENGTH.reader_id) return `reader_id ${show(reader)} is longer than ${MAX_LENGTH.reader_id} characters`;
+  // eslint-disable-next-line no-control-regex -- refusing control characters is this pattern's purpose (the tracking API refuses them)
   if (/[\u0000-\u001f\u007f]/.test(reader)) return `reader_id ${show(reader)} contains control characters`;
 
   const rawUrl = get('url');
@@ -189,7 +190,7 @@ export async function parseViewsCsv(source: AsyncIterable<Uint8Array> | string, 
   const views: LogView[] = [];
   const skipped: ParsedLog['skipped'] = [];
   try {
-    for await (const { cells } of readCsv(source as AsyncIterable<Uint8Array>)) {
+    for await (const { cells } of readCsv(source)) {
       const at = line;
       line += 1 + newlines(cells);
       if (cells.every((c) => c.trim() === '')) continue;
@@ -306,8 +307,9 @@ const USAGE = `usage: npm run evaluate -- --log views.csv [--eval-readers=1000] 
   columns (header line required): reader_id, url, time (Unix seconds, milliseconds or ISO 8601); optional title, description, category, themes (a|b), published_time (docs/evaluate.md)`;
 
 function integer(args: Record<string, unknown>, name: string, fallback: number, min: number, max: number): number {
-  const raw = args[name];
-  if (raw === undefined) return fallback;
+  const given = args[name];
+  if (given === undefined) return fallback;
+  const raw = typeof given === 'string' ? given : JSON.stringify(given);
   const n = Number(raw);
   if (!/^-?\d+$/.test(String(raw).trim()) || n < min || n > max) throw new LogError(`--${name} must be an integer from ${min} to ${max}, not ${show(String(raw))}`);
   return n;

@@ -305,7 +305,7 @@ describe('co-reads and seeds (the realistic news log)', () => {
     for (let i = 0; i < 5; i++) await track(`p${i}`, `popular`, NOW - 500);
     await track('reader', 'prev', NOW - 120);
     await track('reader', 'page', NOW - 60);
-    const settings = { ...blockSettings({ clientId: C }, { id: C, siteHosts: ['site.example'] } as never), rows: 10 };
+    const settings = { ...blockSettings({ clientId: C, kind: 'block' } as never, { id: C, siteHosts: ['site.example'] } as never), rows: 10 };
     const ranking = await rankingFor(store, settings, { clientId: C, userId: 'reader', pageUrl: url('page'), excluded: [], now: NOW });
     expect(ranking[0].article.url).toBe(url('next'));
     expect(ranking[0].signals.covisit).toBeGreaterThan(0);
