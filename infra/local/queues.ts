@@ -47,6 +47,13 @@ interface QueueOptions {
 class LocalQueue {
   /** The batches being gathered, one per poller. */
   private gathering: Message[][] = Array.from({ length: POLLERS }, () => []);
+
+  /** Pollers gathering at once (POLLERS; a test that looks at one batch's calls sets 1 while it sends, then back). */
+  set pollers(n: number) {
+    const waiting = this.gathering.flat();
+    this.gathering = Array.from({ length: n }, () => []);
+    this.gather(waiting);
+  }
   private running = 0;
   private retrying = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -72,7 +79,7 @@ class LocalQueue {
 
   /** Hands messages to the pollers, each to one at random (SQS delivers in no order). */
   private gather(messages: Message[]): void {
-    for (const m of messages) this.gathering[Math.floor(Math.random() * POLLERS)].push(m);
+    for (const m of messages) this.gathering[Math.floor(Math.random() * this.gathering.length)].push(m);
   }
 
   private get waiting(): number {

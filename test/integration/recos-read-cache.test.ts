@@ -138,6 +138,9 @@ describe('fresh-list copies and neighbour snapshots', () => {
     const other = 'https://snap.example/other';
     const track = (userId: string, url: string) => request(`${service.url}/v1/track/${client.trackingKey}`, { method: 'POST', body: { user_id: userId, url, title: `About ${url}`, themes: ['x'] } });
     expect((await track('r1', other)).status).toBe(200);
+    // Applied first: the two views could otherwise land in two batches running at once (the local queue spreads them over
+    // five pollers, as SQS does), and the page's batch would count the co-read only if it ran second.
+    await service.drain();
     expect((await track('r1', page)).status).toBe(200);
     await service.drain();
     const store = new DynamoStore();
