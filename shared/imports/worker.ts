@@ -15,7 +15,7 @@ import { ddb, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import { count as countMetric, logger } from '../observability/index.js';
 import { s3 } from '../s3.js';
-import { applySubscribers } from '../subscribers/write.js';
+import { applySubscribers } from '../subscribers/index.js';
 import type { Report, ReportError, SubscriberLine } from '../subscribers/types.js';
 import { ImportFailure, isBlank, readCsv, readHeader, recordToLine, validEmailOf } from './csv.js';
 import { addFirstErrors, claimFile, emptyProgress, failFile, LeaseLostError, noteError, MAX_KEPT_EMAILS, readFile, saveProgress, type FileItem, type Progress } from './files.js';
