@@ -15,7 +15,7 @@
  *   are folded into the counters (one transaction per 98 entries).
  * - Short holds: a bulk write holds the lease for at most HOLD_MS of chunk
  *   starts, and stops starting chunks as soon as a transactional writer says
- *   it waits; it releases, yields YIELD_MS, and takes the lease again. Small
+ *   it waits; it releases, lets the waiting ones go (YIELD_CAP_MS at most), and takes the lease again. Small
  *   writes wait about one chunk, never a whole bulk write.
  * - Crashes: a writer that dies leaves its lease (it expires after
  *   leaseMs()), its journal entries and outbox entries. Every list with such
@@ -32,7 +32,8 @@
  * (members.ts) and the range-read skips (store.ts) keep their own.
  */
 import { randomUUID, createHash } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   backoffMs,
   batchGet,
@@ -51,7 +52,6 @@ import {
 } from '../db/client.js';
 import { config } from '../config.js';
 import { keys } from '../db/keys.js';
-import { recordEventsOnce } from '../events/record.js';
 import type { EventRecord } from '../events/types.js';
 import { count, hashForLog, logger } from '../observability/index.js';
 import { EventsNotStoredError, ListBusyError, ListLeaseLostError, PartialWriteError, StorageBugError } from './errors.js';
@@ -70,8 +70,8 @@ const leaseSafetyMs = () => Math.min(20_000, leaseMs() / 3);
 export const HOLD_MS = 1_000;
 /** How long a writer waits for another's lease before giving up (ListBusyError). */
 export const LEASE_WAIT_MS = 20_000;
-/** After a release that others waited for, the bulk writer waits this long before taking the lease again. */
-export const YIELD_MS = 400;
+/** After a release that transactional writers waited for, the bulk writer lets them go first for at most this long. */
+export const YIELD_CAP_MS = 2_000;
 /** A write with a deadline starts no chunk or transaction with less than this left. */
 export const CHUNK_MARGIN_MS = 3_000;
 /** Subscribers written per transaction; one more item moves a counter shard, one is the outbox, one checks the lease. */
@@ -81,13 +81,22 @@ export const MAX_CONFLICT_RETRIES = 12;
 /** Lines per chunk of a bulk write (one journal entry; reads: one Query or two BatchGetItem; eight BatchWriteItem calls). */
 export const BULK_CHUNK_LINES = 200;
 /** Bulk chunks in flight per write. */
-export const BULK_CHUNKS_IN_FLIGHT = 16;
+export const BULK_CHUNKS_IN_FLIGHT = 8;
 /** Sweep mark partitions. */
 const SWEEP_SHARDS = 8;
 /** The sweeper leaves an outbox entry younger than this to its live writer. */
 const OUTBOX_AGE_MS = 10_000;
 
 /* ------------------------------------------------------------------ events */
+
+/**
+ * Stores event records under a name (idempotent: the same name rewrites the
+ * same objects); shared/events/record.ts recordEventsOnce. Handed in by the
+ * caller, so a path that changes no subscription (the opt-in form's update,
+ * deletions) does not bundle the event store; without it, such a path waits
+ * for a dead writer's lease instead of taking it over (the sweeper settles it).
+ */
+export type RecordEvents = (clientId: string, records: EventRecord[], name: string) => Promise<void>;
 
 /**
  * The name events are stored under: derived from the lines' opIds when they
@@ -108,11 +117,12 @@ function eventsName(lines: SubscriberLine[], entryId: string): string {
  * hashed) and an EventsNotStoredError says so: their journal or outbox
  * entry stays for the sweeper.
  */
-async function storeEvents(clientId: string, events: EventRecord[], name: string, retries: boolean, applied: number): Promise<void> {
+async function storeEvents(record: RecordEvents | undefined, clientId: string, events: EventRecord[], name: string, retries: boolean, applied: number): Promise<void> {
   if (events.length === 0) return;
+  if (!record) throw new Error('a write that changed subscriptions has no event store');
   for (let attempt = 0; ; attempt++) {
     try {
-      await recordEventsOnce(clientId, events, name);
+      await record(clientId, events, name);
       return;
     } catch (err) {
       if (!retries) throw err;
@@ -200,6 +210,7 @@ class Hold {
     readonly owner: string,
     readonly acquiredAt: number,
     readonly expiresAt: number,
+    readonly record: RecordEvents,
   ) {
     this.released = new Promise((done) => (this.markReleased = done));
   }
@@ -217,8 +228,7 @@ class Hold {
     if (!this.someoneWaits && Date.now() - this.waitCheckedAt > 100) {
       this.waitCheckedAt = Date.now();
       const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.listWriterWaiting(this.clientId, this.listId) }));
-      const at = (out.Item as { at?: number } | undefined)?.at;
-      if (at !== undefined && at > this.acquiredAt) this.someoneWaits = true;
+      if (waits(out.Item)) this.someoneWaits = true;
     }
     return this.someoneWaits;
   }
@@ -228,22 +238,12 @@ class Hold {
 const container = { holds: new Map<string, Hold>(), acquiring: new Map<string, Promise<Hold>>() };
 const holdKey = (clientId: string, listId: number) => `${clientId}#${listId}`;
 
-/** Resolves `p`, or throws ListBusyError at `deadline`. */
-async function untilDeadline<T>(p: Promise<T>, deadline: number, clientId: string, listId: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ListBusyError(clientId, listId)), Math.max(0, deadline - Date.now()));
-  });
-  try {
-    return await Promise.race([p, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+/** Waits for `p`, at most until `deadline` (the caller's loop then gives up). */
+const until = (p: Promise<unknown>, deadline: number) => Promise.race([p.catch(() => undefined), sleep(Math.max(0, deadline - Date.now()))]);
 
 /** Runs `work` holding the list's writer lease (shared with this process's bulk writes of the list that started within HOLD_MS). */
-async function withListLease<T>(clientId: string, listId: number, deadline: number, work: (hold: Hold) => Promise<T>): Promise<T> {
-  const hold = await joinOrAcquire(clientId, listId, deadline);
+async function withListLease<T>(clientId: string, listId: number, deadline: number, record: RecordEvents, work: (hold: Hold) => Promise<T>): Promise<T> {
+  const hold = await joinOrAcquire(clientId, listId, deadline, record);
   hold.users++;
   try {
     return await work(hold);
@@ -253,27 +253,18 @@ async function withListLease<T>(clientId: string, listId: number, deadline: numb
   }
 }
 
-async function joinOrAcquire(clientId: string, listId: number, deadline: number): Promise<Hold> {
+async function joinOrAcquire(clientId: string, listId: number, deadline: number, record: RecordEvents): Promise<Hold> {
   const key = holdKey(clientId, listId);
   for (;;) {
     if (Date.now() > deadline) throw new ListBusyError(clientId, listId);
     const held = container.holds.get(key);
     if (held?.joinable) return held;
-    if (held) {
-      await untilDeadline(held.released, deadline, clientId, listId);
+    const waitFor = held?.released ?? container.acquiring.get(key);
+    if (waitFor) {
+      await until(waitFor, deadline);
       continue;
     }
-    const pending = container.acquiring.get(key);
-    if (pending) {
-      await untilDeadline(
-        pending.catch(() => undefined),
-        deadline,
-        clientId,
-        listId,
-      );
-      continue;
-    }
-    const attempt = acquire(clientId, listId, deadline);
+    const attempt = acquire(clientId, listId, deadline, record);
     container.acquiring.set(key, attempt);
     try {
       const hold = await attempt;
@@ -288,7 +279,7 @@ async function joinOrAcquire(clientId: string, listId: number, deadline: number)
 const shardIndexes = Array.from({ length: LEASE_SHARDS }, (_, i) => i);
 
 /** Takes the lease (waiting for a live holder, taking over an expired one), then settles any journal a dead writer left. */
-async function acquire(clientId: string, listId: number, deadline: number): Promise<Hold> {
+async function acquire(clientId: string, listId: number, deadline: number, record: RecordEvents): Promise<Hold> {
   const owner = randomUUID();
   await markForSweep(clientId, listId);
   for (let attempt = 0; ; attempt++) {
@@ -306,7 +297,7 @@ async function acquire(clientId: string, listId: number, deadline: number): Prom
           },
         })),
       );
-      const hold = new Hold(clientId, listId, owner, now, now + leaseMs());
+      const hold = new Hold(clientId, listId, owner, now, now + leaseMs(), record);
       // One Query of the writer partition: the shards' sums, and a dead writer's journal (normally none).
       const partition = await readWriterPartition(clientId, listId);
       const shards = partition.filter((i) => i.sk.startsWith(keys.listWriterShardPrefix())) as unknown as LeaseItem[];
@@ -329,26 +320,42 @@ async function acquire(clientId: string, listId: number, deadline: number): Prom
       if (!isTransactionConflict(err)) throw err;
     }
     if (Date.now() > deadline) throw new ListBusyError(clientId, listId);
-    if (attempt % 4 === 0) await markWaiting(clientId, listId);
     await sleep(25 + Math.random() * Math.min(200, 25 * 2 ** attempt));
   }
 }
 
-/** Tells the holder that someone waits (it stops starting chunks, and yields after its release). */
-async function markWaiting(clientId: string, listId: number): Promise<void> {
-  await ddb.send(new PutCommand({ TableName: tableName(), Item: { ...keys.listWriterWaiting(clientId, listId), at: Date.now() } }));
+/**
+ * Transactional writers waiting for the list: `n` on the waiting item counts
+ * them (each adds 1 when it first finds the lease held and takes 1 away when
+ * it is done), `at` is the last change. The holder stops starting chunks
+ * while n > 0 and, after its release, lets them go first (at most YIELD_CAP_MS).
+ * A count left by a writer that died is ignored WAITING_STALE_MS after its last change.
+ */
+async function countWaiting(clientId: string, listId: number, by: 1 | -1): Promise<void> {
+  await ddb.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.listWriterWaiting(clientId, listId),
+      UpdateExpression: 'ADD n :by SET #at = :now',
+      ExpressionAttributeNames: { '#at': 'at' },
+      ExpressionAttributeValues: { ':by': by, ':now': Date.now() },
+    }),
+  );
 }
+
+const WAITING_STALE_MS = 10_000;
+/** True when the waiting item says a transactional writer waits now. */
+const waits = (item: Record<string, unknown> | undefined) => Number(item?.n ?? 0) > 0 && Date.now() - Number(item?.at ?? 0) < WAITING_STALE_MS;
 
 /**
  * For a transactional writer that found the lease held: when the holder's
  * lease has expired (it died), takes it over, settles and releases it; else
  * says it waits. Returns after either.
  */
-async function waitForLease(clientId: string, listId: number, deadline: number): Promise<void> {
+async function waitForLease(clientId: string, listId: number, deadline: number, record: RecordEvents | undefined): Promise<void> {
   const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.listWriterShard(clientId, listId, 0), ConsistentRead: true }));
   const shard = out.Item as LeaseItem | undefined;
-  if (shard?.owner && (shard.expiresAt ?? 0) < Date.now()) await withListLease(clientId, listId, deadline, async () => undefined);
-  else await markWaiting(clientId, listId);
+  if (record && shard?.owner && (shard.expiresAt ?? 0) < Date.now()) await withListLease(clientId, listId, deadline, record, async () => undefined);
 }
 
 /** Folds the hold's settled journal entries and removes the owner (unless an entry is left unsettled). */
@@ -371,9 +378,13 @@ async function release(hold: Hold): Promise<void> {
       })),
     );
     if (hold.filter) keepKnowledge(hold.clientId, hold.listId, { filter: hold.filter, ...hold.seen });
-    const waiting = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.listWriterWaiting(hold.clientId, hold.listId) }));
-    const at = (waiting.Item as { at?: number } | undefined)?.at;
-    if (at !== undefined && Date.now() - at < 3_000) await sleep(YIELD_MS);
+    // Transactional writers that waited go first: the lease is taken again once none waits (at most YIELD_CAP_MS).
+    const releasedAt = Date.now();
+    while (Date.now() - releasedAt < YIELD_CAP_MS) {
+      const waiting = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.listWriterWaiting(hold.clientId, hold.listId), ConsistentRead: true }));
+      if (!waits(waiting.Item)) break;
+      await sleep(50);
+    }
   } catch (err) {
     // Left to expire: the sweeper settles the journal (nothing is lost, the list waits out the lease).
     hold.poisoned = true;
@@ -408,10 +419,14 @@ const FOLD_BATCH = 98;
 interface JournalItem {
   writeId: string;
   lines?: string;
-  /** JSON of the chunk's events (EventRecord[]). */
-  events?: string;
+  /** The chunk's events (EventRecord[]) as gzipped JSON. */
+  events?: Uint8Array;
   eventsName?: string;
 }
+
+/** Events as a journal or outbox entry keeps them: gzipped JSON (about a fifth of the JSON's write units). */
+const packEvents = (events: EventRecord[]) => gzipSync(JSON.stringify(events));
+const unpackEvents = (packed: Uint8Array | undefined): EventRecord[] => (packed ? (JSON.parse(gunzipSync(packed).toString()) as EventRecord[]) : []);
 
 /** Records a chunk's deltas and events in a journal entry before its items are written (one PutItem). Returns the writeId. */
 async function journalChunk(hold: Hold, lines: JournalLine[], events: EventRecord[], name: (writeId: string) => string): Promise<{ writeId: string; eventsName: string }> {
@@ -419,7 +434,7 @@ async function journalChunk(hold: Hold, lines: JournalLine[], events: EventRecor
   const writeId = `${hold.owner}#${String(++hold.seq).padStart(9, '0')}`;
   const key = keys.listWriterJournal(hold.clientId, hold.listId, writeId);
   const entryName = name(writeId);
-  await ddb.send(new PutCommand({ TableName: tableName(), Item: { ...key, writeId, lines: lines.map(encodeLine).join('\n'), events: JSON.stringify(events), eventsName: entryName } }));
+  await ddb.send(new PutCommand({ TableName: tableName(), Item: { ...key, writeId, lines: lines.map(encodeLine).join('\n'), events: packEvents(events), eventsName: entryName } }));
   return { writeId, eventsName: entryName };
 }
 
@@ -475,8 +490,8 @@ async function settleJournal(hold: Hold, entries: JournalItem[]): Promise<Map<st
       const stamped = new Set(items.filter((i) => i.writeId === entry.writeId).map((i) => i.email));
       const landedDeltas = zeroDeltas();
       for (const line of lines) if (stamped.has(line.email)) addDeltas(landedDeltas, line.deltas);
-      const events = (JSON.parse(entry.events ?? '[]') as EventRecord[]).filter((e) => stamped.has(e.email));
-      if (events.length > 0) await recordEventsOnce(hold.clientId, events, entry.eventsName ?? `w-${entry.writeId}`);
+      const events = unpackEvents(entry.events).filter((e) => stamped.has(e.email));
+      if (events.length > 0) await hold.record(hold.clientId, events, entry.eventsName ?? `w-${entry.writeId}`);
       const counter = counterUpdate(hold.clientId, hold.listId, landedDeltas);
       await transactWrite([
         { Delete: { TableName: tableName(), Key: keys.listWriterJournal(hold.clientId, hold.listId, entry.writeId), ConditionExpression: 'attribute_exists(pk)' } },
@@ -515,25 +530,33 @@ export async function transact<T>(
   clientId: string,
   listId: number,
   deadline: number,
+  record: RecordEvents | undefined,
   build: () => Promise<{ items: Array<Record<string, unknown>>; value: T } | { value: T; items?: undefined }>,
 ): Promise<T> {
-  for (let attempt = 0; ; ) {
-    const built = await build();
-    if (!built.items || built.items.length === 0) return built.value;
-    const items = [...built.items, leaseFreeCheck(clientId, listId)];
-    try {
-      await transactWrite(items as never);
-      return built.value;
-    } catch (err) {
-      if (isTransactionConflict(err) && reasonCodes(err)[items.length - 1] === 'ConditionalCheckFailed') {
-        if (Date.now() > deadline) throw new ListBusyError(clientId, listId);
-        await waitForLease(clientId, listId, deadline);
-        await sleep(50 + Math.random() * 100);
-        continue;
+  let waiting = false;
+  try {
+    for (let attempt = 0; ; ) {
+      const built = await build();
+      if (!built.items || built.items.length === 0) return built.value;
+      const items = [...built.items, leaseFreeCheck(clientId, listId)];
+      try {
+        await transactWrite(items as never);
+        return built.value;
+      } catch (err) {
+        if (isTransactionConflict(err) && reasonCodes(err)[items.length - 1] === 'ConditionalCheckFailed') {
+          if (Date.now() > deadline) throw new ListBusyError(clientId, listId);
+          if (!waiting) await countWaiting(clientId, listId, 1);
+          waiting = true;
+          await waitForLease(clientId, listId, deadline, record);
+          await sleep(25 + Math.random() * 50);
+          continue;
+        }
+        if (!isTransactionConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
+        await sleep(backoffMs(attempt++));
       }
-      if (!isTransactionConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
-      await sleep(backoffMs(attempt++));
     }
+  } finally {
+    if (waiting) await countWaiting(clientId, listId, -1).catch(() => undefined);
   }
 }
 
@@ -545,11 +568,11 @@ interface Applied {
 }
 
 /** Applies one transaction's worth of lines (with their outbox entry), then stores their events. */
-async function applyTransaction(clientId: string, listId: number, lines: SubscriberLine[], deadline: number, acc: Applied): Promise<void> {
+async function applyTransaction(clientId: string, listId: number, lines: SubscriberLine[], deadline: number, record: RecordEvents | undefined, acc: Applied): Promise<void> {
   const outboxId = randomUUID();
   const name = eventsName(lines, outboxId);
   let marked = false;
-  const result = await transact(clientId, listId, deadline, async () => {
+  const result = await transact(clientId, listId, deadline, record, async () => {
     const current = await readSubscribers(
       clientId,
       listId,
@@ -588,7 +611,7 @@ async function applyTransaction(clientId: string, listId: number, lines: Subscri
     const counter = counterUpdate(clientId, listId, deltas);
     const outbox =
       events.length > 0
-        ? [{ Put: { TableName: tableName(), Item: { ...keys.listWriterOutbox(clientId, listId, outboxId), events: JSON.stringify(events), eventsName: name, at: Date.now() } } }]
+        ? [{ Put: { TableName: tableName(), Item: { ...keys.listWriterOutbox(clientId, listId, outboxId), events: packEvents(events), eventsName: name, at: Date.now() } } }]
         : [];
     if (outbox.length > 0 && !marked) {
       await markForSweep(clientId, listId);
@@ -601,7 +624,7 @@ async function applyTransaction(clientId: string, listId: number, lines: Subscri
   acc.applied += lines.length;
   count('SubscribersApplied', lines.length);
   // A failure here leaves the outbox entry: the sweeper stores the events.
-  await storeEvents(clientId, result.events, name, lines.some((l) => l.opId === undefined), lines.length);
+  await storeEvents(record, clientId, result.events, name, lines.some((l) => l.opId === undefined), lines.length);
   if (result.outbox) {
     // Left behind, the entry is only swept later (its events are stored under the same name again).
     await ddb.send(new DeleteCommand({ TableName: tableName(), Key: keys.listWriterOutbox(clientId, listId, outboxId) })).catch((err: unknown) => {
@@ -611,7 +634,7 @@ async function applyTransaction(clientId: string, listId: number, lines: Subscri
 }
 
 /** Applies deduplicated lines in transactions (the path of small writes, which wait at most one bulk chunk). */
-async function applyInTransactions(clientId: string, listId: number, unique: SubscriberLine[], deadline: number): Promise<Applied> {
+async function applyInTransactions(clientId: string, listId: number, unique: SubscriberLine[], deadline: number, record: RecordEvents | undefined): Promise<Applied> {
   const chunks: SubscriberLine[][] = [];
   for (let i = 0; i < unique.length; i += LINES_PER_TRANSACTION) chunks.push(unique.slice(i, i + LINES_PER_TRANSACTION));
   const acc: Applied = { outcomes: [], refused: [], applied: 0 };
@@ -622,7 +645,7 @@ async function applyInTransactions(clientId: string, listId: number, unique: Sub
       return;
     }
     try {
-      await applyTransaction(clientId, listId, chunk, deadline, acc);
+      await applyTransaction(clientId, listId, chunk, deadline, record, acc);
     } catch (err) {
       acc.failure ??= err;
     }
@@ -690,7 +713,7 @@ async function writeChunk(hold: Hold, lines: SubscriberLine[]) {
       throw err;
     }
     if (entry) {
-      const entryItem = { writeId: entry.writeId, lines: journaled.map(({ line, change }) => encodeLine({ email: line.email, deltas: change.deltas })).join('\n'), events: JSON.stringify(events), eventsName: entry.eventsName };
+      const entryItem = { writeId: entry.writeId, lines: journaled.map(({ line, change }) => encodeLine({ email: line.email, deltas: change.deltas })).join('\n'), events: packEvents(events), eventsName: entry.eventsName };
       await settleJournal(hold, [entryItem]);
     }
     const versions = new Map(after.map((i) => [i.email, i.version]));
@@ -699,7 +722,7 @@ async function writeChunk(hold: Hold, lines: SubscriberLine[]) {
   }
   if (entry) {
     try {
-      await storeEvents(clientId, events, entry.eventsName, lines.some((l) => l.opId === undefined), lines.length);
+      await storeEvents(hold.record, clientId, events, entry.eventsName, lines.some((l) => l.opId === undefined), lines.length);
     } catch (err) {
       hold.poisoned = true; // the entry stays: the sweeper stores its events and counts it after the lease expires
       throw new ChunkFailure({ outcomes: changes.map(({ change }) => change.outcome), count: lines.length }, err);
@@ -713,7 +736,7 @@ async function writeChunk(hold: Hold, lines: SubscriberLine[]) {
  * Applies deduplicated lines in bulk chunks, in short holds of the list's
  * lease (HOLD_MS, or less when a transactional writer waits).
  */
-async function applyBulk(clientId: string, listId: number, unique: SubscriberLine[], deadline: number): Promise<Applied> {
+async function applyBulk(clientId: string, listId: number, unique: SubscriberLine[], deadline: number, record: RecordEvents): Promise<Applied> {
   // Sorted by address, each chunk is one key range of the list (readSortedSubscribers).
   const sorted = [...unique].sort((a, b) => compareKeys(a.email, b.email));
   const chunks: SubscriberLine[][] = [];
@@ -727,7 +750,7 @@ async function applyBulk(clientId: string, listId: number, unique: SubscriberLin
       break;
     }
     try {
-      await withListLease(clientId, listId, Math.min(deadline, Date.now() + LEASE_WAIT_MS), async (hold) => {
+      await withListLease(clientId, listId, Math.min(deadline, Date.now() + LEASE_WAIT_MS), record, async (hold) => {
         await runPool(Array.from({ length: BULK_CHUNKS_IN_FLIGHT }), BULK_CHUNKS_IN_FLIGHT, async () => {
           while (!acc.failure && next < chunks.length) {
             if (await hold.shouldStop()) return;
@@ -770,6 +793,8 @@ async function applyBulk(clientId: string, listId: number, unique: SubscriberLin
 export interface WriteOptions {
   /** Epoch ms by which the write must answer: no chunk starts within CHUNK_MARGIN_MS of it. */
   deadline?: number;
+  /** The event store (required for a write that may change subscriptions, and for any bulk write). */
+  record?: RecordEvents;
 }
 
 /**
@@ -785,7 +810,8 @@ export async function applyLines(clientId: string, listId: number, lines: Subscr
   const deadline = o.deadline ?? Number.POSITIVE_INFINITY;
   const { unique, duplicateEmails, duplicateGuids } = dedupeLines(lines);
   const bulk = unique.length > LINES_PER_TRANSACTION;
-  const result = bulk ? await applyBulk(clientId, listId, unique, deadline) : await applyInTransactions(clientId, listId, unique, deadline);
+  if (bulk && !o.record) throw new Error('a bulk write needs the event store');
+  const result = bulk ? await applyBulk(clientId, listId, unique, deadline, o.record!) : await applyInTransactions(clientId, listId, unique, deadline, o.record);
   const { outcomes, refused, applied, failure } = result;
   if (failure) {
     if (failure instanceof ListBusyError && applied === 0) throw failure;
@@ -830,7 +856,7 @@ export interface WriterSweep {
  * and removes the mark once the list has nothing left and no writer for
  * two leases.
  */
-export async function sweepListWriters(now = Date.now()): Promise<WriterSweep> {
+export async function sweepListWriters(record: RecordEvents, now = Date.now()): Promise<WriterSweep> {
   const summary: WriterSweep = { settled: [], outboxes: 0, running: 0 };
   for (let shard = 0; shard < SWEEP_SHARDS; shard++) {
     const marks = await queryAll<{ sk: string; clientId: string; listId: number; at: number }>({
@@ -848,7 +874,7 @@ export async function sweepListWriters(now = Date.now()): Promise<WriterSweep> {
           left = true;
           continue;
         }
-        await recordEventsOnce(clientId, JSON.parse(String(item.events ?? '[]')) as EventRecord[], String(item.eventsName));
+        await record(clientId, unpackEvents(item.events as Uint8Array | undefined), String(item.eventsName));
         await ddb.send(new DeleteCommand({ TableName: tableName(), Key: { pk: keys.listWriterPartition(clientId, listId), sk: item.sk } }));
         summary.outboxes++;
       }
@@ -860,7 +886,7 @@ export async function sweepListWriters(now = Date.now()): Promise<WriterSweep> {
       }
       if (shard0?.owner || journal) {
         // Take the dead writer's lease over: acquiring settles its journal; the release leaves the lease free.
-        await withListLease(clientId, listId, Date.now() + LEASE_WAIT_MS, async () => undefined);
+        await withListLease(clientId, listId, Date.now() + LEASE_WAIT_MS, record, async () => undefined);
         summary.settled.push({ clientId, listId });
         continue;
       }

@@ -9,7 +9,8 @@ import { getList, listLists } from '../lists/lists.js';
 import { forgetPendingOptins } from '../optin/forget.js';
 import { forgetReaders } from '../recos/service.js';
 import { InvalidSubscriberInputError, ListBusyError, PartialDeleteError } from './errors.js';
-import { applyLines, LINES_PER_TRANSACTION, TRANSACTIONS_IN_FLIGHT, transact } from './list-writer.js';
+import { applySubscribers as applyLines } from './index.js';
+import { LINES_PER_TRANSACTION, TRANSACTIONS_IN_FLIGHT, transact } from './list-writer.js';
 import { MAX_ECHO, parseSubscriberLines } from './parse.js';
 import { buildReport, countState, zeroDeltas, type CounterDeltas } from './rules.js';
 import { counterUpdate, pagePartition, readCounters, readPage, readSubscribers, type SubscriberItem } from './store.js';
@@ -173,7 +174,7 @@ export async function deleteUsers(clientId: string, body: unknown[]): Promise<nu
 
 /** Deletes the subscribers of one list among `emails` (read by key, strongly consistent); returns the items deleted. */
 function deleteChunk(clientId: string, listId: number, emails: string[], deadline: number): Promise<SubscriberItem[]> {
-  return transact(clientId, listId, deadline, async () => {
+  return transact(clientId, listId, deadline, undefined, async () => {
     const current = await readSubscribers(clientId, listId, emails);
     if (current.size === 0) return { value: [] };
     const deltas: CounterDeltas = zeroDeltas();

@@ -208,8 +208,8 @@ describe('bulk writes under the list writer lease', () => {
       await request(subscribersUrl(client), { method: 'POST', token: client.token, body: bulkOf('mine', 150) });
       // Another process (a fresh copy of the writer module: its own holds and address knowledge) writes one subscriber in bulk.
       vi.resetModules();
-      const other = await import('../../shared/subscribers/list-writer.js');
-      await other.applyLines(clientId, listId, [{ line: 1, email: 'theirs@example.com' }, ...Array.from({ length: 99 }, (_, i) => ({ line: i + 2, email: `mine${i}@example.com` }))]);
+      const other = await import('../../shared/subscribers/index.js');
+      await other.applySubscribers(clientId, listId, [{ line: 1, email: 'theirs@example.com' }, ...Array.from({ length: 99 }, (_, i) => ({ line: i + 2, email: `mine${i}@example.com` }))]);
       const again = await request(subscribersUrl(client), { method: 'POST', token: client.token, body: bulkOf('more', 150, [{ email: 'theirs@example.com', subscribed: false }]) });
       expect(again.body.report).toMatchObject({ nb_created: 150, nb_unsubscribed: 1 });
       const truth = await recount(clientId, listId);
