@@ -5,7 +5,7 @@
  * wrote. A Bloom filter of those addresses (2 MiB, whatever the list's size)
  * answers "certainly absent" for a new address, so its line needs no read;
  * "maybe present" lines are read as usual. Whether anybody else wrote is
- * told by the list writer lease (shared/subscribers/writer.ts): every
+ * told by the list writer lease (shared/subscribers/list-writer.ts): every
  * transactional write adds 1 to a lease shard's `w` and every lease taken
  * adds 1 to each shard's `g`; the knowledge holds while both sums are what
  * this process left them at.
