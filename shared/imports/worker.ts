@@ -15,7 +15,7 @@ import { ddb, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import { count as countMetric, logger } from '../observability/index.js';
 import { s3 } from '../s3.js';
-import { applySubscribers } from '../subscribers/index.js';
+import { importSubscribers } from '../subscribers/index.js';
 import type { Report, ReportError, SubscriberLine } from '../subscribers/types.js';
 import { ImportFailure, isBlank, readCsv, readHeader, recordToLine, validEmailOf } from './csv.js';
 import { addFirstErrors, claimFile, emptyProgress, failFile, LeaseLostError, noteError, MAX_KEPT_EMAILS, readFile, saveProgress, type FileItem, type Progress } from './files.js';
@@ -131,7 +131,7 @@ class Run {
       // A chunk waits for every earlier unsaved chunk that shares an address: the last line still wins,
       // and after a crash at most one unsaved line of an address was applied (its opId makes it a no-op).
       while (pending.length >= this.inFlight || pending.some((p) => [...chunk.emails].some((e) => p.emails.has(e)))) await settleHead();
-      const done = chunk.lines.length > 0 ? applySubscribers(file.clientId, file.listId, chunk.lines) : Promise.resolve(undefined);
+      const done = chunk.lines.length > 0 ? importSubscribers(file.clientId, file.listId, chunk.lines) : Promise.resolve(undefined);
       done.catch(() => undefined);
       pending.push({ ...chunk, done });
     };
@@ -212,7 +212,7 @@ class Run {
       const absent = items.filter((i) => i.lastOpId === sweepOp || (i.subscribed && !inFile(i)));
       if (absent.length > 0) {
         const lines = absent.map((i) => ({ line: 0, email: i.email, subscribed: false, unsubscribedCause: 'PUBLISHER' as const, opId: sweepOp }));
-        const report = await applySubscribers(file.clientId, file.listId, lines);
+        const report = await importSubscribers(file.clientId, file.listId, lines);
         progress.unsubscribedAbsent += report.nb_unsubscribed;
       }
       progress.sweepCursor = page.LastEvaluatedKey;

@@ -6,7 +6,7 @@
  * does not carry the deletion paths (recommendations, opt-ins).
  */
 import { recordEventsOnce } from '../events/record.js';
-import { applyLines, sweepListWriters as sweep, type WriteOptions, type WriterSweep } from './list-writer.js';
+import { applyLines, applyLinesInBulk, sweepListWriters as sweep, type WriteOptions, type WriterSweep } from './list-writer.js';
 export { getSubscriber, type WriteOptions, type WriterSweep } from './list-writer.js';
 export * from './errors.js';
 export type { Report, ReportError, SubscriberLine, UnsubscribeCause } from './types.js';
@@ -20,6 +20,11 @@ import type { Report, SubscriberLine } from './types.js';
  */
 export function applySubscribers(clientId: string, listId: number, lines: SubscriberLine[], o: Omit<WriteOptions, 'record'> = {}): Promise<Report> {
   return applyLines(clientId, listId, lines, { ...o, record: recordEventsOnce });
+}
+
+/** Applies an import chunk's lines, always in bulk under the list's lease (see applySubscribers). */
+export function importSubscribers(clientId: string, listId: number, lines: SubscriberLine[]): Promise<Report> {
+  return applyLinesInBulk(clientId, listId, lines, recordEventsOnce);
 }
 
 /** The sweeper's part for list writers: settles the lists whose writer died (see list-writer.ts). */

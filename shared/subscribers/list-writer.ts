@@ -736,7 +736,8 @@ async function writeChunk(hold: Hold, lines: SubscriberLine[]) {
  * Applies deduplicated lines in bulk chunks, in short holds of the list's
  * lease (HOLD_MS, or less when a transactional writer waits).
  */
-async function applyBulk(clientId: string, listId: number, unique: SubscriberLine[], deadline: number, record: RecordEvents): Promise<Applied> {
+async function applyBulk(clientId: string, listId: number, unique: SubscriberLine[], deadline: number, record: RecordEvents | undefined): Promise<Applied> {
+  if (!record) throw new Error('a bulk write needs the event store');
   // Sorted by address, each chunk is one key range of the list (readSortedSubscribers).
   const sorted = [...unique].sort((a, b) => compareKeys(a.email, b.email));
   const chunks: SubscriberLine[][] = [];
@@ -806,13 +807,29 @@ export interface WriteOptions {
  * with the applied count when it stopped part-way, EventsNotStoredError
  * when everything was applied but some events wait for the sweeper.
  */
-export async function applyLines(clientId: string, listId: number, lines: SubscriberLine[], o: WriteOptions = {}): Promise<Report> {
+export function applyLines(clientId: string, listId: number, lines: SubscriberLine[], o: WriteOptions = {}): Promise<Report> {
   const deadline = o.deadline ?? Number.POSITIVE_INFINITY;
+  return settle(lines, (unique) =>
+    unique.length <= LINES_PER_TRANSACTION
+      ? applyInTransactions(clientId, listId, unique, deadline, o.record)
+      : applyBulk(clientId, listId, unique, deadline, o.record!),
+  );
+}
+
+/**
+ * Like applyLines, always on the bulk path (the import worker: its chunks
+ * hold the list's lease whatever their size, and its bundle leaves the
+ * transactional path out).
+ */
+export function applyLinesInBulk(clientId: string, listId: number, lines: SubscriberLine[], record: RecordEvents): Promise<Report> {
+  return settle(lines, (unique) => applyBulk(clientId, listId, unique, Number.POSITIVE_INFINITY, record));
+}
+
+/** Deduplicates the lines, applies them with `apply`, and turns what happened into the report or a domain error. */
+async function settle(lines: SubscriberLine[], apply: (unique: SubscriberLine[]) => Promise<Applied>): Promise<Report> {
   const { unique, duplicateEmails, duplicateGuids } = dedupeLines(lines);
   const bulk = unique.length > LINES_PER_TRANSACTION;
-  if (bulk && !o.record) throw new Error('a bulk write needs the event store');
-  const result = bulk ? await applyBulk(clientId, listId, unique, deadline, o.record!) : await applyInTransactions(clientId, listId, unique, deadline, o.record);
-  const { outcomes, refused, applied, failure } = result;
+  const { outcomes, refused, applied, failure } = await apply(unique);
   if (failure) {
     if (failure instanceof ListBusyError && applied === 0) throw failure;
     // Everything applied, only events not stored yet: their entries wait for the sweeper. Lines with opIds get the
