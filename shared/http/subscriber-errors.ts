@@ -1,10 +1,11 @@
 /**
  * The subscriber and import domains' errors as HTTP answers: one table, each
- * domain error class to its status, cause and headers. shared/http/handler.ts
- * consults it for any error that is not already an HttpError.
+ * domain error (by its class name: the table imports only their types, so a
+ * function that never throws them does not bundle them) to its status, cause
+ * and headers. shared/http/handler.ts consults it for any error.
  */
-import { LeaseLostError } from '../imports/errors.js';
-import {
+import type { LeaseLostError } from '../imports/errors.js';
+import type {
   EventsNotStoredError,
   InvalidSubscriberInputError,
   ListBusyError,
@@ -17,18 +18,18 @@ import { HttpError } from './errors.js';
 
 const retrySafe = 'Retry the request: applying it again is safe.';
 
-type Mapping<E> = [new (...args: never[]) => E, (err: E) => HttpError];
-const row = <E>(type: new (...args: never[]) => E, toHttp: (err: E) => HttpError): Mapping<unknown> => [type, toHttp as (err: unknown) => HttpError];
+type Mapping = [name: string, toHttp: (err: never) => HttpError];
+const row = <E>(name: string, toHttp: (err: E) => HttpError): Mapping => [name, toHttp];
 
-export const subscriberErrors: Array<Mapping<unknown>> = [
-  row(ListBusyError, () => new HttpError(503, 'Another large write to this list is running; nothing of this request was applied. Retry in a few seconds.', { 'retry-after': '5' })),
-  row(PartialWriteError, (e) => {
+export const subscriberErrors: Mapping[] = [
+  row<ListBusyError>('ListBusyError', () => new HttpError(503, 'Another large write to this list is running; nothing of this request was applied. Retry in a few seconds.', { 'retry-after': '5' })),
+  row<PartialWriteError>('PartialWriteError', (e) => {
     const what = `${e.applied} of ${e.total} subscribers were applied; the rest were not.`;
     if (e.reason === 'time') return new HttpError(503, `The request ran out of time after ${what} ${retrySafe}`, { 'retry-after': '1' });
     if (e.reason === 'busy') return new HttpError(503, `Another large write to this list held it after ${what} ${retrySafe}`, { 'retry-after': '5' });
     return new HttpError(503, `Storage error after ${what} ${retrySafe}`, { 'retry-after': '1' });
   }),
-  row(StorageBugError, (e) =>
+  row<StorageBugError>('StorageBugError', (e) =>
     new HttpError(
       500,
       e.applied === 0
@@ -36,8 +37,8 @@ export const subscriberErrors: Array<Mapping<unknown>> = [
         : `Internal error after ${e.applied} of ${e.total} subscribers were applied; the rest were not. It has been logged.`,
     ),
   ),
-  row(
-    EventsNotStoredError,
+  row<EventsNotStoredError>(
+    'EventsNotStoredError',
     (e) =>
       new HttpError(
         503,
@@ -45,7 +46,7 @@ export const subscriberErrors: Array<Mapping<unknown>> = [
         { 'retry-after': '1' },
       ),
   ),
-  row(PartialDeleteError, (e) => {
+  row<PartialDeleteError>('PartialDeleteError', (e) => {
     const lists = e.lists.length > 0 ? ` (from list${e.lists.length > 1 ? 's' : ''} ${e.lists.join(', ')})` : '';
     const why = e.reason === 'busy' ? 'another large write held a list' : 'a storage error';
     return new HttpError(
@@ -54,13 +55,14 @@ export const subscriberErrors: Array<Mapping<unknown>> = [
       { 'retry-after': e.reason === 'busy' ? '5' : '1' },
     );
   }),
-  row(ListLeaseLostError, () => new HttpError(503, 'The list writer stopped; nothing more was applied. Retry the request: applying it again is safe.', { 'retry-after': '5' })),
-  row(LeaseLostError, () => new HttpError(409, 'Another worker holds this imported file')),
-  row(InvalidSubscriberInputError, (e) => new HttpError(400, e.message)),
+  row<ListLeaseLostError>('ListLeaseLostError', () => new HttpError(503, 'The list writer stopped; nothing more was applied. Retry the request: applying it again is safe.', { 'retry-after': '5' })),
+  row<LeaseLostError>('LeaseLostError', () => new HttpError(409, 'Another worker holds this imported file')),
+  row<InvalidSubscriberInputError>('InvalidSubscriberInputError', (e) => new HttpError(400, e.message)),
 ];
 
 /** The HTTP answer of a domain error of the table, or undefined. */
 export function subscriberHttpError(err: unknown): HttpError | undefined {
-  const found = subscriberErrors.find(([type]) => err instanceof type);
-  return found ? found[1](err) : undefined;
+  if (!(err instanceof Error) || err instanceof HttpError) return undefined;
+  const found = subscriberErrors.find(([name]) => err.name === name);
+  return found ? found[1](err as never) : undefined;
 }

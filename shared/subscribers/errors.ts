@@ -6,14 +6,12 @@
 
 /** Base of the subscriber domain's errors. */
 export class SubscriberError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = new.target.name;
-  }
+  override name = 'SubscriberError';
 }
 
 /** The list is held by another bulk writer for longer than this write may wait: nothing of it was applied. */
 export class ListBusyError extends SubscriberError {
+  override name = 'ListBusyError';
   constructor(
     readonly clientId: string,
     readonly listId: number,
@@ -31,6 +29,7 @@ export type StopReason = 'storage' | 'time' | 'busy';
  * write is safe.
  */
 export class PartialWriteError extends SubscriberError {
+  override name = 'PartialWriteError';
   constructor(
     readonly applied: number,
     readonly total: number,
@@ -43,6 +42,7 @@ export class PartialWriteError extends SubscriberError {
 
 /** A storage error a retry cannot cure (a bug of the service), after `applied` of `total` lines. */
 export class StorageBugError extends SubscriberError {
+  override name = 'StorageBugError';
   constructor(
     readonly applied: number,
     readonly total: number,
@@ -57,6 +57,7 @@ export class StorageBugError extends SubscriberError {
  * kept in the list's journal and the sweeper stores them (nothing is lost).
  */
 export class EventsNotStoredError extends SubscriberError {
+  override name = 'EventsNotStoredError';
   constructor(
     readonly applied: number,
     readonly events: number,
@@ -68,6 +69,7 @@ export class EventsNotStoredError extends SubscriberError {
 
 /** A deletion stopped part-way: `deleted` subscriptions (of `addresses` addresses) were removed before `cause`. */
 export class PartialDeleteError extends SubscriberError {
+  override name = 'PartialDeleteError';
   constructor(
     readonly deleted: number,
     readonly addresses: number,
@@ -80,7 +82,11 @@ export class PartialDeleteError extends SubscriberError {
 }
 
 /** Input the subscriber rules refuse as a whole (the `cause` names the field and the problem). */
-export class InvalidSubscriberInputError extends SubscriberError {}
+export class InvalidSubscriberInputError extends SubscriberError {
+  override name = 'InvalidSubscriberInputError';
+}
 
 /** The writer's lease ran out (or a chunk under it could not be settled): no further chunk was started. */
-export class ListLeaseLostError extends SubscriberError {}
+export class ListLeaseLostError extends SubscriberError {
+  override name = 'ListLeaseLostError';
+}
