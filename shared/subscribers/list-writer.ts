@@ -67,7 +67,7 @@ export const leaseMs = () => config.listLeaseSeconds * 1000;
 /** A writer starts no chunk with less than this left on its lease (a third of it, at most 20 s). */
 const leaseSafetyMs = () => Math.min(20_000, leaseMs() / 3);
 /** A bulk write starts chunks under one hold of the lease for at most this long, then releases it. */
-export const HOLD_MS = 1_000;
+export const HOLD_MS = 5_000;
 /** How long a writer waits for another's lease before giving up (ListBusyError). */
 export const LEASE_WAIT_MS = 20_000;
 /** After a release that transactional writers waited for, the bulk writer lets them go first for at most this long. */
