@@ -27,9 +27,8 @@
  * - Time: a write given a deadline starts no chunk within CHUNK_MARGIN_MS of
  *   it and answers what it applied (PartialWriteError, reason 'time').
  *
- * Per-container state: `container` below (the holds this process shares
- * among its concurrent bulk writes of one list); the address filter
- * (members.ts) and the range-read skips (store.ts) keep their own.
+ * Per-container state: the one object `container` below; members.ts and
+ * store.ts keep none of their own.
  */
 import { randomUUID, createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -55,9 +54,9 @@ import { keys } from '../db/keys.js';
 import type { EventRecord } from '../events/types.js';
 import { count, hashForLog, logger } from '../observability/index.js';
 import { EventsNotStoredError, ListBusyError, ListLeaseLostError, PartialWriteError, StorageBugError } from './errors.js';
-import { type AddressFilter, filterForHold, keepKnowledge } from './members.js';
+import { type AddressFilter, filterForHold, keepKnowledge, type KnownLists } from './members.js';
 import { addDeltas, applyLine, buildReport, dedupeLines, zeroDeltas, type Change, type CounterDeltas, type Outcome } from './rules.js';
-import { compareKeys, counterUpdate, readCounters, readSortedSubscribers, readSubscribers, toItem, type SubscriberItem } from './store.js';
+import { compareKeys, counterUpdate, type RangeSkips, readCounters, readSortedSubscribers, readSubscribers, toItem, type SubscriberItem } from './store.js';
 import type { Report, ReportError, SubscriberLine } from './types.js';
 
 /** Items of one lease (see leaseFreeCheck). */
@@ -234,8 +233,19 @@ class Hold {
   }
 }
 
-/** The one per-container object: this process's holds and lease acquisitions in progress, by list. */
-const container = { holds: new Map<string, Hold>(), acquiring: new Map<string, Promise<Hold>>() };
+/**
+ * The one per-container object (all the list writer's process state): this
+ * process's holds and lease acquisitions in progress, what it knows of the
+ * lists it filled (the address filter, members.ts) and where range reads
+ * overflowed (store.ts), by list. Losing it (a new container) costs reads,
+ * never correctness.
+ */
+const container = {
+  holds: new Map<string, Hold>(),
+  acquiring: new Map<string, Promise<Hold>>(),
+  known: new Map() as KnownLists,
+  rangeSkips: new Map() as RangeSkips,
+};
 const holdKey = (clientId: string, listId: number) => `${clientId}#${listId}`;
 
 /** Waits for `p`, at most until `deadline` (the caller's loop then gives up). */
@@ -307,7 +317,7 @@ async function acquire(clientId: string, listId: number, deadline: number, recor
       };
       const dead = partition.filter((i) => i.sk.startsWith(keys.listWriterJournalPrefix())) as unknown as JournalItem[];
       await settleJournal(hold, dead);
-      hold.filter = await filterForHold(clientId, listId, hold.seen, async () => {
+      hold.filter = await filterForHold(container.known, clientId, listId, hold.seen, async () => {
         const c = await readCounters(clientId, listId);
         return c.subscribed + c.unsubscribed === 0;
       });
@@ -377,7 +387,7 @@ async function release(hold: Hold): Promise<void> {
         },
       })),
     );
-    if (hold.filter) keepKnowledge(hold.clientId, hold.listId, { filter: hold.filter, ...hold.seen });
+    if (hold.filter) keepKnowledge(container.known, hold.clientId, hold.listId, { filter: hold.filter, ...hold.seen });
     // Transactional writers that waited go first: the lease is taken again once none waits (at most YIELD_CAP_MS).
     const releasedAt = Date.now();
     while (Date.now() - releasedAt < YIELD_CAP_MS) {
@@ -678,7 +688,7 @@ async function writeChunk(hold: Hold, lines: SubscriberLine[]) {
   hold.checkTime();
   const filter = hold.filter;
   const toRead = filter ? lines.filter((l) => filter.has(l.email)) : lines;
-  const current = toRead.length > 0 ? await readSortedSubscribers(clientId, listId, toRead.map((l) => l.email)) : new Map<string, SubscriberItem>();
+  const current = toRead.length > 0 ? await readSortedSubscribers(container.rangeSkips, clientId, listId, toRead.map((l) => l.email)) : new Map<string, SubscriberItem>();
   const now = new Date().toISOString();
   const refused: ReportError[] = [];
   const changes: Array<{ line: SubscriberLine; change: Change }> = [];

@@ -54,7 +54,8 @@ export interface Knowledge {
   generation: number;
 }
 
-const known = new Map<string, Knowledge>();
+/** What a process knows of the lists it wrote, by list (held by the list writer's per-container object). */
+export type KnownLists = Map<string, Knowledge>;
 const listKey = (clientId: string, listId: number) => `${clientId}#${listId}`;
 
 /**
@@ -63,6 +64,7 @@ const listKey = (clientId: string, listId: number) => `${clientId}#${listId}`;
  * has no member (its counters, exact once the journal is settled).
  */
 export async function filterForHold(
+  known: KnownLists,
   clientId: string,
   listId: number,
   seen: { writes: number; generation: number },
@@ -76,7 +78,7 @@ export async function filterForHold(
 }
 
 /** Keeps the filter for this process's next hold of the list (after a clean release). */
-export function keepKnowledge(clientId: string, listId: number, knowledge: Knowledge): void {
+export function keepKnowledge(known: KnownLists, clientId: string, listId: number, knowledge: Knowledge): void {
   known.set(listKey(clientId, listId), knowledge);
   if (known.size > MAX_KNOWN) known.delete(known.keys().next().value!);
 }
