@@ -71,6 +71,41 @@ try {
   };
   const count = await (await fetch(`${stack.url}/v1/newsletters/lists/${client.defaultListId}/subscribers/count`, { headers: { 'x-service-client-token': token } })).json();
 
+  // Small writes during a bulk write: a POST of N lines into a list holding 300 members while, every 100 ms, one
+  // single-subscriber POST, one unsubscribe of a member or one users/delete of a member goes to the same list.
+  const busyList = await createList(client.id, 'busy');
+  await postTo(busyList.id, Array.from({ length: 300 }, (_, i) => ({ email: `member${i}@bench.example` })));
+  const send = async (path: string, body: unknown) => {
+    const started = performance.now();
+    const res = await fetch(`${stack.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-client-token': token }, body: JSON.stringify(body) });
+    await res.text();
+    return { status: res.status, ms: performance.now() - started };
+  };
+  const small: Array<Promise<{ status: number; ms: number; kind: string }>> = [];
+  let bulkDone = false;
+  const busyStarted = performance.now();
+  const bulkWrite = postTo(busyList.id, lines).finally(() => (bulkDone = true));
+  for (let i = 0; !bulkDone; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    const kind = ['subscribe', 'unsubscribe', 'users/delete'][i % 3];
+    const subscribersPath = `/v1/newsletters/lists/${busyList.id}/subscribers`;
+    const sent =
+      kind === 'subscribe'
+        ? send(subscribersPath, { email: `single${i}@bench.example` })
+        : kind === 'unsubscribe'
+          ? send(subscribersPath, { email: `member${i}@bench.example`, subscribed: false })
+          : send('/v1/users/delete', [{ email: `member${i}@bench.example` }]);
+    small.push(sent.then((r) => ({ ...r, kind })));
+  }
+  await bulkWrite;
+  const busyMs = performance.now() - busyStarted;
+  const smallResults = await Promise.all(small);
+  const sortedMs = smallResults.map((r) => r.ms).sort((a, b) => a - b);
+  const pct = (p: number) => sortedMs[Math.min(sortedMs.length - 1, Math.ceil((p / 100) * sortedMs.length) - 1)] ?? 0;
+  const busyCount = await (await fetch(`${stack.url}/v1/newsletters/lists/${busyList.id}/subscribers/count`, { headers: { 'x-service-client-token': token } })).json();
+  const { recountList } = await import('./recount.js');
+  const busyTruth = await recountList(client.id, busyList.id);
+
   const rate = (ms: number) => Math.round(N / (ms / 1000));
   console.log(`subscribers benchmark: ${N} lines, DynamoDB Local, gateway on loopback`);
   console.log(`  raw BatchWriteItem (25/request, 8 in flight): ${rawMs.toFixed(0)} ms  (${rate(rawMs)} items/s; before ${rawBefore.toFixed(0)} ms, after ${rawAfter.toFixed(0)} ms, the faster is the baseline)`);
@@ -78,6 +113,11 @@ try {
   console.log(`  POST same, data changed:  ${updateMs.toFixed(0)} ms  (${rate(updateMs)} lines/s)  ratio to raw ${(updateMs / rawMs).toFixed(2)}x  nb_data_changed=${updated.nb_data_changed}`);
   console.log(`  count after: ${JSON.stringify(count)}`);
   for (const [name, report] of Object.entries(perLine)) console.log(`  DynamoDB calls, ${name} (counted in a second, untimed pass):\n${report.map((l) => `    ${l}`).join('\n')}`);
+  const not200 = smallResults.filter((r) => r.status !== 200);
+  console.log(
+    `  small writes during a ${N}-line POST (${busyMs.toFixed(0)} ms): ${smallResults.length} (subscribe, unsubscribe, users/delete), p50 ${pct(50).toFixed(0)} ms, p99 ${pct(99).toFixed(0)} ms, max ${sortedMs.at(-1)?.toFixed(0)} ms, not 200: ${not200.length}; count ${JSON.stringify(busyCount)} recount ${JSON.stringify(busyTruth)}`,
+  );
+  if (not200.length > 0 || JSON.stringify(busyCount) !== JSON.stringify(busyTruth)) throw new Error('small writes during a bulk write: wrong result');
   if (created.nb_created !== N || updated.nb_data_changed !== N || count.subscribed !== N) throw new Error('benchmark result is wrong');
 } finally {
   await stack.stop();

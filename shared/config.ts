@@ -115,7 +115,7 @@ export const config = {
   get importMaxRedirects(): number {
     return optionalInt('IMPORT_MAX_REDIRECTS', 3);
   },
-  /** How long a list writer lease lasts (shared/subscribers/writer.ts): the longest a dead bulk writer blocks its list (default 60 s). */
+  /** How long a list writer lease lasts (shared/subscribers/list-writer.ts): the longest a dead bulk writer blocks its list (default 60 s). */
   get listLeaseSeconds(): number {
     return optionalInt('LIST_LEASE_SECONDS', 60);
   },

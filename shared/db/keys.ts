@@ -53,13 +53,19 @@ export const keys = {
   /** One shard of a list's subscriber counters; the count is the sum of the shards. */
   counterShard: (clientId: string, listId: number, shard: number) => ({ pk: keys.countersPartition(clientId, listId), sk: `SHARD#${pad(shard, 2)}` }),
   countersPartition: (clientId: string, listId: number) => `COUNTS#${clientId}#${listId}`,
-  /** One shard of a list's writer lease (shared/subscribers/writer.ts); its journal entries and waiting mark share the partition. */
+  /** One shard of a list's writer lease (shared/subscribers/list-writer.ts); its journal entries and waiting mark share the partition. */
   listWriterShard: (clientId: string, listId: number, shard: number) => ({ pk: keys.listWriterPartition(clientId, listId), sk: `LEASE#${pad(shard, 2)}` }),
   listWriterPartition: (clientId: string, listId: number) => `WRITER#${clientId}#${listId}`,
   listWriterShardPrefix: () => 'LEASE#',
   /** A journal entry of a bulk write: the counter deltas of a chunk whose items carry `writeId`. */
   listWriterJournal: (clientId: string, listId: number, writeId: string) => ({ pk: keys.listWriterPartition(clientId, listId), sk: `J#${writeId}` }),
   listWriterJournalPrefix: () => 'J#',
+  /** Events of a transaction of subscriber writes, written in that transaction and deleted once stored (the sweeper stores what a dead writer left). */
+  listWriterOutbox: (clientId: string, listId: number, id: string) => ({ pk: keys.listWriterPartition(clientId, listId), sk: `E#${id}` }),
+  listWriterOutboxPrefix: () => 'E#',
+  /** A list whose writer partition may hold something for the sweeper (a lease, journal entries, an outbox); 8 partitions. */
+  writerSweepMark: (clientId: string, listId: number, shard: number) => ({ pk: `SWEEP#${shard}`, sk: `WRITER#${clientId}#${listId}` }),
+  writerSweepPartition: (shard: number) => `SWEEP#${shard}`,
   /** When a writer last waited for the lease (the holder yields after its release). */
   listWriterWaiting: (clientId: string, listId: number) => ({ pk: keys.listWriterPartition(clientId, listId), sk: 'WAITING' }),
   /** A pending double opt-in of one email on one form of a client. */

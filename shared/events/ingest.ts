@@ -1,6 +1,6 @@
 import { getClient } from '../clients/clients.js';
 import { UnknownListError } from '../lists/errors.js';
-import { applySubscribers, getSubscriber } from '../subscribers/service.js';
+import { applySubscribers, getSubscriber } from '../subscribers/index.js';
 import { listsOfEmail } from '../subscribers/store.js';
 import type { SubscriberLine } from '../subscribers/types.js';
 import { recordEvents } from './record.js';

@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import { addLogKeys, count, logger, observe } from '../observability/index.js';
 import { BadRequestError, HttpError, InvalidRequestError, UnsupportedMediaTypeError } from './errors.js';
 import { httpErrorOf } from './error-table.js';
+import { subscriberHttpError } from './subscriber-errors.js';
 import { isFormType, isJsonType, parseMediaType } from './media-type.js';
 import { json, type HttpResult } from './response.js';
 import type { AnySchema, RouteDef } from './route.js';
@@ -85,7 +86,7 @@ function errorResponder(route?: RouteDef): middy.MiddlewareObj<APIGatewayProxyEv
   return {
     onError: async (request: Request) => {
       const raw = request.error as (Error & { statusCode?: number; cause?: { package?: string; message?: string } }) | null;
-      let err: Error | null = raw;
+      let err: Error | null = subscriberHttpError(raw) ?? raw;
       if (raw?.cause?.package?.startsWith('@middy/http-') && raw.statusCode === 415 && /malformed/i.test(raw.message)) {
         const kind = raw.cause.package.includes('json') ? 'JSON' : 'form data';
         err = new BadRequestError(`body: not valid ${kind}${raw.cause.message ? ` (${raw.cause.message})` : ''}`);

@@ -2,6 +2,7 @@
  * Imported files (spec 2.7): the item that holds a file's status, progress
  * and checkpoint, the worker's lease on it, and the API view of it.
  */
+import { LeaseLostError } from './errors.js';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionFailure, queryAll, tableName } from '../db/client.js';
 import { keys, UNFINISHED_IMPORTS, unfinishedImportOf } from '../db/keys.js';
@@ -178,8 +179,6 @@ export async function listImportedFiles(clientId: string): Promise<ImportedFile[
   return items.map(toImportedFile);
 }
 
-/** Another worker holds the file, or took it over: stop without writing. */
-export class LeaseLostError extends Error {}
 
 
 /**
@@ -187,6 +186,8 @@ export class LeaseLostError extends Error {}
  * uploaded or processing file whose lease is free or expired. Returns the
  * item as claimed, or undefined when the condition fails.
  */
+export { LeaseLostError };
+
 export async function claimFile(clientId: string, fileId: number, owner: string, leaseUntil: number): Promise<FileItem | undefined> {
   const now = Date.now();
   try {

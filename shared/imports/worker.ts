@@ -15,7 +15,7 @@ import { ddb, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import { count as countMetric, logger } from '../observability/index.js';
 import { s3 } from '../s3.js';
-import { applySubscribers } from '../subscribers/write.js';
+import { importSubscribers } from '../subscribers/index.js';
 import type { Report, ReportError, SubscriberLine } from '../subscribers/types.js';
 import { ImportFailure, isBlank, readCsv, readHeader, recordToLine, validEmailOf } from './csv.js';
 import { addFirstErrors, claimFile, emptyProgress, failFile, LeaseLostError, noteError, MAX_KEPT_EMAILS, readFile, saveProgress, type FileItem, type Progress } from './files.js';
@@ -34,14 +34,9 @@ export interface RunOptions {
   chunkLines?: number;
   /** Chunks applied concurrently (default 8). */
   inFlight?: number;
-  /** Fault injection for tests: throw after applying this many chunks, before their checkpoint. */
-  crashAfterChunks?: number;
 }
 
 export type RunOutcome = 'done' | 'failed' | 'paused' | 'busy' | 'finished-before' | 'missing';
-
-/** Thrown by the fault injection of RunOptions.crashAfterChunks. */
-export class InjectedCrash extends Error {}
 
 /** The id that makes a line of a file idempotent. */
 export const lineOpId = (fileId: number, line: number) => `import#${fileId}#${line}`;
@@ -89,7 +84,6 @@ class Run {
   readonly marginMs: number;
   readonly chunkLines: number;
   readonly inFlight: number;
-  appliedChunks = 0;
 
   constructor(
     readonly file: FileItem,
@@ -118,13 +112,6 @@ class Run {
     return 'paused';
   }
 
-  /** Fault injection point: after a chunk was applied, before its checkpoint. */
-  afterApply<T>(value: T): T {
-    this.appliedChunks++;
-    if (this.o.crashAfterChunks !== undefined && this.appliedChunks >= this.o.crashAfterChunks) throw new InjectedCrash(`injected crash after ${this.appliedChunks} chunks`);
-    return value;
-  }
-
   /** Applies the file's lines after the checkpoint; 'paused' when time ran out, else undefined (all read). */
   async applyLines(): Promise<RunOutcome | undefined> {
     const { file, progress } = this;
@@ -144,7 +131,7 @@ class Run {
       // A chunk waits for every earlier unsaved chunk that shares an address: the last line still wins,
       // and after a crash at most one unsaved line of an address was applied (its opId makes it a no-op).
       while (pending.length >= this.inFlight || pending.some((p) => [...chunk.emails].some((e) => p.emails.has(e)))) await settleHead();
-      const done = chunk.lines.length > 0 ? applySubscribers(file.clientId, file.listId, chunk.lines).then((r) => this.afterApply(r)) : Promise.resolve(undefined);
+      const done = chunk.lines.length > 0 ? importSubscribers(file.clientId, file.listId, chunk.lines) : Promise.resolve(undefined);
       done.catch(() => undefined);
       pending.push({ ...chunk, done });
     };
@@ -225,7 +212,7 @@ class Run {
       const absent = items.filter((i) => i.lastOpId === sweepOp || (i.subscribed && !inFile(i)));
       if (absent.length > 0) {
         const lines = absent.map((i) => ({ line: 0, email: i.email, subscribed: false, unsubscribedCause: 'PUBLISHER' as const, opId: sweepOp }));
-        const report = this.afterApply(await applySubscribers(file.clientId, file.listId, lines));
+        const report = await importSubscribers(file.clientId, file.listId, lines);
         progress.unsubscribedAbsent += report.nb_unsubscribed;
       }
       progress.sweepCursor = page.LastEvaluatedKey;

@@ -5,7 +5,7 @@
  * wrote. A Bloom filter of those addresses (2 MiB, whatever the list's size)
  * answers "certainly absent" for a new address, so its line needs no read;
  * "maybe present" lines are read as usual. Whether anybody else wrote is
- * told by the list writer lease (shared/subscribers/writer.ts): every
+ * told by the list writer lease (shared/subscribers/list-writer.ts): every
  * transactional write adds 1 to a lease shard's `w` and every lease taken
  * adds 1 to each shard's `g`; the knowledge holds while both sums are what
  * this process left them at.
@@ -54,7 +54,8 @@ export interface Knowledge {
   generation: number;
 }
 
-const known = new Map<string, Knowledge>();
+/** What a process knows of the lists it wrote, by list (held by the list writer's per-container object). */
+export type KnownLists = Map<string, Knowledge>;
 const listKey = (clientId: string, listId: number) => `${clientId}#${listId}`;
 
 /**
@@ -63,6 +64,7 @@ const listKey = (clientId: string, listId: number) => `${clientId}#${listId}`;
  * has no member (its counters, exact once the journal is settled).
  */
 export async function filterForHold(
+  known: KnownLists,
   clientId: string,
   listId: number,
   seen: { writes: number; generation: number },
@@ -76,7 +78,7 @@ export async function filterForHold(
 }
 
 /** Keeps the filter for this process's next hold of the list (after a clean release). */
-export function keepKnowledge(clientId: string, listId: number, knowledge: Knowledge): void {
+export function keepKnowledge(known: KnownLists, clientId: string, listId: number, knowledge: Knowledge): void {
   known.set(listKey(clientId, listId), knowledge);
   if (known.size > MAX_KNOWN) known.delete(known.keys().next().value!);
 }

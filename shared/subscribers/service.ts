@@ -3,25 +3,34 @@
  * deprecated API, CSV import, opt-in confirmation, bounces, deletion) goes
  * through it, so the counters stay exact and every state change is an event.
  */
-import { backoffMs, isTransactionConflict, runPool, sleep, tableName, transactWrite } from '../db/client.js';
-import { LINES_PER_TRANSACTION, MAX_CONFLICT_RETRIES, TRANSACTIONS_IN_FLIGHT, waitedForLease } from './apply.js';
-import { leaseFreeCheck } from './writer.js';
 import { keys } from '../db/keys.js';
-import { BadRequestError } from '../http/errors.js';
-import { getList } from '../lists/lists.js';
+import { runPool, tableName } from '../db/client.js';
+import { getList, listLists } from '../lists/lists.js';
 import { forgetPendingOptins } from '../optin/forget.js';
 import { forgetReaders } from '../recos/service.js';
+import { InvalidSubscriberInputError, ListBusyError, PartialDeleteError } from './errors.js';
+import { applySubscribers as applyLines } from './index.js';
+import { LINES_PER_TRANSACTION, TRANSACTIONS_IN_FLIGHT, transact } from './list-writer.js';
 import { MAX_ECHO, parseSubscriberLines } from './parse.js';
 import { buildReport, countState, zeroDeltas, type CounterDeltas } from './rules.js';
-import { counterUpdate, listsOfEmail, pagePartition, readCounters, readPage, readSubscribers, type SubscriberItem } from './store.js';
-import type { Report } from './types.js';
+import { counterUpdate, pagePartition, readCounters, readPage, readSubscribers, type SubscriberItem } from './store.js';
+import type { Report, SubscriberLine } from './types.js';
 import { DEFAULT_PAGE, EmailSchema } from './schemas.js';
 import * as v from 'valibot';
 
 export { parseSubscriberLine, parseSubscriberLines } from './parse.js';
-export { applySubscribers } from './write.js';
-import { applySubscribers } from './write.js';
-export { getSubscriber, PartialWriteError, StorageBugError } from './apply.js';
+export { getSubscriber } from './list-writer.js';
+
+/**
+ * How long an API request may write (API Gateway ends a request at 29 s):
+ * no chunk starts within CHUNK_MARGIN_MS of it, and the answer says what was applied.
+ */
+export const API_WRITE_BUDGET_MS = 25_000;
+
+/** Applies lines for an API request (with its time budget); see list-writer.ts applyLines. */
+export function applySubscribers(clientId: string, listId: number, lines: SubscriberLine[]): Promise<Report> {
+  return applyLines(clientId, listId, lines, { deadline: Date.now() + API_WRITE_BUDGET_MS });
+}
 
 export type StoredSubscriber = SubscriberItem;
 
@@ -73,7 +82,7 @@ function decodeCursor(cursor: string, clientId: string, listId: number, status: 
     sk.startsWith(keys.subscriberPrefix()) &&
     email.startsWith(search) &&
     (!status || (key.gsi1pk === pagePartition({ clientId, listId, status }).value && key.gsi1sk === email));
-  if (!ok) throw new BadRequestError('query.cursor: not a cursor of this listing (use the X-Next-Cursor of the previous page with the same status and search)');
+  if (!ok) throw new InvalidSubscriberInputError('query.cursor: not a cursor of this listing (use the X-Next-Cursor of the previous page with the same status and search)');
   return key as Record<string, string>;
 }
 
@@ -125,37 +134,49 @@ export async function deleteUsers(clientId: string, body: unknown[]): Promise<nu
   });
   if (errors.length > 0) {
     const shown = errors.slice(0, 20).join(', ') + (errors.length > 20 ? `, … (${errors.length - 20} more)` : '');
-    throw new BadRequestError(`${errors.length} error(s): ${shown}`);
+    throw new InvalidSubscriberInputError(`${errors.length} error(s): ${shown}`);
   }
-  const byList = new Map<number, string[]>();
-  await runPool([...emails], 16, async (email) => {
-    for (const listId of await listsOfEmail(clientId, email)) {
-      const group = byList.get(listId);
-      if (group) group.push(email);
-      else byList.set(listId, [email]);
-    }
-  });
+  // Every list of the client, read by key (strongly consistent): an address written a moment ago is seen
+  // (the per-email index is eventually consistent).
+  const deadline = Date.now() + API_WRITE_BUDGET_MS;
+  const lists = (await listLists(clientId)).map((l) => l.id);
+  const all = [...emails];
   const chunks: Array<{ listId: number; emails: string[] }> = [];
-  for (const [listId, group] of byList) {
-    for (let i = 0; i < group.length; i += LINES_PER_TRANSACTION) chunks.push({ listId, emails: group.slice(i, i + LINES_PER_TRANSACTION) });
+  for (const listId of lists) {
+    for (let i = 0; i < all.length; i += LINES_PER_TRANSACTION) chunks.push({ listId, emails: all.slice(i, i + LINES_PER_TRANSACTION) });
   }
-  const guids = new Set<string>();
+  const deleted: SubscriberItem[] = [];
+  const unfinished = new Set<string>();
+  let failure: unknown;
   await runPool(chunks, TRANSACTIONS_IN_FLIGHT, async ({ listId, emails: group }) => {
-    for (const guid of await deleteChunk(clientId, listId, group)) guids.add(guid);
+    if (failure === undefined) {
+      try {
+        deleted.push(...(await deleteChunk(clientId, listId, group, deadline)));
+        return;
+      } catch (err) {
+        failure ??= err;
+      }
+    }
+    for (const email of group) unfinished.add(email);
   });
   // The guid is also the reader id of recommendations (spec 2.3): their reading history goes too,
   // and so do pending opt-ins (no reminder, and an old confirmation link subscribes nobody).
-  if (guids.size > 0) await forgetReaders(clientId, [...guids]);
-  await forgetPendingOptins(clientId, [...emails]);
+  const guids = [...new Set(deleted.map((item) => item.guid))];
+  if (guids.length > 0) await forgetReaders(clientId, guids);
+  const done = all.filter((email) => !unfinished.has(email));
+  if (done.length > 0) await forgetPendingOptins(clientId, done);
+  if (failure !== undefined) {
+    const deletedLists = [...new Set(deleted.map((item) => item.listId))].sort((a, b) => a - b);
+    throw new PartialDeleteError(deleted.length, done.length, deletedLists, failure instanceof ListBusyError ? 'busy' : 'storage', { cause: failure });
+  }
   return emails.size;
 }
 
-/** Deletes the subscribers of one list among `emails`; returns the guids deleted. */
-async function deleteChunk(clientId: string, listId: number, emails: string[]): Promise<string[]> {
-  const startedAt = Date.now();
-  for (let attempt = 0; ; ) {
+/** Deletes the subscribers of one list among `emails` (read by key, strongly consistent); returns the items deleted. */
+function deleteChunk(clientId: string, listId: number, emails: string[], deadline: number): Promise<SubscriberItem[]> {
+  return transact(clientId, listId, deadline, undefined, async () => {
     const current = await readSubscribers(clientId, listId, emails);
-    if (current.size === 0) return [];
+    if (current.size === 0) return { value: [] };
     const deltas: CounterDeltas = zeroDeltas();
     const deletes = [...current.values()].map((item) => {
       countState(deltas, item, -1);
@@ -170,14 +191,6 @@ async function deleteChunk(clientId: string, listId: number, emails: string[]): 
       };
     });
     const counter = counterUpdate(clientId, listId, deltas);
-    const items = [...deletes, ...(counter ? [counter] : []), leaseFreeCheck(clientId, listId)];
-    try {
-      await transactWrite(items);
-      return [...current.values()].map((item) => item.guid);
-    } catch (err) {
-      if (await waitedForLease(err, items.length - 1, clientId, listId, startedAt)) continue;
-      if (!isTransactionConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
-      await sleep(backoffMs(attempt++));
-    }
-  }
+    return { items: [...deletes, ...(counter ? [counter] : [])], value: [...current.values()] };
+  });
 }

@@ -38,8 +38,8 @@ export function compareKeys(a: string, b: string): number {
 const RANGE_LIMIT = 500;
 /** After a range read that overflowed, the list's next chunks in this process read by key (BatchGetItem). */
 const SKIP_AFTER_OVERFLOW = 64;
-/** Per list, chunks left to read by key before a range read is tried again. */
-const rangeSkips = new Map<string, number>();
+/** Per list, chunks left to read by key before a range read is tried again (held by the list writer's per-container object). */
+export type RangeSkips = Map<string, number>;
 
 /**
  * Current items of some addresses of a list, given sorted by compareKeys, for a
@@ -50,7 +50,7 @@ const rangeSkips = new Map<string, number>();
  * items, the rest are read with BatchGetItem, and the list's next
  * SKIP_AFTER_OVERFLOW chunks in this process are read with BatchGetItem only.
  */
-export async function readSortedSubscribers(clientId: string, listId: number, sortedEmails: string[]): Promise<Map<string, SubscriberItem>> {
+export async function readSortedSubscribers(rangeSkips: RangeSkips, clientId: string, listId: number, sortedEmails: string[]): Promise<Map<string, SubscriberItem>> {
   const listKey = `${clientId}#${listId}`;
   const skips = rangeSkips.get(listKey) ?? 0;
   if (sortedEmails.length < 2 || skips > 0) {

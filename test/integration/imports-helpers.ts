@@ -1,11 +1,12 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, vi } from 'vitest';
 /** Helpers of the import tests: a loopback file server that counts requests, the worker invoked as S3 would, list snapshots. */
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { invokeJob } from '../../infra/local/jobs.js';
 import { config } from '../../shared/config.js';
-import { queryAll, tableName } from '../../shared/db/client.js';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, queryAll, tableName } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
 import { sourceKey } from '../../shared/imports/objects.js';
 import { jobList } from '../../shared/jobs.js';
@@ -131,4 +132,21 @@ export async function eventLines(clientId: string, event: string): Promise<strin
     token = out.NextContinuationToken;
   } while (token);
   return lines;
+}
+
+/**
+ * Crashes a worker through its DynamoDB client (fault injection only): the
+ * `n`-th checkpoint write (after its chunk was applied) fails with `message`,
+ * as a worker killed between applying a chunk and saving it would leave the
+ * file. Restored by vi.restoreAllMocks (or the returned restore).
+ */
+export function crashAtCheckpoint(n: number, message: string) {
+  const send = ddb.send.bind(ddb);
+  let checkpoints = 0;
+  return vi.spyOn(ddb, 'send').mockImplementation(((command: unknown) => {
+    if (command instanceof UpdateCommand && (command.input.UpdateExpression ?? '').startsWith('SET progress = :p') && ++checkpoints === n) {
+      return Promise.reject(new Error(message));
+    }
+    return send(command as never);
+  }) as typeof ddb.send);
 }

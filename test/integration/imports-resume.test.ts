@@ -3,13 +3,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { invokeJob } from '../../infra/local/jobs.js';
 import { config } from '../../shared/config.js';
 import { claimFile, emptyProgress, saveProgress } from '../../shared/imports/files.js';
-import { InjectedCrash, runImport } from '../../shared/imports/worker.js';
+import { runImport } from '../../shared/imports/worker.js';
 import { jobList } from '../../shared/jobs.js';
 import { s3 } from '../../shared/s3.js';
 import { applySubscribers, countSubscribers } from '../../shared/subscribers/service.js';
 import type { SubscriberLine } from '../../shared/subscribers/types.js';
 import { newClient, request, useService, type TestClient } from '../helpers/service.js';
-import { csvRoute, eventLines, s3Event, snapshot, useLoopbackImports } from './imports-helpers.js';
+import { crashAtCheckpoint, csvRoute, eventLines, s3Event, snapshot, useLoopbackImports } from './imports-helpers.js';
 
 const service = useService();
 const CHUNK = 100;
@@ -98,7 +98,9 @@ describe('resumable imports: the same final state, counts, report and events as 
 
   it('a worker that crashes after 3 chunks (applied, not checkpointed) is resumed by the next invocation', async () => {
     const { client, fileId } = await prepare();
-    await expect(runImport(client.username, fileId, { chunkLines: CHUNK, crashAfterChunks: 3 })).rejects.toThrow(InjectedCrash);
+    const crash = crashAtCheckpoint(3, 'injected crash after 3 chunks');
+    await expect(runImport(client.username, fileId, { chunkLines: CHUNK })).rejects.toThrow('injected crash');
+    crash.mockRestore();
     const midway = (await request(`${service.url}/v1/files/${fileId}`, { token: client.token })).body;
     expect(midway.status).toBe('processing');
     expect(midway.progress.lines_read).toBeLessThan(uninterrupted.progress.lines_read);
@@ -109,7 +111,10 @@ describe('resumable imports: the same final state, counts, report and events as 
   it('a worker that crashes in the update_list sweep is resumed without counting anyone twice', async () => {
     const { client, fileId } = await prepare();
     const lineChunks = Math.ceil(DATA_LINES / CHUNK);
-    await expect(runImport(client.username, fileId, { chunkLines: CHUNK, crashAfterChunks: lineChunks + 1 })).rejects.toThrow(InjectedCrash);
+    // One checkpoint per line chunk, one as the sweep starts, then the first sweep page's (its lines applied): that one fails.
+    const crash = crashAtCheckpoint(lineChunks + 2, 'injected crash in the sweep');
+    await expect(runImport(client.username, fileId, { chunkLines: CHUNK })).rejects.toThrow('injected crash');
+    crash.mockRestore();
     const midway = (await request(`${service.url}/v1/files/${fileId}`, { token: client.token })).body;
     expect(midway.progress).toMatchObject({ lines_read: uninterrupted.progress.lines_read, unsubscribed_absent: 0 });
     expect(await runImport(client.username, fileId, { chunkLines: CHUNK })).toBe('done');

@@ -3,11 +3,11 @@ import { invokeJob } from '../../infra/local/jobs.js';
 import { MAX_ROW_BYTES } from '../../shared/imports/csv.js';
 import { claimFile, MAX_REPORTED_ERRORS_BYTES, readFile } from '../../shared/imports/files.js';
 import { sourceKey } from '../../shared/imports/objects.js';
-import { InjectedCrash, MAX_STALLED_INVOCATIONS, runImport } from '../../shared/imports/worker.js';
+import { MAX_STALLED_INVOCATIONS, runImport } from '../../shared/imports/worker.js';
 import { jobList } from '../../shared/jobs.js';
 import { applySubscribers, getSubscriber } from '../../shared/subscribers/service.js';
 import { newClient, request, useService, type TestClient } from '../helpers/service.js';
-import { csvRoute, runWorker, s3Event, useLoopbackImports } from './imports-helpers.js';
+import { crashAtCheckpoint, csvRoute, runWorker, s3Event, useLoopbackImports } from './imports-helpers.js';
 
 const service = useService();
 
@@ -54,7 +54,9 @@ describe('an import never stays processing', () => {
   it(`a file whose runs fail ${MAX_STALLED_INVOCATIONS} times in a row without progress is failed by the next run, with the last error`, async () => {
     const { client, fileId } = await upload(['email', ...Array.from({ length: 30 }, (_, i) => `s${i}@x.com`)].join('\n') + '\n');
     for (let i = 0; i < MAX_STALLED_INVOCATIONS; i++) {
-      await expect(runImport(client.username, fileId, { chunkLines: 10, inFlight: 1, crashAfterChunks: 1 })).rejects.toThrow(InjectedCrash);
+      const crash = crashAtCheckpoint(1, 'injected crash after 1 chunks');
+      await expect(runImport(client.username, fileId, { chunkLines: 10, inFlight: 1 })).rejects.toThrow('injected crash');
+      crash.mockRestore();
       expect((await getFile(client, fileId)).status).toBe('processing');
     }
     expect(await runImport(client.username, fileId, { chunkLines: 10 })).toBe('failed');
@@ -67,7 +69,9 @@ describe('an import never stays processing', () => {
     const { client, fileId } = await upload(['email', ...Array.from({ length: 80 }, (_, i) => `p${i}@x.com`)].join('\n') + '\n');
     for (let i = 0; i < MAX_STALLED_INVOCATIONS + 1; i++) {
       // Each run applies and checkpoints one chunk (of 10 lines), then crashes in the second.
-      await expect(runImport(client.username, fileId, { chunkLines: 10, inFlight: 1, crashAfterChunks: 2 })).rejects.toThrow(InjectedCrash);
+      const crash = crashAtCheckpoint(2, 'injected crash after 2 chunks');
+      await expect(runImport(client.username, fileId, { chunkLines: 10, inFlight: 1 })).rejects.toThrow('injected crash');
+      crash.mockRestore();
     }
     expect(await runImport(client.username, fileId, { chunkLines: 10 })).toBe('done');
     expect((await getFile(client, fileId)).progress).toMatchObject({ lines_read: 80, created: 80 });
@@ -116,7 +120,10 @@ describe('update_list and writes between the lines and the sweep', () => {
     ]);
     const { fileId } = await upload('email\nin-file@ex.com\nin-file2@ex.com\n', { updateList: true, client });
     // Run 1 applies and saves the lines (one chunk), starts the sweep and dies after its first page is applied, unsaved.
-    await expect(runImport(client.username, fileId, { crashAfterChunks: 2 })).rejects.toThrow(InjectedCrash);
+    // Checkpoints: the line chunk, the sweep's start, then the first sweep page's (its lines applied): that one fails.
+    const crash = crashAtCheckpoint(3, 'injected crash in the sweep');
+    await expect(runImport(client.username, fileId)).rejects.toThrow('injected crash');
+    crash.mockRestore();
     expect((await readFile(client.username, fileId))?.progress.phase).toBe('sweep');
     // Meanwhile the API updates one member of the file (its lastOpId is no longer the file's line).
     await applySubscribers(client.username, listId, [{ line: 1, email: 'in-file@ex.com', data: { data_city: 'Oslo' } }]);

@@ -1,16 +1,16 @@
 /**
  * Bulk subscriber writes (more than one transaction's worth of lines) go
- * with BatchWriteItem under the list's writer lease (shared/subscribers/writer.ts):
+ * with BatchWriteItem under the list's writer lease (shared/subscribers/list-writer.ts):
  * counters stay exact against concurrent transactional writers, a failed
  * BatchWriteItem and a writer that died mid-chunk.
  */
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { batchWrite, ddb, queryAll, tableName } from '../../shared/db/client.js';
+import { ddb, queryAll, tableName } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
 import { applySubscribers } from '../../shared/subscribers/service.js';
-import { toItem } from '../../shared/subscribers/store.js';
-import { journalChunk, leaseMs, withListLease } from '../../shared/subscribers/writer.js';
+import { leaseMs } from '../../shared/subscribers/list-writer.js';
+import { isSubscriberBatch, killAt } from '../helpers/kill.js';
 import { captureOutput } from '../helpers/logs.js';
 import { newClient, request, useService } from '../helpers/service.js';
 import { recount } from '../helpers/subscribers.js';
@@ -99,23 +99,27 @@ describe('bulk writes under the list writer lease', () => {
     const client = await newClient(service);
     const { username: clientId, defaultListId: listId } = client;
     const emails = Array.from({ length: 100 }, (_, i) => `dead${i}@example.com`);
-    const now = new Date().toISOString();
-    // A writer journals a chunk's counter deltas (+100 subscribed), writes 40 of its 100 items, and dies holding the lease.
-    await withListLease(
-      clientId,
-      listId,
-      async (hold) => {
-        const writeId = await journalChunk(
-          hold,
-          emails.map((email) => ({ email, deltas: { subscribed: 1, unsubscribed: 0, HARD_BOUNCE: 0, PUBLISHER: 0, READER: 0 } })),
-        );
-        await batchWrite(
-          emails.slice(0, 40).map((email) => ({ PutRequest: { Item: { ...toItem(clientId, listId, { email, guid: email, subscribed: true, subscribedAt: now, data: {}, createdAt: now, updatedAt: now, version: 1 }), writeId } } })),
-        );
-        hold.poisoned = true; // what a crash leaves: no release
-      },
-      { join: false },
-    );
+    // A writer journals a chunk's counter deltas (+100 subscribed), writes 40 of its 100 items, and dies holding the lease
+    // (killed through its client: nothing it does after reaches the table).
+    let landed = 0;
+    const kill = killAt((command) => {
+      if (!isSubscriberBatch(command)) return 'pass';
+      const size = Object.values(command.input.RequestItems ?? {})[0].length;
+      if (landed + size <= 40) {
+        landed += size;
+        return 'pass';
+      }
+      return { items: 40 - landed };
+    });
+    await expect(
+      applySubscribers(
+        clientId,
+        listId,
+        emails.map((email, i) => ({ line: i + 1, email })),
+      ),
+    ).rejects.toThrow();
+    kill.restore();
+    expect(kill.killed).toBe(true);
     expect(await counts(client)).toMatchObject({ subscribed: 0 }); // the 40 that landed are not counted until settled
     const realNow = Date.now;
     // Later than the lease: the next writer takes it over and settles first.
@@ -133,15 +137,16 @@ describe('bulk writes under the list writer lease', () => {
   it('a single-line write takes over a dead writer’s expired lease too, settling its journal before it writes', async () => {
     const client = await newClient(service);
     const { username: clientId, defaultListId: listId } = client;
-    await withListLease(
-      clientId,
-      listId,
-      async (hold) => {
-        await journalChunk(hold, [{ email: 'ghost@example.com', deltas: { subscribed: 1, unsubscribed: 0, HARD_BOUNCE: 0, PUBLISHER: 0, READER: 0 } }]);
-        hold.poisoned = true;
-      },
-      { join: false },
-    );
+    // A bulk writer journals +100 subscribed and dies before any item lands.
+    const kill = killAt((command) => (isSubscriberBatch(command) ? 'kill' : 'pass'));
+    await expect(
+      applySubscribers(
+        clientId,
+        listId,
+        Array.from({ length: 100 }, (_, i) => ({ line: i + 1, email: `ghost${i}@example.com` })),
+      ),
+    ).rejects.toThrow();
+    kill.restore();
     const realNow = Date.now;
     vi.spyOn(Date, 'now').mockImplementation(() => realNow() + leaseMs() + 1_000);
     const reply = await request(subscribersUrl(client), { method: 'POST', token: client.token, body: { email: 'alive@example.com' } });
@@ -157,10 +162,22 @@ describe('bulk writes under the list writer lease', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     let holding!: () => void;
     const taken = new Promise<void>((resolve) => (holding = resolve));
-    const holder = withListLease(client.username, client.defaultListId, async () => {
-      holding();
-      await held;
-    }, { join: false });
+    // A bulk writer holds the list while its first chunk's items are written (held back until release()).
+    const send = ddb.send.bind(ddb);
+    let first = true;
+    vi.spyOn(ddb, 'send').mockImplementation((async (command: unknown) => {
+      if (first && isSubscriberBatch(command)) {
+        first = false;
+        holding();
+        await held;
+      }
+      return send(command as never);
+    }) as typeof ddb.send);
+    const holder = applySubscribers(
+      client.username,
+      client.defaultListId,
+      Array.from({ length: 200 }, (_, i) => ({ line: i + 1, email: `holder${i}@example.com`, subscribed: false })),
+    );
     await taken;
     const started = Date.now();
     const pending = request(subscribersUrl(client), { method: 'POST', token: client.token, body: { email: 'waiter@example.com' } });
@@ -190,17 +207,10 @@ describe('bulk writes under the list writer lease', () => {
       const client = await newClient(service);
       const { username: clientId, defaultListId: listId } = client;
       await request(subscribersUrl(client), { method: 'POST', token: client.token, body: bulkOf('mine', 150) });
-      const now = new Date().toISOString();
-      // Another process takes the lease, journals and writes one subscriber, and releases clean (its entry folded).
-      await withListLease(
-        clientId,
-        listId,
-        async (hold) => {
-          const writeId = await journalChunk(hold, [{ email: 'theirs@example.com', deltas: { subscribed: 1, unsubscribed: 0, HARD_BOUNCE: 0, PUBLISHER: 0, READER: 0 } }]);
-          await batchWrite([{ PutRequest: { Item: { ...toItem(clientId, listId, { email: 'theirs@example.com', guid: 'g', subscribed: true, subscribedAt: now, data: {}, createdAt: now, updatedAt: now, version: 1 }), writeId } } }]);
-        },
-        { join: false },
-      );
+      // Another process (a fresh copy of the writer module: its own holds and address knowledge) writes one subscriber in bulk.
+      vi.resetModules();
+      const other = await import('../../shared/subscribers/index.js');
+      await other.applySubscribers(clientId, listId, [{ line: 1, email: 'theirs@example.com' }, ...Array.from({ length: 99 }, (_, i) => ({ line: i + 2, email: `mine${i}@example.com` }))]);
       const again = await request(subscribersUrl(client), { method: 'POST', token: client.token, body: bulkOf('more', 150, [{ email: 'theirs@example.com', subscribed: false }]) });
       expect(again.body.report).toMatchObject({ nb_created: 150, nb_unsubscribed: 1 });
       const truth = await recount(clientId, listId);

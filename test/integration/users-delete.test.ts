@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ddb } from '../../shared/db/client.js';
+import { keys } from '../../shared/db/keys.js';
 import { createList } from '../../shared/lists/lists.js';
 import { applySubscribers, getSubscriber } from '../../shared/subscribers/service.js';
 import { newClient, request, useService } from '../helpers/service.js';
@@ -6,6 +9,7 @@ import { recount } from '../helpers/subscribers.js';
 
 const service = useService();
 const url = () => `${service.url}/v1/users/delete`;
+afterEach(() => vi.restoreAllMocks());
 
 describe('POST /v1/users/delete', () => {
   it('removes each address from every list of the client, with its data, and keeps counts exact', async () => {
@@ -70,5 +74,47 @@ describe('POST /v1/users/delete', () => {
     const reply = await request(url(), { method: 'POST', token: client.token, body });
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({ status: 400, cause });
+  });
+
+  it('deletes an address written a moment ago even when the per-email index has not caught up (every list read by key)', async () => {
+    const client = await newClient(service);
+    await applySubscribers(client.username, client.defaultListId, [{ line: 1, email: 'fresh@x.co' }]);
+    // The per-email index (gsi2) is eventually consistent in AWS: here it answers as if it lagged.
+    const send = ddb.send.bind(ddb);
+    vi.spyOn(ddb, 'send').mockImplementation(((command: unknown) => {
+      if (command instanceof QueryCommand && command.input.IndexName === 'gsi2') return Promise.resolve({ Items: [], Count: 0 });
+      return send(command as never);
+    }) as typeof ddb.send);
+    const reply = await request(url(), { method: 'POST', token: client.token, body: [{ email: 'fresh@x.co' }] });
+    vi.restoreAllMocks();
+    expect(reply.body).toEqual({ success: '1 users have been deleted' });
+    expect(await getSubscriber(client.username, client.defaultListId, 'fresh@x.co')).toBeUndefined();
+    expect(await recount(client.username, client.defaultListId)).toMatchObject({ subscribed: 0 });
+  });
+
+  it('says exactly what it removed when it cannot finish: the list it deleted from, never "deleted" for the rest', async () => {
+    const client = await newClient(service);
+    const other = await createList(client.username, 'second');
+    for (const listId of [client.defaultListId, other.id]) await applySubscribers(client.username, listId, [{ line: 1, email: 'both@x.co' }]);
+    // Every transaction on the second list fails with a storage fault that outlasts the retries.
+    const send = ddb.send.bind(ddb);
+    const otherPartition = keys.subscribersPartition(client.username, other.id);
+    vi.spyOn(ddb, 'send').mockImplementation(((command: unknown) => {
+      if (command instanceof TransactWriteCommand && (command.input.TransactItems ?? []).some((i) => i.Delete?.Key?.pk === otherPartition)) {
+        return Promise.reject(Object.assign(new Error('Internal server error'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } }));
+      }
+      return send(command as never);
+    }) as typeof ddb.send);
+    const reply = await request(url(), { method: 'POST', token: client.token, body: [{ email: 'both@x.co' }] });
+    vi.restoreAllMocks();
+    expect(reply.status).toBe(503);
+    expect(reply.body.cause).toBe(
+      `1 subscription(s) were deleted (from list ${client.defaultListId}) and 0 address(es) were removed from every list before a storage error; the other addresses may still be on some lists. Retry the request: deleting again is safe.`,
+    );
+    expect(await getSubscriber(client.username, client.defaultListId, 'both@x.co')).toBeUndefined();
+    expect(await getSubscriber(client.username, other.id, 'both@x.co')).toBeDefined();
+    expect(await recount(client.username, client.defaultListId)).toMatchObject({ subscribed: 0 });
+    expect((await request(url(), { method: 'POST', token: client.token, body: [{ email: 'both@x.co' }] })).status).toBe(200);
+    expect(await recount(client.username, other.id)).toMatchObject({ subscribed: 0 });
   });
 });

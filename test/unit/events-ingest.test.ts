@@ -18,7 +18,7 @@ vi.mock('../../shared/subscribers/store.js', () => ({
     return [1];
   }),
 }));
-vi.mock('../../shared/subscribers/service.js', () => ({
+vi.mock('../../shared/subscribers/index.js', () => ({
   getSubscriber: vi.fn(async () => ({ subscribed: true })),
   applySubscribers: vi.fn(async () => ({ nb_unsubscribed: 1 })),
 }));

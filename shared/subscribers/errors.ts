@@ -1,0 +1,92 @@
+/**
+ * Errors of the subscriber domain. Each carries what happened and its
+ * context, never an HTTP status: shared/http/subscriber-errors.ts maps them to
+ * a status and a cause at the edge.
+ */
+
+/** Base of the subscriber domain's errors. */
+export class SubscriberError extends Error {
+  override name = 'SubscriberError';
+}
+
+/** The list is held by another bulk writer for longer than this write may wait: nothing of it was applied. */
+export class ListBusyError extends SubscriberError {
+  override name = 'ListBusyError';
+  constructor(
+    readonly clientId: string,
+    readonly listId: number,
+  ) {
+    super(`list ${listId} of ${clientId} is held by another large write`);
+  }
+}
+
+/** Why a write stopped part-way. */
+export type StopReason = 'storage' | 'time' | 'busy';
+
+/**
+ * A write stopped after part of its lines were applied (`applied` of
+ * `total`; counters and events match exactly those). Re-sending the whole
+ * write is safe.
+ */
+export class PartialWriteError extends SubscriberError {
+  override name = 'PartialWriteError';
+  constructor(
+    readonly applied: number,
+    readonly total: number,
+    readonly reason: StopReason = 'storage',
+    options?: ErrorOptions,
+  ) {
+    super(`${reason} stop after ${applied} of ${total} subscribers were applied`, options);
+  }
+}
+
+/** A storage error a retry cannot cure (a bug of the service), after `applied` of `total` lines. */
+export class StorageBugError extends SubscriberError {
+  override name = 'StorageBugError';
+  constructor(
+    readonly applied: number,
+    readonly total: number,
+    options?: ErrorOptions,
+  ) {
+    super(`storage bug after ${applied} of ${total} subscribers were applied`, options);
+  }
+}
+
+/**
+ * The lines were applied but their events could not be stored yet: they are
+ * kept in the list's journal and the sweeper stores them (nothing is lost).
+ */
+export class EventsNotStoredError extends SubscriberError {
+  override name = 'EventsNotStoredError';
+  constructor(
+    readonly applied: number,
+    readonly events: number,
+    options?: ErrorOptions,
+  ) {
+    super(`${events} events of ${applied} applied subscribers not stored yet`, options);
+  }
+}
+
+/** A deletion stopped part-way: `deleted` subscriptions (of `addresses` addresses) were removed before `cause`. */
+export class PartialDeleteError extends SubscriberError {
+  override name = 'PartialDeleteError';
+  constructor(
+    readonly deleted: number,
+    readonly addresses: number,
+    readonly lists: number[],
+    readonly reason: StopReason,
+    options?: ErrorOptions,
+  ) {
+    super(`deletion stopped after ${deleted} subscriptions`, options);
+  }
+}
+
+/** Input the subscriber rules refuse as a whole (the `cause` names the field and the problem). */
+export class InvalidSubscriberInputError extends SubscriberError {
+  override name = 'InvalidSubscriberInputError';
+}
+
+/** The writer's lease ran out (or a chunk under it could not be settled): no further chunk was started. */
+export class ListLeaseLostError extends SubscriberError {
+  override name = 'ListLeaseLostError';
+}

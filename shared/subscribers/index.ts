@@ -1,0 +1,43 @@
+/**
+ * The public surface of the subscriber domain for other domains (imports,
+ * opt-in, events): the one write path, the subscriber read, the domain
+ * errors and types. The API's services (listing, counting, deletion) are in
+ * service.ts; this surface leaves them out, so the import worker's bundle
+ * does not carry the deletion paths (recommendations, opt-ins).
+ */
+import { recordEventsOnce } from '../events/record.js';
+import { applyLines, applyLinesInBulk, sweepListWriters as sweep, type WriteOptions, type WriterSweep } from './list-writer.js';
+export { getSubscriber, type WriteOptions, type WriterSweep } from './list-writer.js';
+export * from './errors.js';
+export type { Report, ReportError, SubscriberLine, UnsubscribeCause } from './types.js';
+export type { SubscriberItem as StoredSubscriber } from './store.js';
+import type { Report, SubscriberLine } from './types.js';
+
+/**
+ * Applies validated lines to one list (the last line of an address wins):
+ * exact counters, one nl_subscribe / nl_unsubscribe event per state change
+ * stored with the chunk that applies it (shared/subscribers/list-writer.ts).
+ */
+export function applySubscribers(clientId: string, listId: number, lines: SubscriberLine[], o: Omit<WriteOptions, 'record'> = {}): Promise<Report> {
+  return applyLines(clientId, listId, lines, { ...o, record: recordEventsOnce });
+}
+
+/** Applies an import chunk's lines, always in bulk under the list's lease (see applySubscribers). */
+export function importSubscribers(clientId: string, listId: number, lines: SubscriberLine[]): Promise<Report> {
+  return applyLinesInBulk(clientId, listId, lines, recordEventsOnce);
+}
+
+/** The sweeper's part for list writers: settles the lists whose writer died (see list-writer.ts). */
+export function sweepListWriters(now = Date.now()): Promise<WriterSweep> {
+  return sweep(recordEventsOnce, now);
+}
+
+/**
+ * Updates `data_*` and consent of a known subscriber (the opt-in form's
+ * `update`): the line carries no `subscribed`, so it changes no
+ * subscription and makes no event.
+ */
+export function updateSubscriberFields(clientId: string, listId: number, line: SubscriberLine): Promise<Report> {
+  // No event store: a line without `subscribed` on a known subscriber changes no subscription (one that did fails).
+  return applyLines(clientId, listId, [{ ...line, subscribed: undefined }]);
+}

@@ -1,0 +1,937 @@
+/**
+ * The list writer: the one module that writes a list's subscribers, both ways.
+ *
+ * - Transactional path (requests of up to LINES_PER_TRANSACTION lines, opt-in
+ *   confirmations, bounces, deletions): per transaction the subscriber items
+ *   (conditioned on the versions read), a counter shard, an outbox entry
+ *   `E#<id>` carrying the events, and a check that no bulk writer holds the
+ *   list (one random lease shard). `transact` is the only place that check
+ *   and its retry live. After the transaction the events are stored (named
+ *   after the lines' opIds, or the outbox id) and the outbox entry deleted.
+ * - Bulk path (more lines): under the list's writer lease, per chunk of
+ *   BULK_CHUNK_LINES the lines' deltas and events go into a journal entry
+ *   `J#<writeId>` (one PutItem), the items with BatchWriteItem stamped with
+ *   the writeId, then the chunk's events are stored. At release the entries
+ *   are folded into the counters (one transaction per 98 entries).
+ * - Short holds: a bulk write holds the lease for at most HOLD_MS of chunk
+ *   starts, and stops starting chunks as soon as a transactional writer says
+ *   it waits; it releases, lets the waiting ones go (YIELD_CAP_MS at most), and takes the lease again. Small
+ *   writes wait about one chunk, never a whole bulk write.
+ * - Crashes: a writer that dies leaves its lease (it expires after
+ *   leaseMs()), its journal entries and outbox entries. Every list with such
+ *   state has a sweep mark (written before the state); the sweeper
+ *   (`sweepListWriters`) takes expired leases over, settles their journal
+ *   (the lines whose item carries the entry's stamp: their deltas into the
+ *   counters, their events into the event store, under the same name) and
+ *   stores outbox events. Nothing applied is lost, nothing counted twice.
+ * - Time: a write given a deadline starts no chunk within CHUNK_MARGIN_MS of
+ *   it and answers what it applied (PartialWriteError, reason 'time').
+ *
+ * Per-container state: the one object `container` below; members.ts and
+ * store.ts keep none of their own.
+ */
+import { randomUUID, createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  backoffMs,
+  batchGet,
+  batchWrite,
+  ddb,
+  faultDetail,
+  isConditionFailure,
+  isRetryableStorageFault,
+  isTransactionConflict,
+  queryAll,
+  reasonCodes,
+  runPool,
+  sleep,
+  tableName,
+  transactWrite,
+} from '../db/client.js';
+import { config } from '../config.js';
+import { keys } from '../db/keys.js';
+import type { EventRecord } from '../events/types.js';
+import { count, hashForLog, logger } from '../observability/index.js';
+import { EventsNotStoredError, ListBusyError, ListLeaseLostError, PartialWriteError, StorageBugError } from './errors.js';
+import { type AddressFilter, filterForHold, keepKnowledge, type KnownLists } from './members.js';
+import { addDeltas, applyLine, buildReport, dedupeLines, zeroDeltas, type Change, type CounterDeltas, type Outcome } from './rules.js';
+import { compareKeys, counterUpdate, type RangeSkips, readCounters, readSortedSubscribers, readSubscribers, toItem, type SubscriberItem } from './store.js';
+import type { Report, ReportError, SubscriberLine } from './types.js';
+
+/** Items of one lease (see leaseFreeCheck). */
+export const LEASE_SHARDS = 16;
+/** How long a lease lasts (LIST_LEASE_SECONDS, 60 s): the longest a dead bulk writer blocks its list. */
+export const leaseMs = () => config.listLeaseSeconds * 1000;
+/** A writer starts no chunk with less than this left on its lease (a third of it, at most 20 s). */
+const leaseSafetyMs = () => Math.min(20_000, leaseMs() / 3);
+/** A bulk write starts chunks under one hold of the lease for at most this long, then releases it. */
+export const HOLD_MS = 5_000;
+/** How long a writer waits for another's lease before giving up (ListBusyError). */
+export const LEASE_WAIT_MS = 20_000;
+/** After a release that transactional writers waited for, the bulk writer lets them go first for at most this long. */
+export const YIELD_CAP_MS = 2_000;
+/** A write with a deadline starts no chunk or transaction with less than this left. */
+export const CHUNK_MARGIN_MS = 3_000;
+/** Subscribers written per transaction; one more item moves a counter shard, one is the outbox, one checks the lease. */
+export const LINES_PER_TRANSACTION = 97;
+export const TRANSACTIONS_IN_FLIGHT = 8;
+export const MAX_CONFLICT_RETRIES = 12;
+/** Lines per chunk of a bulk write (one journal entry; reads: one Query or two BatchGetItem; eight BatchWriteItem calls). */
+export const BULK_CHUNK_LINES = 200;
+/** Bulk chunks in flight per write. */
+export const BULK_CHUNKS_IN_FLIGHT = 8;
+/** Sweep mark partitions. */
+const SWEEP_SHARDS = 8;
+/** The sweeper leaves an outbox entry younger than this to its live writer. */
+const OUTBOX_AGE_MS = 10_000;
+
+/* ------------------------------------------------------------------ events */
+
+/**
+ * Stores event records under a name (idempotent: the same name rewrites the
+ * same objects); shared/events/record.ts recordEventsOnce. Handed in by the
+ * caller, so a path that changes no subscription (the opt-in form's update,
+ * deletions) does not bundle the event store; without it, such a path waits
+ * for a dead writer's lease instead of taking it over (the sweeper settles it).
+ */
+export type RecordEvents = (clientId: string, records: EventRecord[], name: string) => Promise<void>;
+
+/**
+ * The name events are stored under: derived from the lines' opIds when they
+ * all carry one (a retry of the same lines rebuilds the same events under
+ * the same name), else from the entry that carries them.
+ */
+function eventsName(lines: SubscriberLine[], entryId: string): string {
+  if (lines.length > 0 && lines.every((l) => l.opId !== undefined)) {
+    return `ops-${createHash('sha256').update(lines.map((l) => l.opId).join('\n')).digest('hex').slice(0, 40)}`;
+  }
+  return `w-${entryId.replace(/[^A-Za-z0-9_.-]/g, '_')}`;
+}
+
+/**
+ * Stores events under `name` (idempotent: the same name rewrites the same
+ * objects). Lines with opIds get one attempt (their caller retries the
+ * lines); others three retries, then the events go to the log (addresses
+ * hashed) and an EventsNotStoredError says so: their journal or outbox
+ * entry stays for the sweeper.
+ */
+async function storeEvents(record: RecordEvents | undefined, clientId: string, events: EventRecord[], name: string, retries: boolean, applied: number): Promise<void> {
+  if (events.length === 0) return;
+  if (!record) throw new Error('a write that changed subscriptions has no event store');
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await record(clientId, events, name);
+      return;
+    } catch (err) {
+      if (!retries) throw err;
+      if (attempt < 3) {
+        await sleep(backoffMs(attempt + 2));
+        continue;
+      }
+      logger.error('events not stored', { error: err as Error, events: events.map(({ email, ...rest }) => ({ ...rest, emailHash: hashForLog(email) })) });
+      throw new EventsNotStoredError(applied, events.length, { cause: err });
+    }
+  }
+}
+
+/* ------------------------------------------------------------- sweep marks */
+
+const sweepShard = (clientId: string, listId: number) => createHash('sha256').update(`${clientId}#${listId}`).digest()[0] % SWEEP_SHARDS;
+
+/** Tells the sweeper to look at the list's writer partition (written before any lease, journal or outbox entry). */
+async function markForSweep(clientId: string, listId: number): Promise<void> {
+  await ddb.send(new PutCommand({ TableName: tableName(), Item: { ...keys.writerSweepMark(clientId, listId, sweepShard(clientId, listId)), clientId, listId, at: Date.now() } }));
+}
+
+/* ------------------------------------------------------------------- lease */
+
+interface LeaseItem {
+  sk: string;
+  owner?: string;
+  expiresAt?: number;
+  /** Transactional writes counted on this shard. */
+  w?: number;
+  /** Leases taken (each acquisition adds 1 to every shard). */
+  g?: number;
+}
+
+/** The item that fails a transaction while a bulk writer holds the list (one random shard), and counts the write there. */
+function leaseFreeCheck(clientId: string, listId: number) {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.listWriterShard(clientId, listId, Math.floor(Math.random() * LEASE_SHARDS)),
+      UpdateExpression: 'ADD w :one',
+      ConditionExpression: 'attribute_not_exists(#o)',
+      ExpressionAttributeNames: { '#o': 'owner' },
+      ExpressionAttributeValues: { ':one': 1 },
+    },
+  };
+}
+
+/** One line's counter delta and events as a journal entry carries them. */
+interface JournalLine {
+  email: string;
+  deltas: CounterDeltas;
+}
+
+const DELTA_NAMES = Object.keys(zeroDeltas()) as Array<keyof CounterDeltas>;
+const encodeLine = (l: JournalLine) => `${l.email}\t${DELTA_NAMES.map((n) => l.deltas[n]).join(',')}`;
+function decodeLine(text: string): JournalLine {
+  const [email, numbers] = text.split('\t');
+  const values = numbers.split(',').map(Number);
+  const deltas = zeroDeltas();
+  DELTA_NAMES.forEach((n, i) => (deltas[n] = values[i]));
+  return { email, deltas };
+}
+
+/** One process's hold of one list's lease, shared by its concurrent bulk writes. Private to this module. */
+class Hold {
+  users = 0;
+  /** Journal entries settled in full (items and events) under this hold, folded into the counters at release. */
+  readonly journals: Array<{ key: Record<string, string>; deltas: CounterDeltas }> = [];
+  /** Addresses being written by a chunk under this hold, and the chunk's end. */
+  readonly busy = new Map<string, Promise<void>>();
+  /** Set when an entry could not be settled: the lease is left to expire, the sweeper settles it. */
+  poisoned = false;
+  readonly released: Promise<void>;
+  markReleased!: () => void;
+  seq = 0;
+  filter?: AddressFilter;
+  seen = { writes: 0, generation: 0 };
+  /** Last time the waiting mark was read, and whether someone waited since this hold began. */
+  private waitCheckedAt = 0;
+  private someoneWaits = false;
+  constructor(
+    readonly clientId: string,
+    readonly listId: number,
+    readonly owner: string,
+    readonly acquiredAt: number,
+    readonly expiresAt: number,
+    readonly record: RecordEvents,
+  ) {
+    this.released = new Promise((done) => (this.markReleased = done));
+  }
+  get joinable() {
+    return !this.poisoned && Date.now() - this.acquiredAt < HOLD_MS;
+  }
+  /** Throws unless the lease has time left for one more chunk and nothing under it is left unsettled. */
+  checkTime(): void {
+    if (this.poisoned) throw new ListLeaseLostError('a chunk under this lease could not be settled; the sweeper settles it');
+    if (Date.now() > this.expiresAt - leaseSafetyMs()) throw new ListLeaseLostError('the list writer lease is about to expire');
+  }
+  /** True when no further chunk should start under this hold: its time is up, or a transactional writer waits. */
+  async shouldStop(): Promise<boolean> {
+    if (this.poisoned || Date.now() - this.acquiredAt >= HOLD_MS) return true;
+    if (!this.someoneWaits && Date.now() - this.waitCheckedAt > 100) {
+      this.waitCheckedAt = Date.now();
+      const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.listWriterWaiting(this.clientId, this.listId) }));
+      if (waits(out.Item)) this.someoneWaits = true;
+    }
+    return this.someoneWaits;
+  }
+}
+
+/**
+ * The one per-container object (all the list writer's process state): this
+ * process's holds and lease acquisitions in progress, what it knows of the
+ * lists it filled (the address filter, members.ts) and where range reads
+ * overflowed (store.ts), by list. Losing it (a new container) costs reads,
+ * never correctness.
+ */
+const container = {
+  holds: new Map<string, Hold>(),
+  acquiring: new Map<string, Promise<Hold>>(),
+  known: new Map() as KnownLists,
+  rangeSkips: new Map() as RangeSkips,
+};
+const holdKey = (clientId: string, listId: number) => `${clientId}#${listId}`;
+
+/** Waits for `p`, at most until `deadline` (the caller's loop then gives up). */
+const until = (p: Promise<unknown>, deadline: number) => Promise.race([p.catch(() => undefined), sleep(Math.max(0, deadline - Date.now()))]);
+
+/** Runs `work` holding the list's writer lease (shared with this process's bulk writes of the list that started within HOLD_MS). */
+async function withListLease<T>(clientId: string, listId: number, deadline: number, record: RecordEvents, work: (hold: Hold) => Promise<T>): Promise<T> {
+  const hold = await joinOrAcquire(clientId, listId, deadline, record);
+  hold.users++;
+  try {
+    return await work(hold);
+  } finally {
+    hold.users--;
+    if (hold.users === 0) await release(hold);
+  }
+}
+
+async function joinOrAcquire(clientId: string, listId: number, deadline: number, record: RecordEvents): Promise<Hold> {
+  const key = holdKey(clientId, listId);
+  for (;;) {
+    if (Date.now() > deadline) throw new ListBusyError(clientId, listId);
+    const held = container.holds.get(key);
+    if (held?.joinable) return held;
+    const waitFor = held?.released ?? container.acquiring.get(key);
+    if (waitFor) {
+      await until(waitFor, deadline);
+      continue;
+    }
+    const attempt = acquire(clientId, listId, deadline, record);
+    container.acquiring.set(key, attempt);
+    try {
+      const hold = await attempt;
+      container.holds.set(key, hold);
+      return hold;
+    } finally {
+      container.acquiring.delete(key);
+    }
+  }
+}
+
+const shardIndexes = Array.from({ length: LEASE_SHARDS }, (_, i) => i);
+
+/** Takes the lease (waiting for a live holder, taking over an expired one), then settles any journal a dead writer left. */
+async function acquire(clientId: string, listId: number, deadline: number, record: RecordEvents): Promise<Hold> {
+  const owner = randomUUID();
+  await markForSweep(clientId, listId);
+  for (let attempt = 0; ; attempt++) {
+    const now = Date.now();
+    try {
+      await transactWrite(
+        shardIndexes.map((shard) => ({
+          Update: {
+            TableName: tableName(),
+            Key: keys.listWriterShard(clientId, listId, shard),
+            UpdateExpression: 'SET #o = :o, expiresAt = :e ADD g :one',
+            ConditionExpression: 'attribute_not_exists(#o) OR expiresAt < :now',
+            ExpressionAttributeNames: { '#o': 'owner' },
+            ExpressionAttributeValues: { ':o': owner, ':e': now + leaseMs(), ':now': now, ':one': 1 },
+          },
+        })),
+      );
+      const hold = new Hold(clientId, listId, owner, now, now + leaseMs(), record);
+      // One Query of the writer partition: the shards' sums, and a dead writer's journal (normally none).
+      const partition = await readWriterPartition(clientId, listId);
+      const shards = partition.filter((i) => i.sk.startsWith(keys.listWriterShardPrefix())) as unknown as LeaseItem[];
+      hold.seen = {
+        writes: shards.reduce((sum, shard) => sum + Number(shard.w ?? 0), 0),
+        generation: Number(shards.find((shard) => shard.sk === keys.listWriterShard(clientId, listId, 0).sk)?.g ?? 0),
+      };
+      const dead = partition.filter((i) => i.sk.startsWith(keys.listWriterJournalPrefix())) as unknown as JournalItem[];
+      await settleJournal(hold, dead);
+      hold.filter = await filterForHold(container.known, clientId, listId, hold.seen, async () => {
+        const c = await readCounters(clientId, listId);
+        return c.subscribed + c.unsubscribed === 0;
+      });
+      if (dead.length > 0) {
+        logger.warn('list writer journal settled after a writer died', { clientId, listId, entries: dead.length });
+        count('ListWriterTakeovers', 1);
+      }
+      return hold;
+    } catch (err) {
+      if (!isTransactionConflict(err)) throw err;
+    }
+    if (Date.now() > deadline) throw new ListBusyError(clientId, listId);
+    await sleep(25 + Math.random() * Math.min(200, 25 * 2 ** attempt));
+  }
+}
+
+/**
+ * Transactional writers waiting for the list: `n` on the waiting item counts
+ * them (each adds 1 when it first finds the lease held and takes 1 away when
+ * it is done), `at` is the last change. The holder stops starting chunks
+ * while n > 0 and, after its release, lets them go first (at most YIELD_CAP_MS).
+ * A count left by a writer that died is ignored WAITING_STALE_MS after its last change.
+ */
+async function countWaiting(clientId: string, listId: number, by: 1 | -1): Promise<void> {
+  await ddb.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.listWriterWaiting(clientId, listId),
+      UpdateExpression: 'ADD n :by SET #at = :now',
+      ExpressionAttributeNames: { '#at': 'at' },
+      ExpressionAttributeValues: { ':by': by, ':now': Date.now() },
+    }),
+  );
+}
+
+const WAITING_STALE_MS = 10_000;
+/** True when the waiting item says a transactional writer waits now. */
+const waits = (item: Record<string, unknown> | undefined) => Number(item?.n ?? 0) > 0 && Date.now() - Number(item?.at ?? 0) < WAITING_STALE_MS;
+
+/**
+ * For a transactional writer that found the lease held: when the holder's
+ * lease has expired (it died), takes it over, settles and releases it; else
+ * says it waits. Returns after either.
+ */
+async function waitForLease(clientId: string, listId: number, deadline: number, record: RecordEvents | undefined): Promise<void> {
+  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.listWriterShard(clientId, listId, 0), ConsistentRead: true }));
+  const shard = out.Item as LeaseItem | undefined;
+  if (record && shard?.owner && (shard.expiresAt ?? 0) < Date.now()) await withListLease(clientId, listId, deadline, record, async () => undefined);
+}
+
+/** Folds the hold's settled journal entries and removes the owner (unless an entry is left unsettled). */
+async function release(hold: Hold): Promise<void> {
+  const key = holdKey(hold.clientId, hold.listId);
+  if (container.holds.get(key) === hold) container.holds.delete(key);
+  try {
+    if (hold.poisoned) return;
+    await foldJournal(hold);
+    await transactWrite(
+      shardIndexes.map((shard) => ({
+        Update: {
+          TableName: tableName(),
+          Key: keys.listWriterShard(hold.clientId, hold.listId, shard),
+          UpdateExpression: 'REMOVE #o, expiresAt',
+          ConditionExpression: '#o = :o',
+          ExpressionAttributeNames: { '#o': 'owner' },
+          ExpressionAttributeValues: { ':o': hold.owner },
+        },
+      })),
+    );
+    if (hold.filter) keepKnowledge(container.known, hold.clientId, hold.listId, { filter: hold.filter, ...hold.seen });
+    // Transactional writers that waited go first: the lease is taken again once none waits (at most YIELD_CAP_MS).
+    const releasedAt = Date.now();
+    while (Date.now() - releasedAt < YIELD_CAP_MS) {
+      const waiting = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.listWriterWaiting(hold.clientId, hold.listId), ConsistentRead: true }));
+      if (!waits(waiting.Item)) break;
+      await sleep(50);
+    }
+  } catch (err) {
+    // Left to expire: the sweeper settles the journal (nothing is lost, the list waits out the lease).
+    hold.poisoned = true;
+    logger.warn('list writer lease not released', { clientId: hold.clientId, listId: hold.listId, error: err as Error });
+  } finally {
+    hold.markReleased();
+  }
+}
+
+/** Waits until none of `emails` is being written under this hold, then marks them busy until `done` settles. */
+async function claimAddresses(hold: Hold, emails: string[], done: Promise<unknown>): Promise<void> {
+  for (;;) {
+    const blocking = emails.map((e) => hold.busy.get(e)).filter((p): p is Promise<void> => p !== undefined);
+    if (blocking.length === 0) break;
+    await Promise.all(blocking);
+  }
+  const end = done.then(
+    () => undefined,
+    () => undefined,
+  );
+  for (const email of emails) hold.busy.set(email, end);
+  void end.then(() => {
+    for (const email of emails) if (hold.busy.get(email) === end) hold.busy.delete(email);
+  });
+}
+
+/* ----------------------------------------------------------------- journal */
+
+/** Entries folded per transaction (with the lease check and the counter shard: 100 items). */
+const FOLD_BATCH = 98;
+
+interface JournalItem {
+  writeId: string;
+  lines?: string;
+  /** The chunk's events (EventRecord[]) as gzipped JSON. */
+  events?: Uint8Array;
+  eventsName?: string;
+}
+
+/** Events as a journal or outbox entry keeps them: gzipped JSON (about a fifth of the JSON's write units). */
+const packEvents = (events: EventRecord[]) => gzipSync(JSON.stringify(events));
+const unpackEvents = (packed: Uint8Array | undefined): EventRecord[] => (packed ? (JSON.parse(gunzipSync(packed).toString()) as EventRecord[]) : []);
+
+/** Records a chunk's deltas and events in a journal entry before its items are written (one PutItem). Returns the writeId. */
+async function journalChunk(hold: Hold, lines: JournalLine[], events: EventRecord[], name: (writeId: string) => string): Promise<{ writeId: string; eventsName: string }> {
+  hold.checkTime();
+  const writeId = `${hold.owner}#${String(++hold.seq).padStart(9, '0')}`;
+  const key = keys.listWriterJournal(hold.clientId, hold.listId, writeId);
+  const entryName = name(writeId);
+  await ddb.send(new PutCommand({ TableName: tableName(), Item: { ...key, writeId, lines: lines.map(encodeLine).join('\n'), events: packEvents(events), eventsName: entryName } }));
+  return { writeId, eventsName: entryName };
+}
+
+/** Folds the hold's settled entries into the counters, fenced by the lease. A failure poisons the hold. */
+async function foldJournal(hold: Hold): Promise<void> {
+  while (hold.journals.length > 0) {
+    const batch = hold.journals.slice(0, FOLD_BATCH);
+    const total = zeroDeltas();
+    for (const entry of batch) addDeltas(total, entry.deltas);
+    const counter = counterUpdate(hold.clientId, hold.listId, total);
+    const items = [
+      {
+        ConditionCheck: {
+          TableName: tableName(),
+          Key: keys.listWriterShard(hold.clientId, hold.listId, Math.floor(Math.random() * LEASE_SHARDS)),
+          ConditionExpression: '#o = :o',
+          ExpressionAttributeNames: { '#o': 'owner' },
+          ExpressionAttributeValues: { ':o': hold.owner },
+        },
+      },
+      ...batch.map((entry) => ({ Delete: { TableName: tableName(), Key: entry.key, ConditionExpression: 'attribute_exists(pk)' } })),
+      ...(counter ? [counter] : []),
+    ];
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await transactWrite(items);
+        break;
+      } catch (err) {
+        if (!isTransactionConflict(err) || reasonCodes(err)[0] === 'ConditionalCheckFailed' || attempt >= 8) {
+          hold.poisoned = true;
+          throw err;
+        }
+        await sleep(backoffMs(attempt));
+      }
+    }
+    hold.journals.splice(0, batch.length);
+  }
+}
+
+/**
+ * Settles journal entries: for each, reads its lines' items; the lines whose
+ * item carries the entry's stamp landed: their events are stored (under the
+ * entry's name) and their deltas added to the counters in one transaction
+ * with the entry's deletion. Returns the addresses that landed, by writeId.
+ * On failure the hold is poisoned (left to expire) and it throws.
+ */
+async function settleJournal(hold: Hold, entries: JournalItem[]): Promise<Map<string, Set<string>>> {
+  const landed = new Map<string, Set<string>>();
+  try {
+    for (const entry of entries) {
+      const lines = entry.lines ? entry.lines.split('\n').map(decodeLine) : [];
+      const items = await batchGet<SubscriberItem & { writeId?: string }>(lines.map((l) => keys.subscriber(hold.clientId, hold.listId, l.email)));
+      const stamped = new Set(items.filter((i) => i.writeId === entry.writeId).map((i) => i.email));
+      const landedDeltas = zeroDeltas();
+      for (const line of lines) if (stamped.has(line.email)) addDeltas(landedDeltas, line.deltas);
+      const events = unpackEvents(entry.events).filter((e) => stamped.has(e.email));
+      if (events.length > 0) await hold.record(hold.clientId, events, entry.eventsName ?? `w-${entry.writeId}`);
+      const counter = counterUpdate(hold.clientId, hold.listId, landedDeltas);
+      await transactWrite([
+        { Delete: { TableName: tableName(), Key: keys.listWriterJournal(hold.clientId, hold.listId, entry.writeId), ConditionExpression: 'attribute_exists(pk)' } },
+        ...(counter ? [counter] : []),
+      ]);
+      landed.set(entry.writeId, stamped);
+      if (stamped.size < lines.length) count('ListWriterCorrections', 1);
+    }
+    return landed;
+  } catch (err) {
+    hold.poisoned = true;
+    throw err;
+  }
+}
+
+/** Every item of a list's writer partition: lease shards, journal and outbox entries, the waiting mark. */
+async function readWriterPartition(clientId: string, listId: number): Promise<Array<{ sk: string } & Record<string, unknown>>> {
+  return queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.listWriterPartition(clientId, listId) },
+    ConsistentRead: true,
+  });
+}
+
+/* ---------------------------------------------------------- transactional */
+
+/**
+ * Runs a transaction of subscriber writes on a list behind any bulk writer:
+ * `build` reads and returns the items (at most 99) and a value; the lease
+ * check is appended here. On a held lease it waits (taking over an expired
+ * one) until `deadline`, then throws ListBusyError; on a conflict it
+ * re-reads and retries (MAX_CONFLICT_RETRIES).
+ */
+export async function transact<T>(
+  clientId: string,
+  listId: number,
+  deadline: number,
+  record: RecordEvents | undefined,
+  build: () => Promise<{ items: Array<Record<string, unknown>>; value: T } | { value: T; items?: undefined }>,
+): Promise<T> {
+  let waiting = false;
+  try {
+    for (let attempt = 0; ; ) {
+      const built = await build();
+      if (!built.items || built.items.length === 0) return built.value;
+      const items = [...built.items, leaseFreeCheck(clientId, listId)];
+      try {
+        await transactWrite(items as never);
+        return built.value;
+      } catch (err) {
+        if (isTransactionConflict(err) && reasonCodes(err)[items.length - 1] === 'ConditionalCheckFailed') {
+          if (Date.now() > deadline) throw new ListBusyError(clientId, listId);
+          if (!waiting) await countWaiting(clientId, listId, 1);
+          waiting = true;
+          await waitForLease(clientId, listId, deadline, record);
+          await sleep(25 + Math.random() * 50);
+          continue;
+        }
+        if (!isTransactionConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
+        await sleep(backoffMs(attempt++));
+      }
+    }
+  } finally {
+    if (waiting) await countWaiting(clientId, listId, -1).catch(() => undefined);
+  }
+}
+
+interface Applied {
+  outcomes: Outcome[];
+  refused: ReportError[];
+  applied: number;
+  failure?: unknown;
+}
+
+/** Applies one transaction's worth of lines (with their outbox entry), then stores their events. */
+async function applyTransaction(clientId: string, listId: number, lines: SubscriberLine[], deadline: number, record: RecordEvents | undefined, acc: Applied): Promise<void> {
+  const outboxId = randomUUID();
+  const name = eventsName(lines, outboxId);
+  let marked = false;
+  const result = await transact(clientId, listId, deadline, record, async () => {
+    const current = await readSubscribers(
+      clientId,
+      listId,
+      lines.map((l) => l.email),
+    );
+    const now = new Date().toISOString();
+    const deltas = zeroDeltas();
+    const outcomes: Outcome[] = [];
+    const events: EventRecord[] = [];
+    const refused: ReportError[] = [];
+    const writes: Array<Record<string, unknown>> = [];
+    for (const line of lines) {
+      const prior = current.get(line.email);
+      const change = applyLine(prior, line, now, listId);
+      if (change.refused) {
+        refused.push({ line: line.line, email: line.email, cause: change.refused });
+        continue;
+      }
+      outcomes.push(change.outcome);
+      events.push(...change.events);
+      addDeltas(deltas, change.deltas);
+      if (change.next) {
+        writes.push({
+          Put: {
+            TableName: tableName(),
+            Item: toItem(clientId, listId, change.next),
+            ConditionExpression: prior ? '#v = :v' : 'attribute_not_exists(pk)',
+            ExpressionAttributeNames: prior ? { '#v': 'version' } : undefined,
+            ExpressionAttributeValues: prior ? { ':v': prior.version } : undefined,
+          },
+        });
+      }
+    }
+    const value = { outcomes, events, refused, outbox: false };
+    if (writes.length === 0) return { value };
+    const counter = counterUpdate(clientId, listId, deltas);
+    const outbox =
+      events.length > 0
+        ? [{ Put: { TableName: tableName(), Item: { ...keys.listWriterOutbox(clientId, listId, outboxId), events: packEvents(events), eventsName: name, at: Date.now() } } }]
+        : [];
+    if (outbox.length > 0 && !marked) {
+      await markForSweep(clientId, listId);
+      marked = true;
+    }
+    return { items: [...writes, ...(counter ? [counter] : []), ...outbox], value: { ...value, outbox: outbox.length > 0 } };
+  });
+  acc.outcomes.push(...result.outcomes);
+  acc.refused.push(...result.refused);
+  acc.applied += lines.length;
+  count('SubscribersApplied', lines.length);
+  // A failure here leaves the outbox entry: the sweeper stores the events.
+  await storeEvents(record, clientId, result.events, name, lines.some((l) => l.opId === undefined), lines.length);
+  if (result.outbox) {
+    // Left behind, the entry is only swept later (its events are stored under the same name again).
+    await ddb.send(new DeleteCommand({ TableName: tableName(), Key: keys.listWriterOutbox(clientId, listId, outboxId) })).catch((err: unknown) => {
+      logger.warn('outbox entry not deleted', { clientId, listId, error: err as Error });
+    });
+  }
+}
+
+/** Applies deduplicated lines in transactions (the path of small writes, which wait at most one bulk chunk). */
+async function applyInTransactions(clientId: string, listId: number, unique: SubscriberLine[], deadline: number, record: RecordEvents | undefined): Promise<Applied> {
+  const chunks: SubscriberLine[][] = [];
+  for (let i = 0; i < unique.length; i += LINES_PER_TRANSACTION) chunks.push(unique.slice(i, i + LINES_PER_TRANSACTION));
+  const acc: Applied = { outcomes: [], refused: [], applied: 0 };
+  await runPool(chunks, TRANSACTIONS_IN_FLIGHT, async (chunk) => {
+    if (acc.failure) return;
+    if (Date.now() > deadline - CHUNK_MARGIN_MS && acc.applied > 0) {
+      acc.failure ??= new PartialWriteError(acc.applied, unique.length, 'time');
+      return;
+    }
+    try {
+      await applyTransaction(clientId, listId, chunk, deadline, record, acc);
+    } catch (err) {
+      acc.failure ??= err;
+    }
+  });
+  return acc;
+}
+
+/* -------------------------------------------------------------------- bulk */
+
+/** A bulk chunk failed after some of its lines landed (those are in `landed`; counters and events match them). */
+class ChunkFailure extends Error {
+  constructor(
+    readonly landed: { outcomes: Outcome[]; count: number },
+    override readonly cause: unknown,
+  ) {
+    super('bulk chunk failed', { cause });
+  }
+}
+
+/**
+ * Writes one bulk chunk under the list's lease: reads the current items
+ * (those the hold's address filter does not rule out), journals the lines
+ * that move a counter or make an event, writes the items with
+ * BatchWriteItem stamped with the entry's writeId, stores the chunk's events.
+ * When the items cannot all be written, settles the entry (counters and
+ * events keep only the lines that landed) and throws a ChunkFailure naming them.
+ */
+async function writeChunk(hold: Hold, lines: SubscriberLine[]) {
+  const { clientId, listId } = hold;
+  hold.checkTime();
+  const filter = hold.filter;
+  const toRead = filter ? lines.filter((l) => filter.has(l.email)) : lines;
+  const current = toRead.length > 0 ? await readSortedSubscribers(container.rangeSkips, clientId, listId, toRead.map((l) => l.email)) : new Map<string, SubscriberItem>();
+  const now = new Date().toISOString();
+  const refused: ReportError[] = [];
+  const changes: Array<{ line: SubscriberLine; change: Change }> = [];
+  for (const line of lines) {
+    const change = applyLine(current.get(line.email), line, now, listId);
+    if (change.refused) refused.push({ line: line.line, email: line.email, cause: change.refused });
+    else changes.push({ line, change });
+  }
+  const journaled = changes.filter(({ change }) => change.events.length > 0 || Object.values(change.deltas).some((n) => n !== 0));
+  const events = journaled.flatMap(({ change }) => change.events);
+  const entry =
+    journaled.length > 0
+      ? await journalChunk(
+          hold,
+          journaled.map(({ line, change }) => ({ email: line.email, deltas: change.deltas })),
+          events,
+          (writeId) => eventsName(lines, writeId),
+        )
+      : undefined;
+  const written = changes.filter(({ change }) => change.next);
+  if (filter) for (const { line } of written) filter.add(line.email);
+  try {
+    await batchWrite(
+      written.map(({ change }) => ({ PutRequest: { Item: { ...toItem(clientId, listId, change.next!), ...(entry ? { writeId: entry.writeId } : {}) } } })),
+      { concurrency: 4 },
+    );
+  } catch (err) {
+    // Which items landed: this writer holds the list, so an item at the version it wrote is its own.
+    const after = await batchGet<SubscriberItem>(written.map(({ line }) => keys.subscriber(clientId, listId, line.email))).catch(() => undefined);
+    if (!after) {
+      hold.poisoned = true; // the sweeper settles the journal entry
+      throw err;
+    }
+    if (entry) {
+      const entryItem = { writeId: entry.writeId, lines: journaled.map(({ line, change }) => encodeLine({ email: line.email, deltas: change.deltas })).join('\n'), events: packEvents(events), eventsName: entry.eventsName };
+      await settleJournal(hold, [entryItem]);
+    }
+    const versions = new Map(after.map((i) => [i.email, i.version]));
+    const landed = written.filter(({ change }) => versions.get(change.next!.email) === change.next!.version);
+    throw new ChunkFailure({ outcomes: landed.map(({ change }) => change.outcome), count: landed.length }, err);
+  }
+  if (entry) {
+    try {
+      await storeEvents(hold.record, clientId, events, entry.eventsName, lines.some((l) => l.opId === undefined), lines.length);
+    } catch (err) {
+      hold.poisoned = true; // the entry stays: the sweeper stores its events and counts it after the lease expires
+      throw new ChunkFailure({ outcomes: changes.map(({ change }) => change.outcome), count: lines.length }, err);
+    }
+    hold.journals.push({ key: keys.listWriterJournal(clientId, listId, entry.writeId), deltas: journaled.reduce((t, { change }) => (addDeltas(t, change.deltas), t), zeroDeltas()) });
+  }
+  return { outcomes: changes.map(({ change }) => change.outcome), refused, count: lines.length };
+}
+
+/**
+ * Applies deduplicated lines in bulk chunks, in short holds of the list's
+ * lease (HOLD_MS, or less when a transactional writer waits).
+ */
+async function applyBulk(clientId: string, listId: number, unique: SubscriberLine[], deadline: number, record: RecordEvents | undefined): Promise<Applied> {
+  if (!record) throw new Error('a bulk write needs the event store');
+  // Sorted by address, each chunk is one key range of the list (readSortedSubscribers).
+  const sorted = [...unique].sort((a, b) => compareKeys(a.email, b.email));
+  const chunks: SubscriberLine[][] = [];
+  for (let i = 0; i < sorted.length; i += BULK_CHUNK_LINES) chunks.push(sorted.slice(i, i + BULK_CHUNK_LINES));
+  const acc: Applied = { outcomes: [], refused: [], applied: 0 };
+  let next = 0;
+  const timeIsUp = () => Date.now() > deadline - CHUNK_MARGIN_MS;
+  while (next < chunks.length && !acc.failure) {
+    if (timeIsUp()) {
+      acc.failure = new PartialWriteError(acc.applied, unique.length, 'time');
+      break;
+    }
+    try {
+      await withListLease(clientId, listId, Math.min(deadline, Date.now() + LEASE_WAIT_MS), record, async (hold) => {
+        await runPool(Array.from({ length: BULK_CHUNKS_IN_FLIGHT }), BULK_CHUNKS_IN_FLIGHT, async () => {
+          while (!acc.failure && next < chunks.length) {
+            if (await hold.shouldStop()) return;
+            if (timeIsUp() || acc.failure || next >= chunks.length) return;
+            const chunk = chunks[next++];
+            let finish!: () => void;
+            const done = new Promise<void>((resolve) => (finish = resolve));
+            try {
+              await claimAddresses(
+                hold,
+                chunk.map((l) => l.email),
+                done,
+              );
+              const result = await writeChunk(hold, chunk);
+              acc.outcomes.push(...result.outcomes);
+              acc.refused.push(...result.refused);
+              acc.applied += result.count;
+              count('SubscribersApplied', result.count);
+            } catch (err) {
+              if (err instanceof ChunkFailure) {
+                acc.outcomes.push(...err.landed.outcomes);
+                acc.applied += err.landed.count;
+              }
+              acc.failure ??= err instanceof ChunkFailure ? err.cause : err;
+            } finally {
+              finish();
+            }
+          }
+        });
+      });
+    } catch (err) {
+      acc.failure ??= err;
+    }
+  }
+  return acc;
+}
+
+/* ------------------------------------------------------------------ entry */
+
+export interface WriteOptions {
+  /** Epoch ms by which the write must answer: no chunk starts within CHUNK_MARGIN_MS of it. */
+  deadline?: number;
+  /** The event store (required for a write that may change subscriptions, and for any bulk write). */
+  record?: RecordEvents;
+}
+
+/**
+ * Applies validated lines to one list (the last line of an address wins):
+ * exact counters, one nl_subscribe / nl_unsubscribe event per state change
+ * stored with the chunk that applies it. Returns the report (errors: the
+ * lines refused by the rules). Throws ListBusyError when nothing could be
+ * applied behind another writer, PartialWriteError (or StorageBugError)
+ * with the applied count when it stopped part-way, EventsNotStoredError
+ * when everything was applied but some events wait for the sweeper.
+ */
+export function applyLines(clientId: string, listId: number, lines: SubscriberLine[], o: WriteOptions = {}): Promise<Report> {
+  const deadline = o.deadline ?? Number.POSITIVE_INFINITY;
+  return settle(lines, (unique) =>
+    unique.length <= LINES_PER_TRANSACTION
+      ? applyInTransactions(clientId, listId, unique, deadline, o.record)
+      : applyBulk(clientId, listId, unique, deadline, o.record!),
+  );
+}
+
+/**
+ * Like applyLines, always on the bulk path (the import worker: its chunks
+ * hold the list's lease whatever their size, and its bundle leaves the
+ * transactional path out).
+ */
+export function applyLinesInBulk(clientId: string, listId: number, lines: SubscriberLine[], record: RecordEvents): Promise<Report> {
+  return settle(lines, (unique) => applyBulk(clientId, listId, unique, Number.POSITIVE_INFINITY, record));
+}
+
+/** Deduplicates the lines, applies them with `apply`, and turns what happened into the report or a domain error. */
+async function settle(lines: SubscriberLine[], apply: (unique: SubscriberLine[]) => Promise<Applied>): Promise<Report> {
+  const { unique, duplicateEmails, duplicateGuids } = dedupeLines(lines);
+  const bulk = unique.length > LINES_PER_TRANSACTION;
+  const { outcomes, refused, applied, failure } = await apply(unique);
+  if (failure) {
+    if (failure instanceof ListBusyError && applied === 0) throw failure;
+    // Everything applied, only events not stored yet: their entries wait for the sweeper. Lines with opIds get the
+    // store's own error (their caller retries them); others an EventsNotStoredError.
+    if (applied === unique.length && !(failure instanceof PartialWriteError)) {
+      if (failure instanceof EventsNotStoredError) throw new EventsNotStoredError(applied, failure.events, { cause: failure.cause });
+      if (!(failure instanceof ListLeaseLostError) && !isDynamoFault(failure)) throw failure;
+    }
+    if (failure instanceof PartialWriteError) throw new PartialWriteError(applied, unique.length, failure.reason);
+    const retryable = failure instanceof ListBusyError || failure instanceof ListLeaseLostError || failure instanceof EventsNotStoredError || isRetryableStorageFault(failure);
+    logger.warn('subscriber write failed', { retryable, bulk, applied, total: unique.length, detail: faultDetail(failure), error: failure as Error });
+    if (!retryable) throw new StorageBugError(applied, unique.length, { cause: failure });
+    throw new PartialWriteError(applied, unique.length, failure instanceof ListBusyError ? 'busy' : 'storage', { cause: failure });
+  }
+  return buildReport(refused.sort((a, b) => a.line - b.line), unique.length, duplicateEmails, duplicateGuids, outcomes);
+}
+
+/** True for an error of a DynamoDB call (a fault of the subscriber state, not of the event store). */
+const isDynamoFault = (err: unknown) => err instanceof Error && (err.name.endsWith('Exception') || err.name === 'UnprocessedError');
+
+/** A subscriber of a list as stored, or undefined. */
+export async function getSubscriber(clientId: string, listId: number, email: string): Promise<SubscriberItem | undefined> {
+  return (await readSubscribers(clientId, listId, [email.trim().toLowerCase()])).get(email.trim().toLowerCase());
+}
+
+/* ------------------------------------------------------------------- sweep */
+
+export interface WriterSweep {
+  /** Lists whose expired lease was taken over (journal settled, lease released). */
+  settled: Array<{ clientId: string; listId: number }>;
+  /** Outbox entries whose events were stored. */
+  outboxes: number;
+  /** Lists a live writer holds. */
+  running: number;
+}
+
+/**
+ * The sweeper's part for list writers (run by the importsSweeper job): for
+ * every list with a sweep mark, stores the events of outbox entries older
+ * than OUTBOX_AGE_MS, takes over an expired lease (settling its journal)
+ * and removes the mark once the list has nothing left and no writer for
+ * two leases.
+ */
+export async function sweepListWriters(record: RecordEvents, now = Date.now()): Promise<WriterSweep> {
+  const summary: WriterSweep = { settled: [], outboxes: 0, running: 0 };
+  for (let shard = 0; shard < SWEEP_SHARDS; shard++) {
+    const marks = await queryAll<{ sk: string; clientId: string; listId: number; at: number }>({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.writerSweepPartition(shard) },
+      ConsistentRead: true,
+    });
+    for (const mark of marks) {
+      const { clientId, listId } = mark;
+      const partition = await readWriterPartition(clientId, listId);
+      let left = false;
+      for (const item of partition.filter((i) => i.sk.startsWith(keys.listWriterOutboxPrefix()))) {
+        if (Number(item.at ?? 0) > now - OUTBOX_AGE_MS) {
+          left = true;
+          continue;
+        }
+        await record(clientId, unpackEvents(item.events as Uint8Array | undefined), String(item.eventsName));
+        await ddb.send(new DeleteCommand({ TableName: tableName(), Key: { pk: keys.listWriterPartition(clientId, listId), sk: item.sk } }));
+        summary.outboxes++;
+      }
+      const shard0 = partition.find((i) => i.sk === keys.listWriterShard(clientId, listId, 0).sk) as LeaseItem | undefined;
+      const journal = partition.some((i) => i.sk.startsWith(keys.listWriterJournalPrefix()));
+      if (shard0?.owner && (shard0.expiresAt ?? 0) >= now) {
+        summary.running++;
+        continue;
+      }
+      if (shard0?.owner || journal) {
+        // Take the dead writer's lease over: acquiring settles its journal; the release leaves the lease free.
+        await withListLease(clientId, listId, Date.now() + LEASE_WAIT_MS, record, async () => undefined);
+        summary.settled.push({ clientId, listId });
+        continue;
+      }
+      if (left || mark.at > now - 2 * leaseMs()) continue;
+      try {
+        await ddb.send(
+          new DeleteCommand({
+            TableName: tableName(),
+            Key: keys.writerSweepMark(clientId, listId, shard),
+            ConditionExpression: '#at = :at',
+            ExpressionAttributeNames: { '#at': 'at' },
+            ExpressionAttributeValues: { ':at': mark.at },
+          }),
+        );
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err; // a writer marked it again meanwhile
+      }
+    }
+  }
+  return summary;
+}

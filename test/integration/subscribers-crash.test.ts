@@ -1,0 +1,150 @@
+/**
+ * Nothing lost, nothing wrong after a crash: a writer killed at random points
+ * (through its clients) leaves state that the sweeper settles with no new
+ * write (count = recount, one event per applied line), and re-sending the
+ * whole request completes it exactly once.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { invokeJob, scheduledEvent } from '../../infra/local/jobs.js';
+import { queryAll, tableName } from '../../shared/db/client.js';
+import { keys } from '../../shared/db/keys.js';
+import { jobList } from '../../shared/jobs.js';
+import { leaseMs } from '../../shared/subscribers/list-writer.js';
+import { sweepListWriters } from '../../shared/subscribers/index.js';
+import { applySubscribers, countSubscribers } from '../../shared/subscribers/service.js';
+import { killAt, seeded } from '../helpers/kill.js';
+import { newClient, request, useService } from '../helpers/service.js';
+import { rawEventObjects, recount } from '../helpers/subscribers.js';
+
+const service = useService();
+afterEach(() => vi.restoreAllMocks());
+
+const subscribedEmails = async (clientId: string, listId: number) =>
+  (
+    await queryAll<{ email: string; subscribed: boolean }>({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.subscribersPartition(clientId, listId) },
+      ConsistentRead: true,
+    })
+  )
+    .filter((i) => i.subscribed)
+    .map((i) => i.email)
+    .sort();
+const eventEmails = async (clientId: string) => (await rawEventObjects(clientId, 'nl_subscribe')).flat().map((e) => String(e.email)).sort();
+
+/** Runs the sweeper as if `ms` had passed (a dead writer's lease has expired by then). */
+async function sweepLater(ms: number) {
+  const realNow = Date.now;
+  vi.spyOn(Date, 'now').mockImplementation(() => realNow() + ms);
+  try {
+    return await sweepListWriters(Date.now());
+  } finally {
+    vi.mocked(Date.now).mockRestore();
+  }
+}
+
+async function expectExact(clientId: string, listId: number) {
+  const truth = await recount(clientId, listId);
+  const counted = await countSubscribers(clientId, listId);
+  expect(counted).toEqual(truth);
+  // One nl_subscribe per subscribed address: none missing, none doubled.
+  expect(await eventEmails(clientId)).toEqual(await subscribedEmails(clientId, listId));
+}
+
+describe('a writer killed at random points', () => {
+  // Calls of a whole write (DynamoDB and S3), measured once per shape so the kill points cover all of it.
+  const callsOf = async (lines: number) => {
+    const client = await newClient(service);
+    const meter = killAt(() => 'pass');
+    await applySubscribers(
+      client.username,
+      client.defaultListId,
+      Array.from({ length: lines }, (_, i) => ({ line: i + 1, email: `m${i}@example.com` })),
+    );
+    meter.restore();
+    return meter.calls;
+  };
+
+  it.each([
+    ['bulk', 1000, 20261124],
+    ['transactional', 60, 31],
+  ] as const)('%s write (%d lines), seed %d: after the sweeper, events = applied lines and count = recount; the re-sent request completes once', async (_kind, size, seed) => {
+    const total = await callsOf(size);
+    const random = seeded(seed);
+    const points = Array.from({ length: 4 }, () => 1 + Math.floor(random() * total));
+    for (const point of points) {
+      const client = await newClient(service);
+      const { username: clientId, defaultListId: listId } = client;
+      const lines = Array.from({ length: size }, (_, i) => ({ line: i + 1, email: `k${point}-${i}@example.com` }));
+      const kill = killAt((_command, call) => (call >= point ? 'kill' : 'pass'));
+      await applySubscribers(clientId, listId, lines).catch(() => undefined);
+      kill.restore();
+      // No new write: the sweeper (after the dead writer's lease) settles the list.
+      await sweepLater(leaseMs() + 1_000);
+      await expectExact(clientId, listId);
+      // "Re-send the whole request" stays true: it completes, exactly once.
+      const report = await applySubscribers(clientId, listId, lines);
+      expect(report.unique_emails_count).toBe(size);
+      expect(await recount(clientId, listId)).toMatchObject({ subscribed: size });
+      await expectExact(clientId, listId);
+    }
+  }, 240_000);
+
+  it('the importsSweeper job settles a list whose bulk writer died, with no new write (count = recount)', async () => {
+    const client = await newClient(service);
+    const { username: clientId, defaultListId: listId } = client;
+    let batches = 0;
+    const kill = killAt((command) => (command && (command as object).constructor.name === 'BatchWriteCommand' && ++batches > 12 ? 'kill' : 'pass'));
+    await expect(
+      applySubscribers(
+        clientId,
+        listId,
+        Array.from({ length: 600 }, (_, i) => ({ line: i + 1, email: `job${i}@example.com` })),
+      ),
+    ).rejects.toThrow();
+    kill.restore();
+    const before = await recount(clientId, listId);
+    expect(before.subscribed).toBeGreaterThan(0);
+    expect((await countSubscribers(clientId, listId)).subscribed).toBeLessThan(before.subscribed);
+    const realNow = Date.now;
+    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + leaseMs() + 1_000);
+    const summary = (await invokeJob(jobList.find((j) => j.id === 'importsSweeper')!, scheduledEvent())) as { writers: { settled: unknown[] } };
+    vi.restoreAllMocks();
+    expect(summary.writers.settled).toContainEqual({ clientId, listId });
+    await expectExact(clientId, listId);
+  });
+});
+
+describe('a request near its time budget', () => {
+  it('stops starting chunks and answers 503 with the applied count; re-sending the whole request completes it', async () => {
+    const client = await newClient(service);
+    const url = `${service.url}/v1/newsletters/lists/${client.defaultListId}/subscribers`;
+    const body = Array.from({ length: 8000 }, (_, i) => ({ email: `budget${i}@example.com` }));
+    // As the first chunks write, 23 s "pass" (a slow table): the request's 25 s budget leaves no room for another chunk.
+    const realNow = Date.now;
+    let skew = 0;
+    let batches = 0;
+    const { ddb } = await import('../../shared/db/client.js');
+    const send = ddb.send.bind(ddb);
+    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + skew);
+    vi.spyOn(ddb, 'send').mockImplementation(((command: unknown) => {
+      if ((command as object).constructor.name === 'BatchWriteCommand' && ++batches === 1) skew = 23_000;
+      return send(command as never);
+    }) as typeof ddb.send);
+    const reply = await request(url, { method: 'POST', token: client.token, body });
+    vi.restoreAllMocks();
+    expect(reply.status).toBe(503);
+    const applied = Number(/ran out of time after (\d+) of 8000 subscribers were applied; the rest were not\. Retry the request/.exec(reply.body.cause)?.[1]);
+    expect(applied).toBeGreaterThan(0);
+    expect(applied).toBeLessThan(8000);
+    expect(reply.headers.get('retry-after')).toBe('1');
+    const truth = await recount(client.username, client.defaultListId);
+    expect(truth.subscribed).toBe(applied);
+    await expectExact(client.username, client.defaultListId);
+    const again = await request(url, { method: 'POST', token: client.token, body });
+    expect(again.status).toBe(200);
+    expect(again.body.report.nb_created).toBe(8000 - applied);
+    await expectExact(client.username, client.defaultListId);
+  });
+});

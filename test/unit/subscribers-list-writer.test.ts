@@ -1,0 +1,125 @@
+/**
+ * The list writer's lease, journal and outbox against an in-memory table
+ * (test/helpers/memory-table.ts): no network. A writer is killed by making
+ * every call fail from a chosen one on.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { keys } from '../../shared/db/keys.js';
+import type { EventRecord } from '../../shared/events/types.js';
+import { EventsNotStoredError } from '../../shared/subscribers/errors.js';
+import { applyLines, applyLinesInBulk, leaseMs, sweepListWriters } from '../../shared/subscribers/list-writer.js';
+import { memoryTable } from '../helpers/memory-table.js';
+
+const CLIENT = 'c1';
+const LIST = 1;
+afterEach(() => vi.restoreAllMocks());
+
+function recorder() {
+  const stored = new Map<string, EventRecord[]>();
+  let failing = false;
+  return {
+    stored,
+    fail: (on: boolean) => (failing = on),
+    record: async (_clientId: string, events: EventRecord[], name: string) => {
+      if (failing) throw new Error('S3 down');
+      stored.set(name, events);
+    },
+    /** Emails of the stored nl_subscribe events (an object stored twice under one name counts once). */
+    subscribed: () => [...stored.values()].flat().filter((e) => e.event === 'nl_subscribe').map((e) => e.email).sort(),
+  };
+}
+
+const linesOf = (n: number, prefix = 'a') => Array.from({ length: n }, (_, i) => ({ line: i + 1, email: `${prefix}${String(i).padStart(4, '0')}@x.co` }));
+
+function state(table: ReturnType<typeof memoryTable>) {
+  const subscribers = table.partition(keys.subscribersPartition(CLIENT, LIST));
+  const counted = table.partition(keys.countersPartition(CLIENT, LIST)).reduce((sum, shard) => sum + Number(shard.subscribed ?? 0), 0);
+  const writer = table.partition(keys.listWriterPartition(CLIENT, LIST));
+  return {
+    subscribed: subscribers.filter((s) => s.subscribed).map((s) => String(s.email)).sort(),
+    counted,
+    journal: writer.filter((i) => String(i.sk).startsWith('J#')).length,
+    outbox: writer.filter((i) => String(i.sk).startsWith('E#')).length,
+    owner: writer.some((i) => i.owner !== undefined),
+  };
+}
+
+/** Runs `work` as if `ms` had passed (a dead writer's lease has expired by then). */
+async function later<T>(ms: number, work: () => Promise<T>): Promise<T> {
+  const realNow = Date.now;
+  const spy = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + ms);
+  try {
+    return await work();
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+describe('the list writer against an in-memory table', () => {
+  it('a bulk write journals each chunk and folds the journal at release: count = items, one event per line, nothing left behind', async () => {
+    const table = memoryTable();
+    const events = recorder();
+    const report = await applyLinesInBulk(CLIENT, LIST, linesOf(450), events.record);
+    expect(report).toMatchObject({ nb_created: 450, nb_subscribed: 450 });
+    const after = state(table);
+    expect(after).toMatchObject({ counted: 450, journal: 0, outbox: 0, owner: false });
+    expect(after.subscribed).toHaveLength(450);
+    expect(events.subscribed()).toEqual(after.subscribed);
+    // One journal entry per chunk of 200 (3), each with the chunk's events, stored under the chunk's own name.
+    expect(events.stored.size).toBe(3);
+    expect(table.calls.filter((c) => c === 'PutCommand').length).toBeGreaterThanOrEqual(3);
+  });
+
+  it.each([3, 6, 9, 14])('a writer killed at call %i of a bulk write: the sweeper settles exactly the stamped lines after the lease, and a second sweep changes nothing', async (killAt) => {
+    const table = memoryTable();
+    const events = recorder();
+    table.failAt((_name, call) => {
+      if (call >= killAt) throw Object.assign(new Error('killed'), { name: 'Killed' });
+    });
+    await expect(applyLinesInBulk(CLIENT, LIST, linesOf(450), events.record)).rejects.toThrow();
+    table.failAt(undefined);
+    await later(leaseMs() + 1_000, () => sweepListWriters(events.record, Date.now()));
+    const settled = state(table);
+    expect(settled).toMatchObject({ journal: 0, owner: false });
+    expect(settled.counted).toBe(settled.subscribed.length);
+    expect(events.subscribed()).toEqual(settled.subscribed);
+    await later(leaseMs() + 2_000, () => sweepListWriters(events.record, Date.now()));
+    expect(state(table)).toEqual(settled);
+    expect(events.subscribed()).toEqual(settled.subscribed);
+  });
+
+  it('a transaction whose events cannot be stored keeps them in its outbox entry; the sweeper stores them', async () => {
+    const table = memoryTable();
+    const events = recorder();
+    events.fail(true);
+    await expect(applyLines(CLIENT, LIST, linesOf(3), { record: events.record })).rejects.toBeInstanceOf(EventsNotStoredError);
+    expect(state(table)).toMatchObject({ counted: 3, outbox: 1 });
+    events.fail(false);
+    // A live writer's entry (younger than 10 s) is left to it.
+    await sweepListWriters(events.record, Date.now());
+    expect(state(table).outbox).toBe(1);
+    await sweepListWriters(events.record, Date.now() + 11_000);
+    expect(state(table)).toMatchObject({ counted: 3, outbox: 0 });
+    expect(events.subscribed()).toEqual(state(table).subscribed);
+  });
+
+  it('a transactional write that finds a dead writer’s expired lease takes it over, settles its journal, then applies', async () => {
+    const table = memoryTable();
+    const events = recorder();
+    let batches = 0;
+    let dead = false;
+    table.failAt((name) => {
+      if (name === 'BatchWriteCommand' && ++batches > 3) dead = true;
+      if (dead) throw Object.assign(new Error('killed'), { name: 'Killed' });
+    });
+    await expect(applyLinesInBulk(CLIENT, LIST, linesOf(300), events.record)).rejects.toThrow();
+    table.failAt(undefined);
+    expect(state(table).owner).toBe(true);
+    await later(leaseMs() + 1_000, () => applyLines(CLIENT, LIST, [{ line: 1, email: 'late@x.co' }], { record: events.record, deadline: Date.now() + 5_000 }));
+    const after = state(table);
+    expect(after).toMatchObject({ journal: 0, owner: false });
+    expect(after.subscribed).toContain('late@x.co');
+    expect(after.counted).toBe(after.subscribed.length);
+    expect(events.subscribed()).toEqual(after.subscribed);
+  });
+});
