@@ -550,7 +550,7 @@ export async function transact<T>(
       if (!built.items || built.items.length === 0) return built.value;
       const items = [...built.items, leaseFreeCheck(clientId, listId)];
       try {
-        await transactWrite(items as never);
+        await transactWrite(items);
         return built.value;
       } catch (err) {
         if (isTransactionConflict(err) && reasonCodes(err)[items.length - 1] === 'ConditionalCheckFailed') {
@@ -822,7 +822,7 @@ export function applyLines(clientId: string, listId: number, lines: SubscriberLi
   return settle(lines, (unique) =>
     unique.length <= LINES_PER_TRANSACTION
       ? applyInTransactions(clientId, listId, unique, deadline, o.record)
-      : applyBulk(clientId, listId, unique, deadline, o.record!),
+      : applyBulk(clientId, listId, unique, deadline, o.record),
   );
 }
 
@@ -846,11 +846,12 @@ async function settle(lines: SubscriberLine[], apply: (unique: SubscriberLine[])
     // store's own error (their caller retries them); others an EventsNotStoredError.
     if (applied === unique.length && !(failure instanceof PartialWriteError)) {
       if (failure instanceof EventsNotStoredError) throw new EventsNotStoredError(applied, failure.events, { cause: failure.cause });
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- `failure` is what a chunk rejected with: rethrown as it came
       if (!(failure instanceof ListLeaseLostError) && !isDynamoFault(failure)) throw failure;
     }
     if (failure instanceof PartialWriteError) throw new PartialWriteError(applied, unique.length, failure.reason);
     const retryable = failure instanceof ListBusyError || failure instanceof ListLeaseLostError || failure instanceof EventsNotStoredError || isRetryableStorageFault(failure);
-    logger.warn('subscriber write failed', { retryable, bulk, applied, total: unique.length, detail: faultDetail(failure), error: failure as Error });
+    logger.warn('subscriber write failed', { retryable, bulk, applied, total: unique.length, detail: faultDetail(failure), error: failure });
     if (!retryable) throw new StorageBugError(applied, unique.length, { cause: failure });
     throw new PartialWriteError(applied, unique.length, failure instanceof ListBusyError ? 'busy' : 'storage', { cause: failure });
   }

@@ -37,7 +37,9 @@ export function killAt(decide: (command: unknown, call: number) => Verdict) {
     }
     throw new Killed('killed');
   };
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- the SDK's send overloads include a callback form returning void; this mock is the Promise form
   const ddbSpy = vi.spyOn(ddb, 'send').mockImplementation(((command: unknown) => guard(command, ddbSend)) as typeof ddb.send);
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- the SDK's send overloads include a callback form returning void; this mock is the Promise form
   const s3Spy = vi.spyOn(s3, 'send').mockImplementation(((command: unknown) => guard(command, s3Send)) as typeof s3.send);
   return {
     get killed() {

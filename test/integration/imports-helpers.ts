@@ -143,6 +143,7 @@ export async function eventLines(clientId: string, event: string): Promise<strin
 export function crashAtCheckpoint(n: number, message: string) {
   const send = ddb.send.bind(ddb);
   let checkpoints = 0;
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- the SDK's send overloads include a callback form returning void; this mock is the Promise form
   return vi.spyOn(ddb, 'send').mockImplementation(((command: unknown) => {
     if (command instanceof UpdateCommand && (command.input.UpdateExpression ?? '').startsWith('SET progress = :p') && ++checkpoints === n) {
       return Promise.reject(new Error(message));

@@ -81,6 +81,7 @@ describe('POST /v1/users/delete', () => {
     await applySubscribers(client.username, client.defaultListId, [{ line: 1, email: 'fresh@x.co' }]);
     // The per-email index (gsi2) is eventually consistent in AWS: here it answers as if it lagged.
     const send = ddb.send.bind(ddb);
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- the SDK's send overloads include a callback form returning void; this mock is the Promise form
     vi.spyOn(ddb, 'send').mockImplementation(((command: unknown) => {
       if (command instanceof QueryCommand && command.input.IndexName === 'gsi2') return Promise.resolve({ Items: [], Count: 0 });
       return send(command as never);
@@ -99,6 +100,7 @@ describe('POST /v1/users/delete', () => {
     // Every transaction on the second list fails with a storage fault that outlasts the retries.
     const send = ddb.send.bind(ddb);
     const otherPartition = keys.subscribersPartition(client.username, other.id);
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- the SDK's send overloads include a callback form returning void; this mock is the Promise form
     vi.spyOn(ddb, 'send').mockImplementation(((command: unknown) => {
       if (command instanceof TransactWriteCommand && (command.input.TransactItems ?? []).some((i) => i.Delete?.Key?.pk === otherPartition)) {
         return Promise.reject(Object.assign(new Error('Internal server error'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } }));
