@@ -207,15 +207,17 @@ describe('catalogue feed job', () => {
     const client = await newClient(service, { siteHosts: ['*.feed.example'] });
     const site = `https://news-${randomUUID().slice(0, 8)}.feed.example`;
     await setFeed(client.username, feedUrl);
+    // One instant for the feed and the assertion (two calls of hoursAgo can straddle a second on a busy machine).
+    const published = hoursAgo(2);
     answer = {
       status: 200,
       contentType: 'application/atom+xml',
-      body: `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><id>x</id><updated>${hoursAgo(1).toISOString()}</updated><entry><title>Atom piece</title><link rel="alternate" href="${site}/atom"/><id>a1</id><published>${hoursAgo(2).toISOString()}</published><updated>${hoursAgo(1).toISOString()}</updated><category term="Tech"/></entry></feed>`,
+      body: `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><id>x</id><updated>${hoursAgo(1).toISOString()}</updated><entry><title>Atom piece</title><link rel="alternate" href="${site}/atom"/><id>a1</id><published>${published.toISOString()}</published><updated>${hoursAgo(1).toISOString()}</updated><category term="Tech"/></entry></feed>`,
     };
     await runJob();
     expect(await feedOf(client)).toMatchObject({ lastStatus: 'ok', lastFormat: 'atom', lastCounts: { created: 1 } });
     const [atom] = await catalogue(client);
-    expect(atom).toMatchObject({ url: `${site}/atom`, title: 'Atom piece', category: 'Tech', published_time: Math.floor(hoursAgo(2).getTime() / 1000) });
+    expect(atom).toMatchObject({ url: `${site}/atom`, title: 'Atom piece', category: 'Tech', published_time: Math.floor(published.getTime() / 1000) });
 
     answer = {
       status: 200,
