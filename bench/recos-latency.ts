@@ -58,9 +58,9 @@ async function main() {
     const { ddb, batchWrite, tableName } = await import('../shared/db/client.js');
     const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
     const { createBlock, createClient } = await import('../shared/clients/clients.js');
-    const { MemoryStore } = await import('../shared/recos/store.js');
-    const { trackPageView } = await import('../shared/recos/tracking.js');
-    const { recosItems } = await import('../shared/recos/dynamo-store.js');
+    const { MemoryStore } = await import('../test/helpers/recos-memory-store.js');
+    const { trackPageView } = await import('../test/helpers/recos-oracle.js');
+    const { recosItems } = await import('../shared/recos/dynamo-items.js');
     const { strongestNeighbours } = await import('../shared/recos/neighbours.js');
     const { CANDIDATES } = await import('../shared/recos/recommend.js');
     const { createGateway, listen } = await import('../infra/local/gateway.js');

@@ -30,7 +30,7 @@ import { rankingFor } from '../shared/recos/recommend.js';
 import { BLOCK_DEFAULTS, DEFAULT_WEIGHTS, MAX_FRESHNESS_HOURS } from '../shared/recos/settings.js';
 import { READ_CACHE_SECONDS } from '../shared/recos/read-cache.js';
 import { jobs } from '../shared/jobs.js';
-import { MemoryStore } from '../shared/recos/store.js';
+import { MemoryStore } from '../test/helpers/recos-memory-store.js';
 import { applyViewBatch, type QueuedView } from '../shared/recos/view-batch.js';
 import type { BlockSettings, Weights } from '../shared/recos/types.js';
 import { articleGuid } from '../shared/recos/urls.js';

@@ -14,7 +14,7 @@ import { generateNewsLog } from './recos-news-log.js';
 import { K, metrics, offlineBaselines, split } from './recos-replay.js';
 import { REALISTIC } from './recos-realistic.js';
 import { articleGuid, canonicalUrl } from '../shared/recos/urls.js';
-import { MemoryStore } from '../shared/recos/store.js';
+import { MemoryStore } from '../test/helpers/recos-memory-store.js';
 import { applyViewBatch } from '../shared/recos/view-batch.js';
 import { rankingFor } from '../shared/recos/recommend.js';
 import { BLOCK_DEFAULTS, DEFAULT_WEIGHTS } from '../shared/recos/settings.js';

@@ -179,9 +179,11 @@ async function main() {
   try {
     const { ddb } = await import('../shared/db/client.js');
     const { createClient } = await import('../shared/clients/clients.js');
-    const { DynamoStore, recosItems } = await import('../shared/recos/dynamo-store.js');
+    const { DynamoStore } = await import('../shared/recos/dynamo-store.js');
+    const { recosItems } = await import('../shared/recos/dynamo-items.js');
+    const { PerViewDynamoStore } = await import('./per-view-store.js');
     const { DynamoViewStore } = await import('../shared/recos/dynamo-views.js');
-    const { trackPageView } = await import('../shared/recos/tracking.js');
+    const { trackPageView } = await import('../test/helpers/recos-oracle.js');
     const { applyViewBatch } = await import('../shared/recos/view-batch.js');
     const { jobs } = await import('../shared/jobs.js');
     const { articleGuid } = await import('../shared/recos/urls.js');
@@ -241,7 +243,7 @@ async function main() {
     const reference = viewStream(VIEWS, 200, now - 3600, 5);
     {
       const { client } = await createClient(`bench-pv-${Date.now().toString(36)}`, { siteHosts: [SITE] });
-      const store = new DynamoStore();
+      const store = new PerViewDynamoStore();
       counter = newCounter();
       const sample = reference.slice(0, PER_VIEW);
       for (const v of sample) await trackPageView(store, client.id, pageView(v), v.t);

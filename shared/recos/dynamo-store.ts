@@ -1,172 +1,38 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet, batchWrite, ddb, isConditionFailure, tableName } from '../db/client.js';
-import { hotSortKey, keys, publishedSortKey } from '../db/keys.js';
-import { bucketsFromScore, scoreFromBuckets, viewIncrement } from './ranking.js';
-import { COVISIT_CAP, COVISIT_PRUNE_AT, FRESH_LIST_CAP, pruneCovisits, pruneFresh, type RecosStore, type SeedCoReads } from './store.js';
+import { batchGet, ddb, isConditionFailure, tableName } from '../db/client.js';
+import { keys } from '../db/keys.js';
+import { FRESH_LIST_CAP, LIMITS, pruneFresh } from './limits.js';
+import type { RecosStore, SeedCoReads } from './port.js';
 import { freshListable } from './settings.js';
-import { LIMITS, withMetadata, type ArticleMeta, type PageView } from './tracking.js';
-import { articleGuid } from './urls.js';
+import { withMetadata } from './tracking.js';
+import type { Article, ArticleMeta, FreshEntry, Preferences, Reader } from './types.js';
 import { DELETION_WINDOW, deletionWindows, READ_CACHE_SECONDS, TtlCache } from './read-cache.js';
-import { NEIGHBOURS_AT, packNeighbours, unpackNeighbours, type NeighbourSnapshot } from './neighbours.js';
 import type { Client } from '../clients/clients.js';
-import type { Article, Covisits, FreshEntry, Preferences, Reader } from './types.js';
-
-const DAY = 86_400;
-/** Co-visit counts are attributes `n_<guid>` of the co-visit item (so one UpdateItem can ADD to several). */
-export const COUNT_PREFIX = 'n_';
-/** Fresh-list entries are attributes `p_<guid>` (publication time) of the client's fresh item. */
-export const FRESH_PREFIX = 'p_';
-/** Popularity bucket masses are attributes `m_<bucket>` of the article (see `viewIncrement`). */
-export const MASS_PREFIX = 'm_';
-/** The reader item's version (the page-view consumer writes a reader only at the version it read). */
-export const READER_VERSION = 'rv';
-/** Deleted articles are attributes `d_<guid>` (deletion time) of the client's deletion window items. */
-const DELETED_PREFIX = 'd_';
-
-type Item = Record<string, unknown>;
-
-/** The table items of the recommendation records (also used to bulk-load the benchmark). */
-export const recosItems = {
-  article: (clientId: string, { hot, ...a }: Article): Item => ({
-    ...keys.article(clientId, a.guid),
-    ...(a.views > 0 ? { gsi1pk: keys.articlesByHotness(clientId), gsi1sk: hotSortKey(hot) } : {}),
-    ...keys.articleByPublished(clientId, a.published, a.guid),
-    type: 'article',
-    ...a,
-    ...Object.fromEntries(Object.entries(bucketsFromScore(hot)).map(([b, m]) => [MASS_PREFIX + b, m])),
-    ttl: a.lastSeen + LIMITS.articleTtlDays * DAY,
-  }),
-  reader: (clientId: string, r: Reader): Item => ({ ...keys.reader(clientId, r.userId), type: 'reader', ...r, ttl: r.lastSeen + LIMITS.readerTtlDays * DAY }),
-  preferences: (clientId: string, p: Preferences): Item => ({ ...keys.readerPreferences(clientId, p.userId), type: 'preferences', ...p }),
-  fresh: (clientId: string, entries: FreshEntry[]): Item => ({ ...keys.freshArticles(clientId), type: 'fresh', ...Object.fromEntries(entries.map((e) => [FRESH_PREFIX + e.guid, e.published])) }),
-  neighbours: (clientId: string, guid: string, snapshot: NeighbourSnapshot): Item => ({
-    ...keys.neighbours(clientId, guid),
-    type: 'neighbours',
-    at: snapshot.at,
-    a: packNeighbours(snapshot.articles),
-    ttl: snapshot.at + DAY,
-  }),
-  covisits: (clientId: string, guid: string, counts: Covisits, now: number): Item => ({
-    ...keys.covisits(clientId, guid),
-    type: 'covisit',
-    ttl: now + LIMITS.articleTtlDays * DAY,
-    ...Object.fromEntries(Object.entries(counts).map(([g, n]) => [COUNT_PREFIX + g, n])),
-  }),
-};
-
-/** A deleted article's item keeps only this mark (and its keys), so later views do not bring it back. */
-export const DELETED = 'deletedAt';
-export const isLive = (item: Item | undefined): item is Item => item !== undefined && !(DELETED in item);
-
-export function toArticle(item: Item): Article {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _g3, gsi2sk: _g4, type: _t, ttl: _ttl, [NEIGHBOURS_AT]: _n, ...rest } = item;
-  const masses: Record<number, number> = {};
-  const article: Item = {};
-  for (const [name, value] of Object.entries(rest)) {
-    if (name.startsWith(MASS_PREFIX)) masses[Number(name.slice(MASS_PREFIX.length))] = Number(value);
-    else article[name] = value;
-  }
-  return { ...(article as unknown as Article), hot: scoreFromBuckets(masses) ?? 0 };
-}
-
-function fromNeighbourItem(item: Item): NeighbourSnapshot | undefined {
-  return typeof item.a === 'string' && typeof item.at === 'number' ? { at: item.at, articles: unpackNeighbours(item.a) } : undefined;
-}
-
-function toFresh(item: Item): FreshEntry[] {
-  const entries: FreshEntry[] = [];
-  for (const [name, value] of Object.entries(item)) if (name.startsWith(FRESH_PREFIX)) entries.push({ guid: name.slice(FRESH_PREFIX.length), published: Number(value) });
-  return entries;
-}
-
-export function toCovisits(item: Item): Covisits {
-  const counts: Covisits = {};
-  for (const [name, value] of Object.entries(item)) if (name.startsWith(COUNT_PREFIX)) counts[name.slice(COUNT_PREFIX.length)] = Number(value);
-  return counts;
-}
-
-/** `SET` clauses: `set` values always, `setIfAbsent` values only where the item has none. */
-/**
- * Applies an update to an article unless it was deleted (tombstoned) and
- * returns it as stored after the update; undefined when it was deleted.
- */
-export async function updateLiveArticle(
-  clientId: string,
-  guid: string,
-  expression: string,
-  names: Record<string, string>,
-  values: Record<string, unknown>,
-): Promise<Article | undefined> {
-  try {
-    const out = await ddb.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.article(clientId, guid),
-        UpdateExpression: expression,
-        ConditionExpression: 'attribute_not_exists(#deleted)',
-        ExpressionAttributeNames: { ...names, '#deleted': DELETED },
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return toArticle(out.Attributes ?? {});
-  } catch (err) {
-    if (isConditionFailure(err)) return undefined; // deleted between the read and the update
-    throw err;
-  }
-}
-
-export function updateParts(set: Record<string, unknown>, setIfAbsent: Record<string, unknown>) {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const parts: string[] = [];
-  Object.keys({ ...setIfAbsent, ...set }).forEach((name, i) => {
-    names[`#a${i}`] = name;
-    values[`:a${i}`] = name in set ? set[name] : setIfAbsent[name];
-    parts.push(name in set ? `#a${i} = :a${i}` : `#a${i} = if_not_exists(#a${i}, :a${i})`);
-  });
-  return { names, values, parts };
-}
-
-/**
- * The fields every article write sets (catalogue upsert, page view, a
- * batch of views): the URL, the given metadata (absent or empty fields keep
- * the stored ones), the listing index keys (gsi2, at the publication time)
- * and the expiry from `lastWrite`; and the defaults of a new article, first
- * seen at `firstSeen` (also its publication time when none is given).
- * Callers add their own fields (counters, popularity index keys).
- */
-export function articleFields(clientId: string, meta: ArticleMeta, firstSeen: number, lastWrite: number) {
-  const guid = articleGuid(meta.url);
-  const given = { title: meta.title, desc: meta.desc, image: meta.image, category: meta.category, published: meta.published, themes: meta.themes?.length ? meta.themes.slice(0, LIMITS.themesPerArticle) : undefined };
-  const set: Record<string, unknown> = { url: meta.url, guid, type: 'article', gsi2pk: keys.articlesByPublished(clientId), ttl: lastWrite + LIMITS.articleTtlDays * DAY };
-  const setIfAbsent: Record<string, unknown> = { firstSeen, clicks: 0, title: '', desc: '', image: '', category: '', themes: [], published: firstSeen, dated: false, gsi2sk: publishedSortKey(firstSeen, guid) };
-  for (const [name, value] of Object.entries(given)) if (value !== undefined && value !== '') set[name] = value;
-  if (meta.published !== undefined) {
-    set.gsi2sk = publishedSortKey(meta.published, guid);
-    set.dated = true;
-  }
-  return { guid, set, setIfAbsent };
-}
-
-/** Deletes the reader and preference items of these user ids (BatchWriteItem, 25 per call); needs no store instance. */
-export async function forgetReaderItems(clientId: string, userIds: string[]): Promise<void> {
-  await batchWrite(userIds.flatMap((id) => [keys.reader(clientId, id), keys.readerPreferences(clientId, id)]).map((Key) => ({ DeleteRequest: { Key } })));
-}
-
-export const strip = <T>(item: Item | undefined): T | undefined => {
-  if (!item) return undefined;
-  const { pk: _pk, sk: _sk, type: _t, ttl: _ttl, [READER_VERSION]: _rv, ...rest } = item;
-  return rest as T;
-};
+import {
+  articleFields,
+  DAY,
+  DELETED,
+  DELETED_PREFIX,
+  forgetReaderItems,
+  FRESH_PREFIX,
+  fromNeighbourItem,
+  isLive,
+  recosItems,
+  strip,
+  toArticle,
+  toCovisits,
+  toFresh,
+  updateParts,
+  type Item,
+} from './dynamo-items.js';
 
 /**
  * The recommendation records in the single table. Calls per operation:
  * context 1 (BatchGetItem, with the fresh list, the deletion windows and the client),
  * hotArticles 1 (Query on gsi1; none while a cached list answers), articles
  * 1 (BatchGetItem; none when cached copies answer them all), upsertArticle 1,
- * addFresh 1 (+1 rare pruning), deleteArticle 4 (the deletion mark first), recordView 2 (UpdateItem ADD, then the index key), putReader 1, addCovisits 1 + one per other
- * article (UpdateItem, plus a rare pruning Put), recordClick 1.
+ * coReads 1 (BatchGetItem), addFresh 1 (+1 rare pruning), deleteArticle 4 (the deletion mark first),
+ * recordClick 1. (The per-view writes of the retired one-by-one tracking are bench/per-view-store.ts.)
  * UnprocessedKeys retries add calls under throttling.
  */
 export class DynamoStore implements RecosStore {
@@ -430,67 +296,6 @@ export class DynamoStore implements RecosStore {
       ddb.send(new UpdateCommand({ TableName: tableName(), Key: keys.freshArticles(clientId), UpdateExpression: 'REMOVE #g', ExpressionAttributeNames: { '#g': FRESH_PREFIX + guid } })),
     ]);
     return found;
-  }
-
-  async recordView(clientId: string, view: PageView, now: number): Promise<Article | undefined> {
-    const { bucket, amount } = viewIncrement(now);
-    const guid = articleGuid(view.url);
-    const { userId: _reader, ...meta } = view;
-    const { set, setIfAbsent } = articleFields(clientId, meta, now, now);
-    const { names, values, parts } = updateParts({ ...set, lastSeen: now, gsi1pk: keys.articlesByHotness(clientId) }, setIfAbsent);
-    values[':one'] = 1;
-    values[':mass'] = amount;
-    names['#views'] = 'views';
-    names['#mass'] = MASS_PREFIX + bucket;
-    const article = await updateLiveArticle(clientId, guid, `SET ${parts.join(', ')} ADD #views :one, #mass :mass`, names, values);
-    if (!article) return undefined;
-    // The index order only moves up: a concurrent view that computed a lower score does not overwrite a higher one.
-    try {
-      await ddb.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.article(clientId, article.guid),
-          UpdateExpression: 'SET gsi1sk = :k',
-          // Not on a tombstone (a DELETE between the view's two writes): it would carry a popularity key into a revival.
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#deleted) AND (attribute_not_exists(gsi1sk) OR gsi1sk < :k)',
-          ExpressionAttributeNames: { '#deleted': DELETED },
-          ExpressionAttributeValues: { ':k': hotSortKey(article.hot) },
-        }),
-      );
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err;
-    }
-    return article;
-  }
-
-  async putReader(clientId: string, reader: Reader): Promise<void> {
-    await ddb.send(new PutCommand({ TableName: tableName(), Item: recosItems.reader(clientId, reader) }));
-  }
-
-  async addCovisits(clientId: string, guid: string, others: Covisits): Promise<void> {
-    const now = Math.floor(Date.now() / 1000);
-    await Promise.all([this.bump(clientId, guid, others, now), ...Object.entries(others).map(([other, weight]) => this.bump(clientId, other, { [guid]: weight }, now))]);
-  }
-
-  private async bump(clientId: string, guid: string, others: Covisits, now: number): Promise<void> {
-    const entries = Object.entries(others);
-    const names = Object.fromEntries(entries.map(([g], i) => [`#c${i}`, COUNT_PREFIX + g]));
-    const values = Object.fromEntries(entries.map(([, w], i) => [`:c${i}`, w]));
-    const out = await ddb.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.covisits(clientId, guid),
-        UpdateExpression: `SET #type = :type, #ttl = :ttl ADD ${entries.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
-        ExpressionAttributeNames: { ...names, '#type': 'type', '#ttl': 'ttl' },
-        ExpressionAttributeValues: { ...values, ':type': 'covisit', ':ttl': now + LIMITS.articleTtlDays * DAY },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    const counts = toCovisits(out.Attributes ?? {});
-    if (Object.keys(counts).length > COVISIT_PRUNE_AT) {
-      // Rare; increments racing with this rewrite are lost (counts are statistics).
-      await ddb.send(new PutCommand({ TableName: tableName(), Item: recosItems.covisits(clientId, guid, pruneCovisits(counts, COVISIT_CAP), now) }));
-    }
   }
 
   async putPreferences(clientId: string, preferences: Preferences): Promise<void> {

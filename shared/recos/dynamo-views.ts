@@ -11,10 +11,12 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, batchWrite, ddb, isConditionFailure, runPool, tableName } from '../db/client.js';
 import { hotSortKey, keys } from '../db/keys.js';
-import { articleFields, COUNT_PREFIX, DELETED, DynamoStore, isLive, MASS_PREFIX, READER_VERSION, recosItems, strip, toArticle, toCovisits, updateLiveArticle, updateParts } from './dynamo-store.js';
+import { articleFields, COUNT_PREFIX, DELETED, isLive, MASS_PREFIX, READER_VERSION, recosItems, strip, toArticle, toCovisits, updateLiveArticle, updateParts } from './dynamo-items.js';
+import { DynamoStore } from './dynamo-store.js';
 import { scoreFromBuckets, viewIncrement } from './ranking.js';
-import { COVISIT_CAP, COVISIT_PRUNE_AT, pruneCovisits, type VersionedReader, type ViewBatchStore } from './store.js';
-import { LIMITS } from './tracking.js';
+import { COVISIT_CAP, COVISIT_PRUNE_AT, pruneCovisits } from './limits.js';
+import type { VersionedReader, ViewBatchStore } from './port.js';
+import { LIMITS } from './limits.js';
 import type { Article, FreshEntry, Reader } from './types.js';
 import type { ArticleViews } from './view-batch.js';
 import { NEIGHBOUR_REFRESH_SECONDS, NEIGHBOURS_AT, strongestNeighbours } from './neighbours.js';

@@ -15,7 +15,7 @@
 import { decodeHTML } from 'entities';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { toUnixSeconds } from './schemas.js';
-import { LIMITS } from './tracking.js';
+import { LIMITS } from './limits.js';
 import { canonicalUrl } from './urls.js';
 
 export type FeedFormat = 'rss' | 'atom' | 'sitemap';

@@ -1,11 +1,11 @@
 import { rank, type Ranked } from './ranking.js';
 import { FRESH_AHEAD_SECONDS } from './settings.js';
 import { NEIGHBOUR_MAX_AGE_SECONDS, type NeighbourSnapshot } from './neighbours.js';
-import type { RecosStore, SeedCoReads } from './store.js';
+import type { RecosStore, SeedCoReads } from './port.js';
 import type { Client } from '../clients/clients.js';
 import type { BlockSettings, Covisits } from './types.js';
 import { articleGuid } from './urls.js';
-import { LIMITS } from './tracking.js';
+import { LIMITS } from './limits.js';
 
 /**
  * Candidates per request: the most popular articles, the newest catalogue

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { isWellFormed } from '../db/storable.js';
 import { BoolParam } from '../http/schemas.js';
-import { LIMITS } from './tracking.js';
+import { LIMITS } from './limits.js';
 import { canonicalUrl } from './urls.js';
 
 /** A reader's id: the tracking user id, the anonymous cookie value or a subscriber's guid (one id space, spec 2.3). */

@@ -6,7 +6,8 @@ import { getClient, resolvePublicKey, type BlockKey, type Client } from '../clie
 import { siteHostAllowed, storedSiteHosts } from '../clients/site-hosts.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../http/errors.js';
 import { envelope } from './envelope.js';
-import { DynamoStore, forgetReaderItems } from './dynamo-store.js';
+import { DynamoStore } from './dynamo-store.js';
+import { forgetReaderItems } from './dynamo-items.js';
 import { DynamoViewStore } from './dynamo-views.js';
 import { addLogKeys, count } from '../observability/index.js';
 import { algoName, shuffled, SIGNALS } from './ranking.js';

@@ -1,47 +1,11 @@
 import { addView } from './ranking.js';
-import { freshListable } from './settings.js';
-import type { RecosStore } from './store.js';
 import { articleGuid } from './urls.js';
-import type { Article, Reader } from './types.js';
+import type { Article, ArticleMeta, Reader } from './types.js';
+import { LIMITS } from './limits.js';
 
-/** Storage bounds per reader and per article (docs/architecture.md "Recommendations: storage"). */
-export const LIMITS = {
-  /** Most recent distinct reads kept per reader. */
-  readsPerReader: 100,
-  /** Implicit themes kept per reader (strongest first). */
-  tastesPerReader: 30,
-  /** Themes kept per article. */
-  themesPerArticle: 20,
-  /** Explicit preferences per reader. */
-  preferencesPerReader: 50,
-  /** Two page views of a reader belong to one session when at most this far apart. */
-  sessionGapSeconds: 30 * 60,
-  /** A new read is co-counted with at most this many earlier reads of the same session. */
-  sessionPairs: 4,
-  /** A reader's item expires this long after their last page view. */
-  readerTtlDays: 180,
-  /** An article (and its co-visits) expires this long after its last page view. */
-  articleTtlDays: 365,
-  /** Implicit tastes decay by this factor at each new read. */
-  tasteDecay: 0.9,
-};
+export type { ArticleMeta, PageView } from './types.js';
 
-/** A page view as the tracking endpoint accepts it, already validated and normalised. */
-export interface PageView {
-  userId: string;
-  /** Canonical URL (`canonicalUrl`). */
-  url: string;
-  title?: string;
-  desc?: string;
-  image?: string;
-  category?: string;
-  /** Unix seconds. */
-  published?: number;
-  themes?: string[];
-}
 
-/** What a page or the catalogue says about an article (no reader). */
-export type ArticleMeta = Omit<PageView, 'userId'>;
 
 /**
  * The article with metadata refreshed from a page or the catalogue: given
@@ -145,25 +109,3 @@ export function mergeReader(previous: Reader | undefined, userId: string, articl
   };
 }
 
-/**
- * Records a page view: counts it on the article (creating it, refreshing its
- * metadata; not for an article deleted from the catalogue, whose views are
- * not counted) while reading the reader, then stores the reader's reads and
- * tastes and the co-visits of the article with the reader's earlier reads of
- * the same session; an article's first view puts it on the fresh list.
- */
-export async function trackPageView(store: RecosStore, clientId: string, view: PageView, now: number): Promise<Article | undefined> {
-  const [{ reader }, article] = await Promise.all([store.context(clientId, { userId: view.userId }), store.recordView(clientId, view, now)]);
-  // A deleted article (DELETE /v1/articles) is not counted, nor read, nor co-visited.
-  if (!article) return undefined;
-  const merged = mergeReader(reader, view.userId, article, now);
-  // An article's first view puts it on the fresh list, as the catalogue does (once per article: a fresh candidate before it is popular);
-  // only with a publication time from the page: a page without one is dated by its first view, which says nothing of its age.
-  const isNew = article.views === 1 && view.published !== undefined && freshListable(article.published, now);
-  await Promise.all([
-    store.putReader(clientId, merged.reader),
-    merged.session.length > 0 ? store.addCovisits(clientId, article.guid, Object.fromEntries(merged.session.map((g, i) => [g, merged.weights[i]]))) : undefined,
-    isNew ? store.addFresh(clientId, [{ guid: article.guid, published: article.published }], now) : undefined,
-  ]);
-  return article;
-}

@@ -95,3 +95,29 @@ export interface BlockSettings {
   /** Display names of categories (`category_display`); the category itself when absent. */
   categoryDisplay: Record<string, string>;
 }
+
+/** A page view as the tracking endpoint accepts it, already validated and normalised. */
+export interface PageView {
+  userId: string;
+  /** Canonical URL (`canonicalUrl`). */
+  url: string;
+  title?: string;
+  desc?: string;
+  image?: string;
+  category?: string;
+  /** Unix seconds. */
+  published?: number;
+  themes?: string[];
+}
+
+/** What a page or the catalogue says about an article (no reader). */
+export type ArticleMeta = Omit<PageView, 'userId'>;
+
+/** The views of one article in a batch, as one update: the latest metadata and every view time. */
+export interface ArticleViews {
+  guid: string;
+  /** Metadata the pages sent, later views overriding earlier ones field by field (absent or empty fields keep earlier ones). */
+  meta: ArticleMeta;
+  /** View times (Unix seconds), oldest first: their count and popularity mass are added. */
+  times: number[];
+}

@@ -8,10 +8,10 @@
  * applying its views one by one in time order (test/unit/recos-view-batch.test.ts).
  */
 import { freshListable } from './settings.js';
-import type { ViewBatchStore } from './store.js';
+import type { ViewBatchStore } from './port.js';
 import { mergeReader, type ArticleMeta, type PageView } from './tracking.js';
 import { articleGuid } from './urls.js';
-import type { Article } from './types.js';
+import type { Article, ArticleViews } from './types.js';
 
 /** One page view as the tracking request queues it: the client, the view, and when it happened (Unix seconds). */
 export interface QueuedView {
@@ -20,14 +20,7 @@ export interface QueuedView {
   t: number;
 }
 
-/** The views of one article in a batch, as one update: the latest metadata and every view time. */
-export interface ArticleViews {
-  guid: string;
-  /** Metadata the pages sent, later views overriding earlier ones field by field (absent or empty fields keep earlier ones). */
-  meta: ArticleMeta;
-  /** View times (Unix seconds), oldest first: their count and popularity mass are added. */
-  times: number[];
-}
+export type { ArticleViews } from './types.js';
 
 /** What applying a batch did, for the consumer's answer and metrics. */
 export interface BatchResult {

@@ -6,7 +6,7 @@
 import { config } from '../config.js';
 import { count, logger } from '../observability/index.js';
 import { sendMessage, sqsRecords } from '../queue.js';
-import type { ViewBatchStore } from './store.js';
+import type { ViewBatchStore } from './port.js';
 import type { PageView } from './tracking.js';
 import { applyViewBatch, type BatchResult, type QueuedView } from './view-batch.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryStore } from '../../shared/recos/store.js';
-import { trackPageView, type PageView } from '../../shared/recos/tracking.js';
+import type { PageView } from '../../shared/recos/types.js';
+import { MemoryStore } from '../helpers/recos-memory-store.js';
+import { trackPageView } from '../helpers/recos-oracle.js';
 import { articleGuid } from '../../shared/recos/urls.js';
 import { applyViewBatch, groupByArticle, type QueuedView } from '../../shared/recos/view-batch.js';
 

@@ -1,0 +1,80 @@
+/**
+ * The one-by-one page-view writes on DynamoDB (what POST /v1/track did per
+ * view before the tracking queue), for bench:recos:tracking's baseline with
+ * the oracle test/helpers/recos-oracle.ts: the service itself no longer
+ * writes this way, so these writes live here, beside the bench.
+ */
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, isConditionFailure, tableName } from '../shared/db/client.js';
+import { hotSortKey, keys } from '../shared/db/keys.js';
+import { articleFields, COUNT_PREFIX, DAY, DELETED, MASS_PREFIX, recosItems, toCovisits, updateLiveArticle, updateParts } from '../shared/recos/dynamo-items.js';
+import { DynamoStore } from '../shared/recos/dynamo-store.js';
+import { COVISIT_CAP, COVISIT_PRUNE_AT, LIMITS, pruneCovisits } from '../shared/recos/limits.js';
+import { viewIncrement } from '../shared/recos/ranking.js';
+import type { Article, Covisits, PageView, Reader } from '../shared/recos/types.js';
+import { articleGuid } from '../shared/recos/urls.js';
+import type { PerViewStore } from '../test/helpers/recos-oracle.js';
+
+export class PerViewDynamoStore extends DynamoStore implements PerViewStore {
+  async recordView(clientId: string, view: PageView, now: number): Promise<Article | undefined> {
+    const { bucket, amount } = viewIncrement(now);
+    const guid = articleGuid(view.url);
+    const { userId: _reader, ...meta } = view;
+    const { set, setIfAbsent } = articleFields(clientId, meta, now, now);
+    const { names, values, parts } = updateParts({ ...set, lastSeen: now, gsi1pk: keys.articlesByHotness(clientId) }, setIfAbsent);
+    values[':one'] = 1;
+    values[':mass'] = amount;
+    names['#views'] = 'views';
+    names['#mass'] = MASS_PREFIX + bucket;
+    const article = await updateLiveArticle(clientId, guid, `SET ${parts.join(', ')} ADD #views :one, #mass :mass`, names, values);
+    if (!article) return undefined;
+    // The index order only moves up: a concurrent view that computed a lower score does not overwrite a higher one.
+    try {
+      await ddb.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.article(clientId, article.guid),
+          UpdateExpression: 'SET gsi1sk = :k',
+          // Not on a tombstone (a DELETE between the view's two writes): it would carry a popularity key into a revival.
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#deleted) AND (attribute_not_exists(gsi1sk) OR gsi1sk < :k)',
+          ExpressionAttributeNames: { '#deleted': DELETED },
+          ExpressionAttributeValues: { ':k': hotSortKey(article.hot) },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+    return article;
+  }
+
+  async putReader(clientId: string, reader: Reader): Promise<void> {
+    await ddb.send(new PutCommand({ TableName: tableName(), Item: recosItems.reader(clientId, reader) }));
+  }
+
+  async addCovisits(clientId: string, guid: string, others: Covisits): Promise<void> {
+    const now = Math.floor(Date.now() / 1000);
+    await Promise.all([this.bump(clientId, guid, others, now), ...Object.entries(others).map(([other, weight]) => this.bump(clientId, other, { [guid]: weight }, now))]);
+  }
+
+  private async bump(clientId: string, guid: string, others: Covisits, now: number): Promise<void> {
+    const entries = Object.entries(others);
+    const names = Object.fromEntries(entries.map(([g], i) => [`#c${i}`, COUNT_PREFIX + g]));
+    const values = Object.fromEntries(entries.map(([, w], i) => [`:c${i}`, w]));
+    const out = await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.covisits(clientId, guid),
+        UpdateExpression: `SET #type = :type, #ttl = :ttl ADD ${entries.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+        ExpressionAttributeNames: { ...names, '#type': 'type', '#ttl': 'ttl' },
+        ExpressionAttributeValues: { ...values, ':type': 'covisit', ':ttl': now + LIMITS.articleTtlDays * DAY },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    const counts = toCovisits(out.Attributes ?? {});
+    if (Object.keys(counts).length > COVISIT_PRUNE_AT) {
+      // Rare; increments racing with this rewrite are lost (counts are statistics).
+      await ddb.send(new PutCommand({ TableName: tableName(), Item: recosItems.covisits(clientId, guid, pruneCovisits(counts, COVISIT_CAP), now) }));
+    }
+  }
+
+}
