@@ -7,9 +7,8 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionFailure, tableName } from '../shared/db/client.js';
 import { hotSortKey, keys } from '../shared/db/keys.js';
-import { articleFields, COUNT_PREFIX, DAY, DELETED, MASS_PREFIX, recosItems, toCovisits, updateLiveArticle, updateParts } from '../shared/recos/dynamo-items.js';
+import { addCoReadCounts, articleFields, DELETED, MASS_PREFIX, recosItems, updateLiveArticle, updateParts } from '../shared/recos/dynamo-items.js';
 import { DynamoStore } from '../shared/recos/dynamo-store.js';
-import { COVISIT_CAP, COVISIT_PRUNE_AT, LIMITS, pruneCovisits } from '../shared/recos/limits.js';
 import { viewIncrement } from '../shared/recos/ranking.js';
 import type { Article, Covisits, PageView, Reader } from '../shared/recos/types.js';
 import { articleGuid } from '../shared/recos/urls.js';
@@ -56,25 +55,7 @@ export class PerViewDynamoStore extends DynamoStore implements PerViewStore {
     await Promise.all([this.bump(clientId, guid, others, now), ...Object.entries(others).map(([other, weight]) => this.bump(clientId, other, { [guid]: weight }, now))]);
   }
 
-  private async bump(clientId: string, guid: string, others: Covisits, now: number): Promise<void> {
-    const entries = Object.entries(others);
-    const names = Object.fromEntries(entries.map(([g], i) => [`#c${i}`, COUNT_PREFIX + g]));
-    const values = Object.fromEntries(entries.map(([, w], i) => [`:c${i}`, w]));
-    const out = await ddb.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.covisits(clientId, guid),
-        UpdateExpression: `SET #type = :type, #ttl = :ttl ADD ${entries.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
-        ExpressionAttributeNames: { ...names, '#type': 'type', '#ttl': 'ttl' },
-        ExpressionAttributeValues: { ...values, ':type': 'covisit', ':ttl': now + LIMITS.articleTtlDays * DAY },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    const counts = toCovisits(out.Attributes ?? {});
-    if (Object.keys(counts).length > COVISIT_PRUNE_AT) {
-      // Rare; increments racing with this rewrite are lost (counts are statistics).
-      await ddb.send(new PutCommand({ TableName: tableName(), Item: recosItems.covisits(clientId, guid, pruneCovisits(counts, COVISIT_CAP), now) }));
-    }
+  private bump(clientId: string, guid: string, others: Covisits, now: number): Promise<void> {
+    return addCoReadCounts(clientId, guid, Object.entries(others), now);
   }
-
 }

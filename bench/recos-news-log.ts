@@ -21,19 +21,10 @@
  * (the service dates views itself).
  */
 import { prng } from './recos-data.js';
+import type { LogView } from './recos-replay.js';
 
-export interface NewsView {
-  reader: string;
-  url: string;
-  /** Unix seconds (order only). */
-  t: number;
-  title?: string;
-  desc?: string;
-  category?: string;
-  themes?: string[];
-  /** Unix seconds; absent for the back catalogue. */
-  published?: number;
-}
+/** A view of the log: what the replay sends (`published` absent for the back catalogue). */
+export type NewsView = LogView;
 
 export interface NewsLogOptions {
   articles: number;

@@ -5,10 +5,10 @@
  * every article write sets). Used by dynamo-store.ts (request paths) and
  * dynamo-views.ts (the page-view consumer).
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchWrite, ddb, isConditionFailure, tableName } from '../db/client.js';
 import { hotSortKey, keys, publishedSortKey } from '../db/keys.js';
-import { LIMITS } from './limits.js';
+import { COVISIT_CAP, COVISIT_PRUNE_AT, LIMITS, pruneCovisits } from './limits.js';
 import { NEIGHBOURS_AT, packNeighbours, unpackNeighbours, type NeighbourSnapshot } from './neighbours.js';
 import { bucketsFromScore, scoreFromBuckets } from './ranking.js';
 import type { Article, ArticleMeta, Covisits, FreshEntry, Preferences, Reader } from './types.js';
@@ -163,3 +163,28 @@ export const strip = <T>(item: Item | undefined): T | undefined => {
   return rest as T;
 };
 
+
+/**
+ * ADDs co-read weights to an article's co-visit item (at most 100 per call: one
+ * UpdateExpression stays under 4 KB) and prunes it to the COVISIT_CAP strongest
+ * once it holds more than COVISIT_PRUNE_AT (rare; increments racing with that
+ * rewrite are lost: counts are statistics).
+ */
+export async function addCoReadCounts(clientId: string, guid: string, entries: Array<[string, number]>, now: number): Promise<void> {
+  const names = Object.fromEntries(entries.map(([g], i) => [`#c${i}`, COUNT_PREFIX + g]));
+  const values = Object.fromEntries(entries.map(([, n], i) => [`:c${i}`, n]));
+  const out = await ddb.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.covisits(clientId, guid),
+      UpdateExpression: `SET #type = :type, #ttl = :ttl ADD ${entries.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+      ExpressionAttributeNames: { ...names, '#type': 'type', '#ttl': 'ttl' },
+      ExpressionAttributeValues: { ...values, ':type': 'covisit', ':ttl': now + LIMITS.articleTtlDays * DAY },
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  const all = toCovisits(out.Attributes ?? {});
+  if (Object.keys(all).length > COVISIT_PRUNE_AT) {
+    await ddb.send(new PutCommand({ TableName: tableName(), Item: recosItems.covisits(clientId, guid, pruneCovisits(all, COVISIT_CAP), now) }));
+  }
+}

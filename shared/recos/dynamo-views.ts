@@ -11,19 +11,15 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, batchWrite, ddb, isConditionFailure, runPool, tableName } from '../db/client.js';
 import { hotSortKey, keys } from '../db/keys.js';
-import { articleFields, COUNT_PREFIX, DELETED, isLive, MASS_PREFIX, READER_VERSION, recosItems, strip, toArticle, toCovisits, updateLiveArticle, updateParts } from './dynamo-items.js';
+import { addCoReadCounts, articleFields, DELETED, isLive, MASS_PREFIX, READER_VERSION, recosItems, strip, toArticle, toCovisits, updateLiveArticle, updateParts, type Item } from './dynamo-items.js';
 import { DynamoStore } from './dynamo-store.js';
 import { scoreFromBuckets, viewIncrement } from './ranking.js';
-import { COVISIT_CAP, COVISIT_PRUNE_AT, pruneCovisits } from './limits.js';
 import type { VersionedReader, ViewBatchStore } from './port.js';
-import { LIMITS } from './limits.js';
 import type { Article, FreshEntry, Reader } from './types.js';
-import type { ArticleViews } from './view-batch.js';
+import type { ArticleViews } from './types.js';
 import { NEIGHBOUR_REFRESH_SECONDS, NEIGHBOURS_AT, strongestNeighbours } from './neighbours.js';
 import { CANDIDATES } from './recommend.js';
 
-const DAY = 86_400;
-type Item = Record<string, unknown>;
 
 /** Updates of one batch run this many calls at once. */
 const CONCURRENCY = 16;
@@ -198,27 +194,6 @@ export class DynamoViewStore implements ViewBatchStore {
       for (let i = 0; i < entries.length; i += 100) chunks.push([guid, entries.slice(i, i + 100)]);
       return chunks;
     });
-    await runPool(updates, CONCURRENCY, async ([guid, entries]) => this.bumpCounts(clientId, guid, entries, now));
+    await runPool(updates, CONCURRENCY, async ([guid, entries]) => addCoReadCounts(clientId, guid, entries, now));
   }
-
-  private async bumpCounts(clientId: string, guid: string, entries: Array<[string, number]>, now: number): Promise<void> {
-    const names = Object.fromEntries(entries.map(([g], i) => [`#c${i}`, COUNT_PREFIX + g]));
-    const values = Object.fromEntries(entries.map(([, n], i) => [`:c${i}`, n]));
-    const out = await ddb.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.covisits(clientId, guid),
-        UpdateExpression: `SET #type = :type, #ttl = :ttl ADD ${entries.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
-        ExpressionAttributeNames: { ...names, '#type': 'type', '#ttl': 'ttl' },
-        ExpressionAttributeValues: { ...values, ':type': 'covisit', ':ttl': now + LIMITS.articleTtlDays * DAY },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    const all = toCovisits(out.Attributes ?? {});
-    if (Object.keys(all).length > COVISIT_PRUNE_AT) {
-      // Rare; increments racing with this rewrite are lost (counts are statistics).
-      await ddb.send(new PutCommand({ TableName: tableName(), Item: recosItems.covisits(clientId, guid, pruneCovisits(all, COVISIT_CAP), now) }));
-    }
-  }
-
 }
