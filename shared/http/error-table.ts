@@ -9,7 +9,7 @@
  * class. Every domain error sets its `name` as a literal (minified bundles
  * rename classes), and a unit test checks each one has its row.
  */
-import type { AuthError, BadCredentialsError, TokenError } from '../auth/errors.js';
+import type { BadCredentialsError, TokenError } from '../auth/errors.js';
 import type { ClientExistsError, InvalidClientSettingError, UnknownClientError } from '../clients/errors.js';
 import type { EventFilesNotEnabledError, InvalidEventRequestError } from '../events/errors.js';
 import type { LeaseLostError, UnknownFileError } from '../imports/errors.js';
@@ -37,7 +37,7 @@ import type {
   PartialWriteError,
   StorageBugError,
 } from '../subscribers/errors.js';
-import { HOLD_MS } from '../subscribers/limits.js';
+import { BUSY_RETRY_SECONDS } from '../subscribers/limits.js';
 import { HttpError, InvalidRequestError } from './errors.js';
 
 /** The HTTP answer to one domain error. */
@@ -49,14 +49,16 @@ export function answer<E extends Error>(status: number, cause: (err: E) => strin
 }
 
 const retrySafe = 'Retry the request: applying it again is safe.';
-/** Retry-After of a write that met another large write on its list (a bulk write holds its list for at most HOLD_MS at a time), and of a storage fault. */
-const busyRetry = () => ({ 'retry-after': String(HOLD_MS / 1000) });
+const logged = 'It has been logged.';
+/** What a write that stopped part-way applied: `after 3 of 10 subscribers were applied; the rest were not.` */
+const stoppedAfter = (e: { applied: number; total: number }, what: string) => `after ${e.applied} of ${e.total} ${what} were applied; the rest were not.`;
+/** Retry-After of a write that met another large write on its list, and of a storage fault. */
+const busyRetry = () => ({ 'retry-after': String(BUSY_RETRY_SECONDS) });
 const faultRetry = () => ({ 'retry-after': '1' });
 
 /** Domain error name → its HTTP answer. */
 export const errorTable: Readonly<Record<string, Answer>> = {
   // auth
-  AuthError: answer<AuthError>(401),
   TokenError: answer<TokenError>(401),
   BadCredentialsError: answer<BadCredentialsError>(401),
   // clients
@@ -77,16 +79,12 @@ export const errorTable: Readonly<Record<string, Answer>> = {
   // subscribers
   ListBusyError: answer<ListBusyError>(503, () => 'Another large write to this list is running; nothing of this request was applied. Retry in a few seconds.', busyRetry),
   PartialWriteError: (e: PartialWriteError) => {
-    const what = `${e.applied} of ${e.total} subscribers were applied; the rest were not.`;
-    if (e.reason === 'time') return new HttpError(503, `The request ran out of time after ${what} ${retrySafe}`, faultRetry());
-    if (e.reason === 'busy') return new HttpError(503, `Another large write to this list held it after ${what} ${retrySafe}`, busyRetry());
-    return new HttpError(503, `Storage error after ${what} ${retrySafe}`, faultRetry());
+    const what = `${stoppedAfter(e, 'subscribers')} ${retrySafe}`;
+    if (e.reason === 'time') return new HttpError(503, `The request ran out of time ${what}`, faultRetry());
+    if (e.reason === 'busy') return new HttpError(503, `Another large write to this list held it ${what}`, busyRetry());
+    return new HttpError(503, `Storage error ${what}`, faultRetry());
   },
-  StorageBugError: answer<StorageBugError>(500, (e) =>
-    e.applied === 0
-      ? 'Internal error; nothing was applied. It has been logged.'
-      : `Internal error after ${e.applied} of ${e.total} subscribers were applied; the rest were not. It has been logged.`,
-  ),
+  StorageBugError: answer<StorageBugError>(500, (e) => (e.applied === 0 ? `Internal error; nothing was applied. ${logged}` : `Internal error ${stoppedAfter(e, 'subscribers')} ${logged}`)),
   EventsNotStoredError: answer<EventsNotStoredError>(
     503,
     (e) => `${e.applied} subscribers were applied, but their ${e.events} events could not be stored (they were logged, addresses hashed); the subscriber state is complete`,
@@ -118,8 +116,8 @@ export const errorTable: Readonly<Record<string, Answer>> = {
   ReaderSignatureError: answer<ReaderSignatureError>(403),
   PartialCatalogueWriteError: (e: PartialCatalogueWriteError) =>
     e.retryable
-      ? new HttpError(503, `Storage error after ${e.applied} of ${e.total} articles were applied; the rest were not. ${retrySafe}`, faultRetry())
-      : new HttpError(500, `Internal error after ${e.applied} of ${e.total} articles were applied; the rest were not. It has been logged.`),
+      ? new HttpError(503, `Storage error ${stoppedAfter(e, 'articles')} ${retrySafe}`, faultRetry())
+      : new HttpError(500, `Internal error ${stoppedAfter(e, 'articles')} ${logged}`),
 };
 
 /** The HTTP answer to a domain error (by its `name`), or undefined for any other error (the responder makes it a 500). */

@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import type { RouteDef } from '../http/route.js';
 import { ErrorSchema, errorResponses } from '../http/schemas.js';
+import { SETTLE_MINUTES } from '../events/days.js';
 import { EventFileParamsSchema, EventFileQuerySchema } from '../events/schemas.js';
 import { FileIdParamsSchema, ImportBodySchema, ImportedFileSchema } from '../imports/schemas.js';
 
@@ -14,7 +15,7 @@ export const fileRoutes = {
     access: { table: 'R', events: 'RW' },
     summary: 'The CSV file of one event type and UTC day (premium)',
     description:
-      'Header of spec §6, then one line per event sorted by date (UTC, YYYY-MM-DD HH:MM:SS). Today (and yesterday until 00:10 UTC) is stitched from the hours the hourly job built plus the hours it has not reached yet (the current one), and marked `X-Events-Incomplete: true`. A day without events: the header line alone. Files above EVENTS_INLINE_MAX_BYTES: 302 to a presigned S3 URL valid EVENTS_URL_TTL_SECONDS. Cells are formula-safe by default (OWASP CSV injection: a leading apostrophe before `=`, `+`, `-`, `@`, tab, CR); `raw=true` asks for the values as recorded.',
+      `Header of spec §6, then one line per event sorted by date (UTC, YYYY-MM-DD HH:MM:SS). Today (and yesterday until 00:${String(SETTLE_MINUTES).padStart(2, '0')} UTC) is stitched from the hours the hourly job built plus the hours it has not reached yet (the current one), and marked \`X-Events-Incomplete: true\`. A day without events: the header line alone. Files above EVENTS_INLINE_MAX_BYTES: 302 to a presigned S3 URL valid EVENTS_URL_TTL_SECONDS. Cells are formula-safe by default (OWASP CSV injection: a leading apostrophe before \`=\`, \`+\`, \`-\`, \`@\`, tab, CR); \`raw=true\` asks for the values as recorded.`,
     tags: ['events'],
     request: { params: EventFileParamsSchema, query: EventFileQuerySchema },
     responses: {

@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import type { RouteDef } from '../http/route.js';
 import { ErrorSchema, errorResponses } from '../http/schemas.js';
+import { READ_CACHE_SECONDS } from '../recos/read-cache.js';
 import { LegacyRecommendationsSchema, PreferencesBodySchema, PreferencesParamsSchema, PreferencesQuerySchema, PreferencesSchema, RecommendationsParamsSchema, RecommendationsQuerySchema, RedirectParamsSchema, RedirectQuerySchema, MAX_PUBLISHED_SECONDS, SmartSectionSchema, TrackBodySchema, TrackParamsSchema, TrackResultSchema } from '../recos/schemas.js';
 
 export const recoRoutes = {
@@ -13,7 +14,7 @@ export const recoRoutes = {
     access: { table: 'R' },
     summary: "A reader's recommendations for a block (smart section)",
     description:
-      'The page being read is `page_url`, else the `referer` header. `format` (else the block setting `envelope`) picks the smart-section envelope `{result: {recommendation}, algo, status}` or the earlier `{count, start, recommendations}`. `callback` returns JSONP (application/javascript). `published_time` is Unix seconds. At most 4 DynamoDB calls, 1 or 2 in a warm container (docs/architecture.md). Article fields and popularity may be up to 60 s old (copies kept by a warm container); a deleted article is never offered.',
+      `The page being read is \`page_url\`, else the \`referer\` header. \`format\` (else the block setting \`envelope\`) picks the smart-section envelope \`{result: {recommendation}, algo, status}\` or the earlier \`{count, start, recommendations}\`. \`callback\` returns JSONP (application/javascript). \`published_time\` is Unix seconds. At most 4 DynamoDB calls, 1 or 2 in a warm container (docs/architecture.md). Article fields and popularity may be up to ${READ_CACHE_SECONDS} s old (copies kept by a warm container); a deleted article is never offered.`,
     tags: ['recommendations'],
     request: { params: RecommendationsParamsSchema, query: RecommendationsQuerySchema },
     responses: {

@@ -8,3 +8,5 @@
 export const HOLD_MS = 5_000;
 /** How long a writer waits for another's lease before giving up (ListBusyError). */
 export const LEASE_WAIT_MS = 20_000;
+/** Retry-After of a write refused because another large write held its list: the holder lets go at least this often. */
+export const BUSY_RETRY_SECONDS = HOLD_MS / 1000;
