@@ -114,10 +114,7 @@ export const errorTable: Readonly<Record<string, Answer>> = {
   NoSiteHostsError: answer<NoSiteHostsError>(403),
   TrackingRefusedError: answer<TrackingRefusedError>(403),
   ReaderSignatureError: answer<ReaderSignatureError>(403),
-  PartialCatalogueWriteError: (e: PartialCatalogueWriteError) =>
-    e.retryable
-      ? new HttpError(503, `Storage error ${stoppedAfter(e, 'articles')} ${retrySafe}`, faultRetry())
-      : new HttpError(500, `Internal error ${stoppedAfter(e, 'articles')} ${logged}`),
+  PartialCatalogueWriteError: (e: PartialCatalogueWriteError) => (e.retryable ? new HttpError(503, e.message, faultRetry()) : new HttpError(500, e.message)),
 };
 
 /** The HTTP answer to a domain error (by its `name`), or undefined for any other error (the responder makes it a 500). */

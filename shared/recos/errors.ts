@@ -69,7 +69,11 @@ export class ReaderSignatureError extends RecosError {
   }
 }
 
-/** A catalogue write stopped after `applied` of `total` articles; `retryable` when a retry can cure the storage fault. */
+/**
+ * A catalogue write stopped after `applied` of `total` articles; `retryable`
+ * when a retry can cure the storage fault. The message is the caller's cause
+ * (the feed job fails with it too).
+ */
 export class PartialCatalogueWriteError extends RecosError {
   override name = 'PartialCatalogueWriteError';
   constructor(
@@ -78,6 +82,7 @@ export class PartialCatalogueWriteError extends RecosError {
     readonly retryable: boolean,
     options?: ErrorOptions,
   ) {
-    super(`catalogue write stopped after ${applied} of ${total} articles were applied`, options);
+    const what = `after ${applied} of ${total} articles were applied; the rest were not.`;
+    super(retryable ? `Storage error ${what} Retry the request: applying it again is safe.` : `Internal error ${what} It has been logged.`, options);
   }
 }
