@@ -3,11 +3,11 @@ import { getEventFile } from '../shared/events/download.js';
 import { s3EventStore } from '../shared/events/store.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { redirect, text } from '../shared/http/response.js';
-import { fileRoutes } from '../shared/routes/files.js';
+import { eventRoutes } from '../shared/routes/events.js';
 
 const store = s3EventStore();
 
-export const handler = httpHandler(fileRoutes.eventsGet, async ({ clientId, params, query }) => {
+export const handler = httpHandler(eventRoutes.eventsGet, async ({ clientId, params, query }) => {
   const file = await getEventFile(store, clientId, params.event_name, params.date, new Date(), query.raw ? 'raw' : 'safe');
   const incomplete = { 'x-events-incomplete': String(!file.complete) };
   if ('url' in file) return redirect(file.url, 302, incomplete);

@@ -1,13 +1,11 @@
-/** Errors of clients and their settings (shared/http/error-table.ts gives their status). */
+/** Errors of clients and their settings (shared/http/error-table.ts maps them by `name`). */
 export class ClientsError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = new.target.name;
-  }
+  override name = 'ClientsError';
 }
 
 /** No client has this id. */
 export class UnknownClientError extends ClientsError {
+  override name = 'UnknownClientError';
   constructor(readonly clientId: string) {
     super(`Unknown client ${clientId}`);
   }
@@ -15,6 +13,7 @@ export class UnknownClientError extends ClientsError {
 
 /** A client with this username exists already. */
 export class ClientExistsError extends ClientsError {
+  override name = 'ClientExistsError';
   constructor(readonly username: string) {
     super(`Client ${username} already exists`);
   }
@@ -22,6 +21,7 @@ export class ClientExistsError extends ClientsError {
 
 /** A client setting (username, site hosts, a form's lists) that cannot be stored; the message names the field. */
 export class InvalidClientSettingError extends ClientsError {
+  override name = 'InvalidClientSettingError';
   constructor(
     readonly field: 'username' | 'hosts' | 'listIds',
     message: string,

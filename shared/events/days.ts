@@ -1,5 +1,12 @@
 /** UTC day helpers for event files (`YYYY-MM-DD`). */
 
+/**
+ * Minutes after midnight UTC during which the previous day is still treated
+ * as open: writes that started before midnight may still be landing. The
+ * daily job runs after this (00:15 UTC).
+ */
+export const SETTLE_MINUTES = 10;
+
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** The UTC day of an instant. */

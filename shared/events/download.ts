@@ -3,17 +3,12 @@ import { config } from '../config.js';
 import { EventFilesNotEnabledError, InvalidEventRequestError } from './errors.js';
 import { assembleEvents } from './assemble.js';
 import { csvHeaderLine, type CsvVariant } from './csv.js';
-import { daysBefore, utcDay } from './days.js';
+import { daysBefore, SETTLE_MINUTES, utcDay } from './days.js';
 import { eventPaths, fileName } from './paths.js';
 import type { EventStore } from './store.js';
 import type { EventName } from './types.js';
 
-/**
- * Minutes after midnight UTC during which the previous day is still treated
- * as open: writes that started before midnight may still be landing. The
- * daily job runs after this (00:15 UTC).
- */
-export const SETTLE_MINUTES = 10;
+export { SETTLE_MINUTES };
 
 export type EventFile = {
   filename: string;

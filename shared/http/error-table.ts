@@ -1,46 +1,124 @@
 /**
  * The one table from domain errors to HTTP: status, cause and headers of the
- * spec's `{status, cause}` body. Domain modules throw their own errors
+ * spec's `{status, cause}` body (or the deprecated API's body, for the
+ * errors of that API). Domain modules throw their own errors
  * (shared/<domain>/errors.ts) and know nothing of HTTP; the error responder
- * (handler.ts) turns the first row whose class matches into an HttpError.
- * Rows of subclasses come before their base class. Another table (say,
- * subscriber-errors.ts) merges by concatenation: `[...domainErrors, ...other]`.
- * Only errors.ts modules are imported here: they have no dependencies, so no
- * route bundle grows by a domain it does not use.
+ * (handler.ts) turns the error whose `name` is a key of the table into an
+ * HttpError. The table matches names, not classes, and imports only the
+ * errors' types: a function that never throws an error does not bundle its
+ * class. Every domain error sets its `name` as a literal (minified bundles
+ * rename classes), and a unit test checks each one has its row.
  */
-import { AuthError } from '../auth/errors.js';
-import { ClientExistsError, InvalidClientSettingError, UnknownClientError } from '../clients/errors.js';
-import { EventFilesNotEnabledError, InvalidEventRequestError } from '../events/errors.js';
-import { UnknownListError } from '../lists/errors.js';
-import { UrlFetchError } from '../net/errors.js';
-import { InvalidSubmissionError } from '../optin/errors.js';
-import { RateLimitedError } from '../ratelimit/errors.js';
-import { HttpError } from './errors.js';
+import type { BadCredentialsError, TokenError } from '../auth/errors.js';
+import type { ClientExistsError, InvalidClientSettingError, UnknownClientError } from '../clients/errors.js';
+import type { EventFilesNotEnabledError, InvalidEventRequestError } from '../events/errors.js';
+import type { LeaseLostError, UnknownFileError } from '../imports/errors.js';
+import type { UnknownListError } from '../lists/errors.js';
+import type { UrlFetchError } from '../net/errors.js';
+import type { InvalidSubmissionError } from '../optin/errors.js';
+import type { RateLimitedError } from '../ratelimit/errors.js';
+import type {
+  InvalidRecosRequestError,
+  NoSiteHostsError,
+  PartialCatalogueWriteError,
+  ReaderSignatureError,
+  TrackingRefusedError,
+  UnknownArticleError,
+  UnknownBlockKeyError,
+  UnknownTrackingKeyError,
+} from '../recos/errors.js';
+import type {
+  EventsNotStoredError,
+  InvalidLegacyBatchError,
+  InvalidSubscriberInputError,
+  ListBusyError,
+  ListLeaseLostError,
+  PartialDeleteError,
+  PartialWriteError,
+  StorageBugError,
+} from '../subscribers/errors.js';
+import { BUSY_RETRY_SECONDS } from '../subscribers/limits.js';
+import { HttpError, InvalidRequestError } from './errors.js';
 
-type ErrorClass<E extends Error> = abstract new (...args: never[]) => E;
+/** The HTTP answer to one domain error. */
+export type Answer<E extends Error = never> = (err: E) => HttpError;
 
-/** One row: the error class, its status, its cause (by default the error's message) and response headers. */
-export type ErrorRow = readonly [type: ErrorClass<Error>, status: number, cause: (err: Error) => string, headers?: (err: Error) => Record<string, string>];
-
-/** A row, typed by its class: `cause` and `headers` see the class's own fields. */
-export function errorRow<E extends Error>(type: ErrorClass<E>, status: number, cause: (err: E) => string = (err) => err.message, headers?: (err: E) => Record<string, string>): ErrorRow {
-  return [type, status, cause as (err: Error) => string, headers as ((err: Error) => Record<string, string>) | undefined];
+/** An answer with this status, the error's message as its cause (or `cause(err)`) and response headers. */
+export function answer<E extends Error>(status: number, cause: (err: E) => string = (err) => err.message, headers?: (err: E) => Record<string, string>): Answer<E> {
+  return (err) => new HttpError(status, cause(err), headers?.(err));
 }
 
-export const domainErrors: readonly ErrorRow[] = [
-  errorRow(AuthError, 401),
-  errorRow(UnknownClientError, 404),
-  errorRow(ClientExistsError, 409),
-  errorRow(InvalidClientSettingError, 400),
-  errorRow(UnknownListError, 404),
-  errorRow(InvalidEventRequestError, 400),
-  errorRow(EventFilesNotEnabledError, 403),
-  errorRow(InvalidSubmissionError, 400),
-  errorRow(RateLimitedError, 429, undefined, (err) => ({ 'retry-after': String(err.retryAfterSeconds) })),
-  errorRow(UrlFetchError, 400),
-];
+const retrySafe = 'Retry the request: applying it again is safe.';
+const logged = 'It has been logged.';
+/** What a write that stopped part-way applied: `after 3 of 10 subscribers were applied; the rest were not.` */
+const stoppedAfter = (e: { applied: number; total: number }, what: string) => `after ${e.applied} of ${e.total} ${what} were applied; the rest were not.`;
+/** Retry-After of a write that met another large write on its list, and of a storage fault. */
+const busyRetry = () => ({ 'retry-after': String(BUSY_RETRY_SECONDS) });
+const faultRetry = () => ({ 'retry-after': '1' });
 
-/** The HTTP error of a domain error (the first matching row), or undefined when no row matches. */
-export function httpErrorOf(err: unknown, rows: readonly ErrorRow[] = domainErrors): HttpError | undefined {
-  for (const [type, status, cause, headers] of rows) if (err instanceof type) return new HttpError(status, cause(err), headers?.(err));
+/** Domain error name → its HTTP answer. */
+export const errorTable: Readonly<Record<string, Answer>> = {
+  // auth
+  TokenError: answer<TokenError>(401),
+  BadCredentialsError: answer<BadCredentialsError>(401),
+  // clients
+  UnknownClientError: answer<UnknownClientError>(404),
+  ClientExistsError: answer<ClientExistsError>(409),
+  InvalidClientSettingError: answer<InvalidClientSettingError>(400),
+  // lists
+  UnknownListError: answer<UnknownListError>(404),
+  // events
+  InvalidEventRequestError: answer<InvalidEventRequestError>(400),
+  EventFilesNotEnabledError: answer<EventFilesNotEnabledError>(403),
+  // optin
+  InvalidSubmissionError: answer<InvalidSubmissionError>(400),
+  // ratelimit
+  RateLimitedError: answer<RateLimitedError>(429, undefined, (err) => ({ 'retry-after': String(err.retryAfterSeconds) })),
+  // net
+  UrlFetchError: answer<UrlFetchError>(400),
+  // subscribers
+  ListBusyError: answer<ListBusyError>(503, () => 'Another large write to this list is running; nothing of this request was applied. Retry in a few seconds.', busyRetry),
+  PartialWriteError: (e: PartialWriteError) => {
+    const what = `${stoppedAfter(e, 'subscribers')} ${retrySafe}`;
+    if (e.reason === 'time') return new HttpError(503, `The request ran out of time ${what}`, faultRetry());
+    if (e.reason === 'busy') return new HttpError(503, `Another large write to this list held it ${what}`, busyRetry());
+    return new HttpError(503, `Storage error ${what}`, faultRetry());
+  },
+  StorageBugError: answer<StorageBugError>(500, (e) => (e.applied === 0 ? `Internal error; nothing was applied. ${logged}` : `Internal error ${stoppedAfter(e, 'subscribers')} ${logged}`)),
+  EventsNotStoredError: answer<EventsNotStoredError>(
+    503,
+    (e) => `${e.applied} subscribers were applied, but their ${e.events} events could not be stored (they were logged, addresses hashed); the subscriber state is complete`,
+    faultRetry,
+  ),
+  PartialDeleteError: (e: PartialDeleteError) => {
+    const lists = e.lists.length > 0 ? ` (from list${e.lists.length > 1 ? 's' : ''} ${e.lists.join(', ')})` : '';
+    const why = e.reason === 'busy' ? 'another large write held a list' : 'a storage error';
+    return new HttpError(
+      503,
+      `${e.deleted} subscription(s) were deleted${lists} and ${e.addresses} address(es) were removed from every list before ${why}; the other addresses may still be on some lists. Retry the request: deleting again is safe.`,
+      e.reason === 'busy' ? busyRetry() : faultRetry(),
+    );
+  },
+  ListLeaseLostError: answer<ListLeaseLostError>(503, () => `The list writer stopped; nothing more was applied. ${retrySafe}`, busyRetry),
+  InvalidSubscriberInputError: answer<InvalidSubscriberInputError>(400),
+  // The deprecated list-less API's body: {status: "INVALID_REQUEST", message}.
+  InvalidLegacyBatchError: (e: InvalidLegacyBatchError) => new InvalidRequestError(e.message),
+  // imports
+  LeaseLostError: answer<LeaseLostError>(409, () => 'Another worker holds this imported file'),
+  UnknownFileError: answer<UnknownFileError>(404),
+  // recos
+  UnknownBlockKeyError: answer<UnknownBlockKeyError>(404),
+  UnknownTrackingKeyError: answer<UnknownTrackingKeyError>(404),
+  UnknownArticleError: answer<UnknownArticleError>(404),
+  InvalidRecosRequestError: answer<InvalidRecosRequestError>(400),
+  NoSiteHostsError: answer<NoSiteHostsError>(403),
+  TrackingRefusedError: answer<TrackingRefusedError>(403),
+  ReaderSignatureError: answer<ReaderSignatureError>(403),
+  PartialCatalogueWriteError: (e: PartialCatalogueWriteError) => (e.retryable ? new HttpError(503, e.message, faultRetry()) : new HttpError(500, e.message)),
+};
+
+/** The HTTP answer to a domain error (by its `name`), or undefined for any other error (the responder makes it a 500). */
+export function httpErrorOf(err: unknown, table: Readonly<Record<string, Answer>> = errorTable): HttpError | undefined {
+  if (!(err instanceof Error) || err instanceof HttpError || !Object.hasOwn(table, err.name)) return undefined;
+  return table[err.name](err as never);
 }

@@ -5,9 +5,9 @@ import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import * as v from 'valibot';
 import { addLogKeys, count, logger, observe } from '../observability/index.js';
+import { describeIssues } from '../validation.js';
 import { BadRequestError, HttpError, InvalidRequestError, UnsupportedMediaTypeError } from './errors.js';
 import { httpErrorOf } from './error-table.js';
-import { subscriberHttpError } from './subscriber-errors.js';
 import { isFormType, isJsonType, parseMediaType } from './media-type.js';
 import { json, type HttpResult } from './response.js';
 import type { AnySchema, RouteDef } from './route.js';
@@ -33,15 +33,6 @@ type Request = middy.Request<APIGatewayProxyEventV2, HttpResult, Error, Context>
 type AuthContext = Context & { clientId?: string };
 /** Resolves the client of a token header or throws a 401 (the token service, handed in by token routes). */
 export type Authenticate = (token: string | undefined) => Promise<string>;
-
-/** Names the failing field and the problem: `body.email: Invalid email`. */
-export function describeIssues(where: string, issues: readonly v.BaseIssue<unknown>[]): string {
-  const first = issues[0];
-  const path = v.getDotPath(first);
-  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem(s))` : '';
-  const missingKey = ['object', 'loose_object', 'strict_object'].includes(first.type) && first.received === 'undefined';
-  return `${path ? `${where}.${path}` : where}: ${missingKey ? 'is required' : first.message}${more}`;
-}
 
 async function validate<S extends AnySchema | undefined>(schema: S, value: unknown, where: string): Promise<SchemaOut<S>> {
   if (!schema) return undefined as SchemaOut<S>;
@@ -86,12 +77,11 @@ function errorResponder(route?: RouteDef): middy.MiddlewareObj<APIGatewayProxyEv
   return {
     onError: async (request: Request) => {
       const raw = request.error as (Error & { statusCode?: number; cause?: { package?: string; message?: string } }) | null;
-      let err: Error | null = subscriberHttpError(raw) ?? raw;
+      let err: Error | null = httpErrorOf(raw) ?? raw;
       if (raw?.cause?.package?.startsWith('@middy/http-') && raw.statusCode === 415 && /malformed/i.test(raw.message)) {
         const kind = raw.cause.package.includes('json') ? 'JSON' : 'form data';
         err = new BadRequestError(`body: not valid ${kind}${raw.cause.message ? ` (${raw.cause.message})` : ''}`);
       }
-      err = httpErrorOf(err) ?? err;
       if (err instanceof HttpError && err.status === 400 && route?.legacyErrors && !(err instanceof InvalidRequestError)) {
         err = new InvalidRequestError(`1 error(s): ${err.message}`);
       }

@@ -2,11 +2,10 @@
  * Imported files (spec 2.7): the item that holds a file's status, progress
  * and checkpoint, the worker's lease on it, and the API view of it.
  */
-import { LeaseLostError } from './errors.js';
+import { LeaseLostError, UnknownFileError } from './errors.js';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionFailure, queryAll, tableName } from '../db/client.js';
 import { keys, UNFINISHED_IMPORTS, unfinishedImportOf } from '../db/keys.js';
-import { NotFoundError } from '../http/errors.js';
 import type { ReportError } from '../subscribers/types.js';
 
 /** uploaded → processing → done | failed (docs/api.md). */
@@ -162,10 +161,10 @@ export async function readFile(clientId: string, fileId: number): Promise<FileIt
   return out.Item as FileItem | undefined;
 }
 
-/** An imported file of the client, or a 404 (also for another client's file). */
+/** An imported file of the client; UnknownFileError when it does not exist or belongs to another client. */
 export async function getImportedFile(clientId: string, fileId: number): Promise<ImportedFile> {
   const file = await readFile(clientId, fileId);
-  if (!file) throw new NotFoundError(`Unknown file ${fileId}`);
+  if (!file) throw new UnknownFileError(clientId, fileId);
   return toImportedFile(file);
 }
 

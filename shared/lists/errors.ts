@@ -1,13 +1,11 @@
-/** Errors of lists (shared/http/error-table.ts gives their status). */
+/** Errors of lists (shared/http/error-table.ts maps them by `name`). */
 export class ListsError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = new.target.name;
-  }
+  override name = 'ListsError';
 }
 
 /** The client has no list with this id. */
 export class UnknownListError extends ListsError {
+  override name = 'UnknownListError';
   constructor(
     readonly clientId: string,
     readonly listId: number,

@@ -1,4 +1,4 @@
-/** Errors of outbound fetches (shared/http/error-table.ts gives their status). */
+/** Errors of outbound fetches (shared/http/error-table.ts maps them by `name`). */
 
 /**
  * A URL that may not or could not be fetched; its message starts with
@@ -6,11 +6,11 @@
  * only: the message must not map the network for the caller.
  */
 export class UrlFetchError extends Error {
+  override name = 'UrlFetchError';
   constructor(
     cause: string,
     readonly detail?: string,
   ) {
     super(`url: ${cause}`);
-    this.name = new.target.name;
   }
 }

@@ -1,13 +1,11 @@
-/** Errors of rate limits (shared/http/error-table.ts gives their status). */
+/** Errors of rate limits (shared/http/error-table.ts maps them by `name`). */
 export class RateLimitError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = new.target.name;
-  }
+  override name = 'RateLimitError';
 }
 
 /** A window's allowance is spent for this scope (an IP address, a form key, logins); it opens again after `retryAfterSeconds`. */
 export class RateLimitedError extends RateLimitError {
+  override name = 'RateLimitedError';
   constructor(
     readonly scope: 'ip' | 'key' | 'login',
     readonly retryAfterSeconds: number,

@@ -10,8 +10,8 @@ import { faultDetail, isRetryableStorageFault, runPool } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import { getClient } from '../clients/clients.js';
 import { siteHostAllowed, storedSiteHosts } from '../clients/site-hosts.js';
-import { BadRequestError, ForbiddenError, HttpError, NotFoundError } from '../http/errors.js';
-import { describeIssues } from '../http/handler.js';
+import { InvalidRecosRequestError, NoSiteHostsError, PartialCatalogueWriteError, UnknownArticleError } from './errors.js';
+import { describeIssues } from '../validation.js';
 import { count, logger } from '../observability/index.js';
 import { DynamoStore } from './dynamo-store.js';
 import { ARTICLES_PAGE, ArticleInputSchema } from './schemas.js';
@@ -45,7 +45,7 @@ export interface CatalogueReport {
 /** The client's site hosts, or a 403 when it has none (the catalogue, like tracking, is off until support sets them). */
 async function siteHostsOf(clientId: string): Promise<string[]> {
   const siteHosts = storedSiteHosts((await getClient(clientId))?.siteHosts);
-  if (siteHosts.length === 0) throw new ForbiddenError('the client has no site hosts yet, so the catalogue is off (support sets them: admin set-hosts)');
+  if (siteHosts.length === 0) throw new NoSiteHostsError('the client has no site hosts yet, so the catalogue is off (support sets them: admin set-hosts)');
   return siteHosts;
 }
 
@@ -113,8 +113,8 @@ export async function upsertArticles(clientId: string, siteHosts: string[], raw:
   if (failure) {
     const retryable = isRetryableStorageFault(failure);
     logger.warn('catalogue write failed', { retryable, applied, total: valid.size, detail: faultDetail(failure), error: failure });
-    if (!retryable) throw new HttpError(500, `Internal error after ${applied} of ${valid.size} articles were applied; the rest were not. It has been logged.`);
-    throw new HttpError(503, `Storage error after ${applied} of ${valid.size} articles were applied; the rest were not. Retry the request: applying it again is safe.`, { 'retry-after': '1' });
+    if (!retryable) throw new PartialCatalogueWriteError(applied, valid.size, false, { cause: failure });
+    throw new PartialCatalogueWriteError(applied, valid.size, true, { cause: failure });
   }
   const countOf = (status: CatalogueLine['status']) => lines.filter((l) => l.status === status).length;
   return { created: countOf('created'), updated: countOf('updated'), rejected: countOf('rejected'), lines };
@@ -150,7 +150,7 @@ function decodeCursor(cursor: string, clientId: string): Record<string, string> 
     k.gsi2pk === keys.articlesByPublished(clientId) &&
     (k.pk as string).startsWith(keys.articlePrefix(clientId)) &&
     k.sk === keys.article(clientId, '').sk;
-  if (!ok) throw new BadRequestError('query.cursor: not a cursor of this catalogue (use the X-Next-Cursor of the previous page)');
+  if (!ok) throw new InvalidRecosRequestError('query.cursor: not a cursor of this catalogue (use the X-Next-Cursor of the previous page)');
   return k as Record<string, string>;
 }
 
@@ -164,6 +164,6 @@ export async function listArticles(clientId: string, q: { category?: string; cou
 /** `DELETE /v1/articles?url=…`: the article, its counters and co-visits go; it is never recommended again (404 when unknown). */
 export async function deleteArticle(clientId: string, url: string): Promise<{ url: string; guid: string }> {
   const guid = articleGuid(url);
-  if (!(await store.deleteArticle(clientId, guid))) throw new NotFoundError(`Unknown article ${url}`);
+  if (!(await store.deleteArticle(clientId, guid))) throw new UnknownArticleError(url, `Unknown article ${url}`);
   return { url, guid };
 }

@@ -11,7 +11,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Client } from '../clients/clients.js';
-import { ForbiddenError } from '../http/errors.js';
+import { ReaderSignatureError } from './errors.js';
 
 /** The shape of the browser library's anonymous ids: `anon-` and 32 hex digits (128 random bits). */
 export const ANONYMOUS_ID = /^anon-[0-9a-f]{32}$/;
@@ -28,8 +28,8 @@ export function readerSignature(secret: string, userId: string): string {
  */
 export function checkReaderId(client: Pick<Client, 'signedIds' | 'signingSecret'> | undefined, userId: string, sig: string | undefined, where: string): void {
   if (!client?.signedIds || ANONYMOUS_ID.test(userId)) return;
-  if (!sig) throw new ForbiddenError(`${where}: this publisher requires signed reader ids; ${where} is missing`);
+  if (!sig) throw new ReaderSignatureError(where, `${where}: this publisher requires signed reader ids; ${where} is missing`);
   const expected = Buffer.from(readerSignature(client.signingSecret ?? '', userId), 'utf8');
   const given = Buffer.from(sig, 'utf8');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new ForbiddenError(`${where}: not the signature of this reader id`);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new ReaderSignatureError(where, `${where}: not the signature of this reader id`);
 }

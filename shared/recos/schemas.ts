@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { isWellFormed } from '../db/storable.js';
-import { BoolParam } from '../http/schemas.js';
+import { BoolParam } from '../params.js';
 import { LIMITS } from './limits.js';
 import { canonicalUrl } from './urls.js';
 

@@ -4,7 +4,7 @@
  */
 import { getClient, resolvePublicKey, type BlockKey, type Client } from '../clients/clients.js';
 import { siteHostAllowed, storedSiteHosts } from '../clients/site-hosts.js';
-import { BadRequestError, ForbiddenError, NotFoundError } from '../http/errors.js';
+import { InvalidRecosRequestError, NoSiteHostsError, TrackingRefusedError, UnknownArticleError, UnknownBlockKeyError, UnknownTrackingKeyError } from './errors.js';
 import { envelope } from './envelope.js';
 import { DynamoStore } from './dynamo-store.js';
 import { forgetReaderItems } from './dynamo-items.js';
@@ -83,16 +83,16 @@ const bareHost = (host: string) => host.toLowerCase().replace(/^www\./, '');
  */
 export async function trackView(trackingKey: string, body: TrackBodyOutput, origin: string | undefined): Promise<{ guid: string }> {
   const key = await trackingClient(trackingKey);
-  if (!key) throw new NotFoundError('Unknown tracking key');
+  if (!key) throw new UnknownTrackingKeyError(trackingKey);
   if (origin && origin !== 'null') {
     let originHost: string;
     try {
       originHost = new URL(origin).hostname;
     } catch {
-      throw new BadRequestError('header.origin: not a valid origin');
+      throw new InvalidRecosRequestError('header.origin: not a valid origin');
     }
     if (bareHost(originHost) !== bareHost(new URL(body.url).hostname)) {
-      throw new BadRequestError(`body.url: a page of ${originHost} can only track URLs of its own site`);
+      throw new InvalidRecosRequestError(`body.url: a page of ${originHost} can only track URLs of its own site`);
     }
   }
   const client = key.client;
@@ -100,10 +100,10 @@ export async function trackView(trackingKey: string, body: TrackBodyOutput, orig
   const siteHosts = storedSiteHosts(client?.siteHosts);
   const urlHost = new URL(body.url).hostname;
   if (siteHosts.length === 0) {
-    throw new ForbiddenError('body.url: the client has no site hosts yet, so tracking is off (support sets them: admin set-hosts)');
+    throw new NoSiteHostsError('body.url: the client has no site hosts yet, so tracking is off (support sets them: admin set-hosts)');
   }
   if (!siteHostAllowed(siteHosts, urlHost)) {
-    throw new ForbiddenError(`body.url: host ${urlHost} is not one of the client's site hosts`);
+    throw new TrackingRefusedError(urlHost, `body.url: host ${urlHost} is not one of the client's site hosts`);
   }
   await enqueueView(
     key.clientId,
@@ -139,15 +139,15 @@ export function excludedUrls(rawQueryString: string | undefined): string[] {
       name = decodeURIComponent(pair.slice(0, eq).replace(/\+/g, ' '));
       value = decodeURIComponent(pair.slice(eq + 1).replace(/\+/g, ' '));
     } catch {
-      throw new BadRequestError('query: not validly URL-encoded');
+      throw new InvalidRecosRequestError('query: not validly URL-encoded');
     }
     if (name !== 'excluded[]' && name !== 'excluded') continue;
     if (value === '') continue;
     const url = canonicalUrl(value);
-    if (!url) throw new BadRequestError(`query.excluded[]: "${value.slice(0, 100)}" is not an absolute http(s) URL`);
+    if (!url) throw new InvalidRecosRequestError(`query.excluded[]: "${value.slice(0, 100)}" is not an absolute http(s) URL`);
     out.push(url);
   }
-  if (out.length > MAX_EXCLUDED) throw new BadRequestError(`query.excluded[]: at most ${MAX_EXCLUDED} URLs`);
+  if (out.length > MAX_EXCLUDED) throw new InvalidRecosRequestError(`query.excluded[]: at most ${MAX_EXCLUDED} URLs`);
   return out;
 }
 
@@ -176,7 +176,7 @@ export interface RecommendationsRequest {
 export async function recommendations(q: RecommendationsRequest) {
   const excluded = excludedUrls(q.rawQueryString);
   const key = await blockKeyItem(q.blockKey);
-  if (!key) throw new NotFoundError('Unknown block key');
+  if (!key) throw new UnknownBlockKeyError(q.blockKey);
   addLogKeys({ clientId: key.clientId });
   // The client record (site hosts, signed reader ids) comes with the ranking's context, read for every request;
   // nothing is ranked unless the client accepts this reader id.
@@ -210,10 +210,10 @@ export async function recommendations(q: RecommendationsRequest) {
  */
 export async function clickTarget(blockKey: string, guid: string, https: boolean): Promise<string> {
   const key = await blockKeyItem(blockKey);
-  if (!key) throw new NotFoundError('Unknown block key');
+  if (!key) throw new UnknownBlockKeyError(blockKey);
   const [client, [article]] = await Promise.all([getClient(key.clientId), store.articles(key.clientId, [guid])]);
-  if (!article || !hostAllowed(blockSettings(key, client), article.url)) throw new NotFoundError('Unknown article');
-  if (!(await store.recordClick(key.clientId, guid))) throw new NotFoundError('Unknown article');
+  if (!article || !hostAllowed(blockSettings(key, client), article.url)) throw new UnknownArticleError(guid);
+  if (!(await store.recordClick(key.clientId, guid))) throw new UnknownArticleError(guid);
   return https ? toHttps(article.url) : article.url;
 }
 

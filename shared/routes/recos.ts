@@ -1,8 +1,10 @@
-/** Rows of the route table (shared/routes.ts): recommendations: tracking, blocks, redirects, preferences and the browser library. */
+/** Rows of the route table (shared/routes.ts): recommendations: tracking, blocks, redirects, preferences (their own group, routes/preferences.ts) and the browser library. */
 import * as v from 'valibot';
 import type { RouteDef } from '../http/route.js';
 import { ErrorSchema, errorResponses } from '../http/schemas.js';
-import { LegacyRecommendationsSchema, PreferencesBodySchema, PreferencesParamsSchema, PreferencesQuerySchema, PreferencesSchema, RecommendationsParamsSchema, RecommendationsQuerySchema, RedirectParamsSchema, RedirectQuerySchema, MAX_PUBLISHED_SECONDS, SmartSectionSchema, TrackBodySchema, TrackParamsSchema, TrackResultSchema } from '../recos/schemas.js';
+import { READ_CACHE_SECONDS } from '../recos/read-cache.js';
+import { preferenceRoutes } from './preferences.js';
+import { LegacyRecommendationsSchema, RecommendationsParamsSchema, RecommendationsQuerySchema, RedirectParamsSchema, RedirectQuerySchema, MAX_PUBLISHED_SECONDS, SmartSectionSchema, TrackBodySchema, TrackParamsSchema, TrackResultSchema } from '../recos/schemas.js';
 
 export const recoRoutes = {
   recosGet: {
@@ -13,7 +15,7 @@ export const recoRoutes = {
     access: { table: 'R' },
     summary: "A reader's recommendations for a block (smart section)",
     description:
-      'The page being read is `page_url`, else the `referer` header. `format` (else the block setting `envelope`) picks the smart-section envelope `{result: {recommendation}, algo, status}` or the earlier `{count, start, recommendations}`. `callback` returns JSONP (application/javascript). `published_time` is Unix seconds. At most 4 DynamoDB calls, 1 or 2 in a warm container (docs/architecture.md). Article fields and popularity may be up to 60 s old (copies kept by a warm container); a deleted article is never offered.',
+      `The page being read is \`page_url\`, else the \`referer\` header. \`format\` (else the block setting \`envelope\`) picks the smart-section envelope \`{result: {recommendation}, algo, status}\` or the earlier \`{count, start, recommendations}\`. \`callback\` returns JSONP (application/javascript). \`published_time\` is Unix seconds. At most 4 DynamoDB calls, 1 or 2 in a warm container (docs/architecture.md). Article fields and popularity may be up to ${READ_CACHE_SECONDS} s old (copies kept by a warm container); a deleted article is never offered.`,
     tags: ['recommendations'],
     request: { params: RecommendationsParamsSchema, query: RecommendationsQuerySchema },
     responses: {
@@ -59,36 +61,7 @@ export const recoRoutes = {
     request: { params: RedirectParamsSchema, query: RedirectQuerySchema },
     responses: { 302: { description: 'To the article', headers: ['location', 'cache-control'] }, 400: errorResponses[400], 404: { description: 'Unknown block key or article', schema: ErrorSchema } },
   },
-  preferencesGet: {
-    method: 'GET',
-    path: '/v1/users/{user_id}/preferences',
-    handler: 'functions/recos-preferences-get.ts',
-    auth: 'token',
-    access: { table: 'R' },
-    summary: "A reader's theme preferences (spec 4.13)",
-    description: 'A reader without preferences has `themes: []` and `updated_at: null`.',
-    tags: ['recommendations'],
-    request: { params: PreferencesParamsSchema, query: PreferencesQuerySchema },
-    responses: { 200: { description: 'The preferences', schema: PreferencesSchema, headers: ['cache-control'] }, 400: errorResponses[400], 401: errorResponses[401], 403: { description: 'The client requires signed reader ids and `sig` is missing or wrong (JSON, also for JSONP requests)', schema: ErrorSchema } },
-  },
-  preferencesPut: {
-    method: 'PUT',
-    path: '/v1/users/{user_id}/preferences',
-    handler: 'functions/recos-preferences-put.ts',
-    auth: 'token',
-    access: { table: 'RW' },
-    summary: "Set a reader's theme preferences (spec 4.13)",
-    description: 'Replaces the themes (array or comma-separated string; trimmed, lower-cased, at most 50 of 64 characters); `[]` clears them. The themes match the `service:themes` meta of articles.',
-    tags: ['recommendations'],
-    request: { params: PreferencesParamsSchema, query: PreferencesQuerySchema, body: PreferencesBodySchema },
-    responses: {
-      200: { description: 'The preferences now', schema: PreferencesSchema, headers: ['cache-control'] },
-      400: errorResponses[400],
-      401: errorResponses[401],
-      403: { description: 'The client requires signed reader ids and `sig` is missing or wrong (JSON, also for JSONP requests)', schema: ErrorSchema },
-      415: errorResponses[415],
-    },
-  },
+  ...preferenceRoutes,
   libraryGet: {
     method: 'GET',
     path: '/lib/v1',

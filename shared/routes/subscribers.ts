@@ -8,6 +8,7 @@ import { CountSchema, DEFAULT_PAGE, ListingQuerySchema, MAX_LINES, MAX_PAGE, Rep
 import { InvalidRequestSchema } from '../http/schemas.js';
 import { MAX_STORED_DEPTH, MIN_STORED_FRACTION } from '../db/storable.js';
 import { MAX_DATA_BYTES, MAX_STORED_DATA_BYTES } from '../subscribers/data.js';
+import { BUSY_RETRY_SECONDS, LEASE_WAIT_MS } from '../subscribers/limits.js';
 import { count } from './format.js';
 
 /** The headers of every answer of the deprecated list-less API. */
@@ -71,7 +72,7 @@ export const subscriberRoutes = {
       500: { description: 'A storage error a retry cannot cure (a bug; logged); the cause says how much was applied', schema: ErrorSchema },
       503: {
         description:
-          'Storage fault a retry can cure (throttling, a 5xx, a timeout) after part of the batch was applied; the cause says how much; retrying is safe. Also when another large write held the list for the whole wait (20 s): nothing applied, `Retry-After: 5`',
+          `Storage fault a retry can cure (throttling, a 5xx, a timeout) after part of the batch was applied; the cause says how much; retrying is safe. Also when another large write held the list for the whole wait (${LEASE_WAIT_MS / 1000} s): nothing applied, \`Retry-After: ${BUSY_RETRY_SECONDS}\``,
         schema: ErrorSchema,
       },
     },
@@ -93,7 +94,7 @@ export const subscriberRoutes = {
       401: errorResponses[401],
       415: errorResponses[415],
       503: {
-        description: 'A storage fault a retry can cure, or another large write held one of the lists for the whole wait (20 s); `Retry-After`; retrying is safe (addresses already deleted stay deleted)',
+        description: `A storage fault a retry can cure, or another large write held one of the lists for the whole wait (${LEASE_WAIT_MS / 1000} s); \`Retry-After\`; retrying is safe (addresses already deleted stay deleted)`,
         schema: ErrorSchema,
       },
     },
@@ -140,7 +141,7 @@ export const subscriberRoutes = {
       401: errorResponses[401],
       415: errorResponses[415],
       500: { description: 'A storage error a retry cannot cure (a bug; logged)', schema: ErrorSchema },
-      503: { description: 'Storage fault a retry can cure, or another large write held the list for the whole wait (20 s); retrying is safe', schema: ErrorSchema },
+      503: { description: `Storage fault a retry can cure, or another large write held the list for the whole wait (${LEASE_WAIT_MS / 1000} s); retrying is safe`, schema: ErrorSchema },
     },
     lambda: { timeoutSeconds: 29, memoryMb: 1024 },
   },

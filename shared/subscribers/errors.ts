@@ -1,6 +1,6 @@
 /**
  * Errors of the subscriber domain. Each carries what happened and its
- * context, never an HTTP status: shared/http/subscriber-errors.ts maps them to
+ * context, never an HTTP status: shared/http/error-table.ts maps them (by `name`) to
  * a status and a cause at the edge.
  */
 
@@ -89,4 +89,9 @@ export class InvalidSubscriberInputError extends SubscriberError {
 /** The writer's lease ran out (or a chunk under it could not be settled): no further chunk was started. */
 export class ListLeaseLostError extends SubscriberError {
   override name = 'ListLeaseLostError';
+}
+
+/** A batch of the deprecated list-less API refused as a whole; the message counts and names the bad lines (`2 error(s): …`). */
+export class InvalidLegacyBatchError extends SubscriberError {
+  override name = 'InvalidLegacyBatchError';
 }

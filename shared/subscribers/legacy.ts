@@ -3,7 +3,7 @@
  * services on the client's default list, with the old error shape.
  */
 import { requireClient } from '../clients/clients.js';
-import { InvalidRequestError } from '../http/errors.js';
+import { InvalidLegacyBatchError } from './errors.js';
 import { parseSubscriberLines } from './parse.js';
 import { LEGACY_PROFILE_FIELDS, MAX_LINES } from './schemas.js';
 import { applySubscribers } from './service.js';
@@ -35,8 +35,8 @@ export async function defaultListOf(clientId: string): Promise<number> {
  */
 export async function legacySubscribe(clientId: string, body: unknown): Promise<{ listId: number; count: number; report: Report }> {
   const raws = Array.isArray(body) ? (body as unknown[]) : [body];
-  if (raws.length === 0) throw new InvalidRequestError('1 error(s): the array is empty');
-  if (raws.length > MAX_LINES) throw new InvalidRequestError(`1 error(s): at most ${MAX_LINES} subscribers per request, got ${raws.length}`);
+  if (raws.length === 0) throw new InvalidLegacyBatchError('1 error(s): the array is empty');
+  if (raws.length > MAX_LINES) throw new InvalidLegacyBatchError(`1 error(s): at most ${MAX_LINES} subscribers per request, got ${raws.length}`);
   const profileErrors: ReportError[] = [];
   const withProfile = raws.map((raw, i) => {
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw;
@@ -55,7 +55,7 @@ export async function legacySubscribe(clientId: string, body: unknown): Promise<
   const errors = [...profileErrors, ...parsed.errors.filter((e) => !profileErrors.some((p) => p.line === e.line))].sort((a, b) => a.line - b.line);
   if (errors.length > 0) {
     const shown = errors.slice(0, 50).map((e) => `L${e.line}: ${e.cause}`);
-    throw new InvalidRequestError(`${errors.length} error(s): ${shown.join(', ')}${errors.length > 50 ? `, … (${errors.length - 50} more)` : ''}`);
+    throw new InvalidLegacyBatchError(`${errors.length} error(s): ${shown.join(', ')}${errors.length > 50 ? `, … (${errors.length - 50} more)` : ''}`);
   }
   const listId = await defaultListOf(clientId);
   return { listId, count: lines.length, report: await applySubscribers(clientId, listId, lines) };

@@ -54,6 +54,7 @@ import { keys } from '../db/keys.js';
 import type { EventRecord } from '../events/types.js';
 import { count, hashForLog, logger } from '../observability/index.js';
 import { EventsNotStoredError, ListBusyError, ListLeaseLostError, PartialWriteError, StorageBugError } from './errors.js';
+import { HOLD_MS, LEASE_WAIT_MS } from './limits.js';
 import { type AddressFilter, filterForHold, keepKnowledge, type KnownLists } from './members.js';
 import { addDeltas, applyLine, buildReport, dedupeLines, zeroDeltas, type Change, type CounterDeltas, type Outcome } from './rules.js';
 import { compareKeys, counterUpdate, type RangeSkips, readCounters, readSortedSubscribers, readSubscribers, toItem, type SubscriberItem } from './store.js';
@@ -65,10 +66,6 @@ export const LEASE_SHARDS = 16;
 export const leaseMs = () => config.listLeaseSeconds * 1000;
 /** A writer starts no chunk with less than this left on its lease (a third of it, at most 20 s). */
 const leaseSafetyMs = () => Math.min(20_000, leaseMs() / 3);
-/** A bulk write starts chunks under one hold of the lease for at most this long, then releases it. */
-export const HOLD_MS = 5_000;
-/** How long a writer waits for another's lease before giving up (ListBusyError). */
-export const LEASE_WAIT_MS = 20_000;
 /** After a release that transactional writers waited for, the bulk writer lets them go first for at most this long. */
 export const YIELD_CAP_MS = 2_000;
 /** A write with a deadline starts no chunk or transaction with less than this left. */
