@@ -8,6 +8,7 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { vi } from 'vitest';
 import { ddb } from '../../shared/db/client.js';
 import { s3 } from '../../shared/s3.js';
+import { prng } from '../../bench/recos-data.js';
 
 export class Killed extends Error {
   override name = 'Killed';
@@ -62,14 +63,5 @@ export function isSubscriberBatch(command: unknown): command is BatchWriteComman
   return requests.some((r) => String(r.PutRequest?.Item?.sk ?? '').startsWith('SUB#'));
 }
 
-/** A small seeded generator (mulberry32), so a failing kill point can be replayed. */
-export function seeded(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded generator (mulberry32, the benchmarks' `prng`), so a failing kill point can be replayed. */
+export const seeded = prng;
