@@ -71,6 +71,8 @@ async function child(clientId: string, listId: number, url: string, lines: numbe
   const ticker = setInterval(() => {
     void getImportedFile(clientId, file.id).then((f) => console.error(`    … ${((performance.now() - t1) / 1000).toFixed(0)} s: ${f.progress.lines_read}/${lines} lines, worker peak RSS so far ${rss.peak()} MiB`));
   }, 60_000);
+  // A line of its own before the worker starts (bench/subscribers.ts starts its small writes on it).
+  console.log(JSON.stringify({ workerStarted: file.id }));
   const outcome = await runImport(clientId, file.id).finally(() => clearInterval(ticker));
   const t2 = performance.now();
   const workerPeakRss = rss.peak();

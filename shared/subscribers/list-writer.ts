@@ -200,6 +200,8 @@ class Hold {
   /** Last time the waiting mark was read, and whether someone waited since this hold began. */
   private waitCheckedAt = 0;
   private someoneWaits = false;
+  /** Set once a write under this hold was told to stop (shouldStop): nobody joins it any more, it is released when its chunks end. */
+  private stopping = false;
   constructor(
     readonly clientId: string,
     readonly listId: number,
@@ -210,23 +212,34 @@ class Hold {
   ) {
     this.released = new Promise((done) => (this.markReleased = done));
   }
+  /**
+   * Whether another bulk write of this process may start chunks under this hold. Not once it is stopping: a
+   * write joining a stopping hold would leave it at once and try again, a loop of microtasks that keeps the
+   * hold's user count above zero (the lease is never released) and starves the I/O of the chunks in flight.
+   */
   get joinable() {
-    return !this.poisoned && Date.now() - this.acquiredAt < HOLD_MS;
+    return !this.poisoned && !this.stopping && Date.now() - this.acquiredAt < HOLD_MS;
   }
   /** Throws unless the lease has time left for one more chunk and nothing under it is left unsettled. */
   checkTime(): void {
     if (this.poisoned) throw new ListLeaseLostError('a chunk under this lease could not be settled; the sweeper settles it');
     if (Date.now() > this.expiresAt - leaseSafetyMs()) throw new ListLeaseLostError('the list writer lease is about to expire');
   }
+  /** No further chunk starts under this hold, and no write joins it. */
+  stop(): void {
+    this.stopping = true;
+  }
   /** True when no further chunk should start under this hold: its time is up, or a transactional writer waits. */
   async shouldStop(): Promise<boolean> {
-    if (this.poisoned || Date.now() - this.acquiredAt >= HOLD_MS) return true;
+    if (this.stopping) return true;
+    if (this.poisoned || Date.now() - this.acquiredAt >= HOLD_MS) return (this.stopping = true);
     if (!this.someoneWaits && Date.now() - this.waitCheckedAt > 100) {
       this.waitCheckedAt = Date.now();
       const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.listWriterWaiting(this.clientId, this.listId) }));
       if (waits(out.Item)) this.someoneWaits = true;
     }
-    return this.someoneWaits;
+    if (this.someoneWaits) this.stopping = true;
+    return this.stopping;
   }
 }
 
@@ -354,21 +367,45 @@ const WAITING_STALE_MS = 10_000;
 /** True when the waiting item says a transactional writer waits now. */
 const waits = (item: Record<string, unknown> | undefined) => Number(item?.n ?? 0) > 0 && Date.now() - Number(item?.at ?? 0) < WAITING_STALE_MS;
 
+/** How often a waiting transactional writer reads the lease (one GetItem) before it tries its transaction again. */
+const WAIT_POLL_MS = 100;
+
 /**
- * For a transactional writer that found the lease held: when the holder's
- * lease has expired (it died), takes it over, settles and releases it; else
- * says it waits. Returns after either.
+ * For a transactional writer that found the lease held: reads the lease
+ * (one consistent GetItem every WAIT_POLL_MS or so) until it is free, then
+ * returns (the caller tries its transaction again); when the holder's lease
+ * has expired (it died), takes it over, settles and releases it. Returns at
+ * `deadline` at the latest. Polling with a read, not with the transaction:
+ * tens of waiters retrying their transactions every few tens of
+ * milliseconds slowed DynamoDB Local's BatchWriteItem calls of the holder's
+ * chunks from about 0.1 s to several seconds, so the holder kept the list
+ * longer and the waiters waited longer still (issue 31, small writes during
+ * a 200,000-line import).
  */
 async function waitForLease(clientId: string, listId: number, deadline: number, record: RecordEvents | undefined): Promise<void> {
-  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.listWriterShard(clientId, listId, 0), ConsistentRead: true }));
-  const shard = out.Item as LeaseItem | undefined;
-  if (record && shard?.owner && (shard.expiresAt ?? 0) < Date.now()) await withListLease(clientId, listId, deadline, record, async () => undefined);
+  for (;;) {
+    const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.listWriterShard(clientId, listId, 0), ConsistentRead: true }));
+    const shard = out.Item as LeaseItem | undefined;
+    if (!shard?.owner) return;
+    if ((shard.expiresAt ?? 0) < Date.now()) {
+      if (record) await withListLease(clientId, listId, deadline, record, async () => undefined);
+      else await sleep(WAIT_POLL_MS); // without the event store it cannot settle a dead writer: the sweeper will
+      return;
+    }
+    if (Date.now() > deadline) return;
+    await sleep(Math.min(WAIT_POLL_MS * (0.75 + Math.random() / 2), Math.max(0, deadline - Date.now())));
+  }
 }
 
-/** Folds the hold's settled journal entries and removes the owner (unless an entry is left unsettled). */
+/**
+ * Folds the hold's settled journal entries, removes the owner (unless an entry is left unsettled) and lets
+ * waiting transactional writers go first. The hold stays this process's hold of the list until then (not
+ * joinable): the process's other bulk writes of the list wait for `released` instead of taking the lease
+ * again in the middle of the yield.
+ */
 async function release(hold: Hold): Promise<void> {
   const key = holdKey(hold.clientId, hold.listId);
-  if (container.holds.get(key) === hold) container.holds.delete(key);
+  hold.stop();
   try {
     if (hold.poisoned) return;
     await foldJournal(hold);
@@ -397,6 +434,7 @@ async function release(hold: Hold): Promise<void> {
     hold.poisoned = true;
     logger.warn('list writer lease not released', { clientId: hold.clientId, listId: hold.listId, error: err as Error });
   } finally {
+    if (container.holds.get(key) === hold) container.holds.delete(key);
     hold.markReleased();
   }
 }
@@ -555,7 +593,6 @@ export async function transact<T>(
           if (!waiting) await countWaiting(clientId, listId, 1);
           waiting = true;
           await waitForLease(clientId, listId, deadline, record);
-          await sleep(25 + Math.random() * 50);
           continue;
         }
         if (!isTransactionConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;

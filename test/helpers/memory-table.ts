@@ -77,6 +77,8 @@ export function memoryTable() {
   const calls: string[] = [];
   /** Called before each call with its name and number; may throw (a killed writer) or return a count of batch items to land. */
   let failAt: ((name: string, call: number) => void) | undefined;
+  /** Milliseconds each call takes (a timer, as a network round trip is): 0 answers within the same turn of the event loop. */
+  let latencyMs = 0;
 
   const writeOne = (op: { Put?: { Item: Item; ConditionExpression?: string; ExpressionAttributeNames?: Names; ExpressionAttributeValues?: Values }; Delete?: { Key: Item; ConditionExpression?: string; ExpressionAttributeNames?: Names; ExpressionAttributeValues?: Values }; Update?: { Key: Item; UpdateExpression: string; ConditionExpression?: string; ExpressionAttributeNames?: Names; ExpressionAttributeValues?: Values } }, apply: boolean): boolean => {
     if (op.Put) {
@@ -106,6 +108,7 @@ export function memoryTable() {
     const name = (command as object).constructor.name;
     calls.push(name);
     failAt?.(name, calls.length);
+    if (latencyMs > 0) await new Promise((done) => setTimeout(done, latencyMs));
     const input = (command as { input: any }).input;
     if (command instanceof GetCommand) return { Item: clone(items.get(keyOf(input.Key))) };
     if (command instanceof PutCommand || command instanceof DeleteCommand || command instanceof UpdateCommand) {
@@ -160,6 +163,10 @@ export function memoryTable() {
     partition: (pk: string) => [...items.values()].filter((i) => i.pk === pk),
     failAt(hook: ((name: string, call: number) => void) | undefined) {
       failAt = hook;
+    },
+    /** Makes every later call take `ms` (on a timer, like network I/O). */
+    latency(ms: number) {
+      latencyMs = ms;
     },
     restore: () => spy.mockRestore(),
   };

@@ -1,13 +1,22 @@
 /**
  * Small writes are never starved: while a bulk write holds a list in short
- * holds, single-subscriber POSTs, unsubscribes and users/delete of addresses
- * on that list each answer 200 within a few seconds, and counts stay exact.
+ * holds (a batch POST, or an import's worker), single-subscriber POSTs,
+ * opt-in confirmations, unsubscribes and users/delete of addresses on that
+ * list each answer 200 within a few seconds, and counts stay exact.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createForm, setClientSetting } from '../../shared/clients/clients.js';
+import { confirmationLink, mailsTo } from '../helpers/optin.js';
 import { newClient, request, useService } from '../helpers/service.js';
 import { recount } from '../helpers/subscribers.js';
+import { csvRoute, runWorker, startFileServer, type FileServer } from './imports-helpers.js';
 
 const service = useService();
+let files: FileServer;
+beforeAll(async () => {
+  files = await startFileServer();
+});
+afterAll(() => files.close());
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 describe('small writes during a bulk write of the same list', () => {
@@ -39,4 +48,65 @@ describe('small writes during a bulk write of the same list', () => {
     expect(truth).toMatchObject({ subscribed: 40 - 20 + 10 + 6000, unsubscribed: 10 });
     expect((await request(`${url}/count`, { token: client.token })).body).toEqual(truth);
   }, 90_000);
+
+  it('single POSTs, opt-in confirmations, unsubscribes and users/delete answer 200 within 3 s each while a 20,000-line import runs; counts stay exact', async () => {
+    const client = await newClient(service);
+    await setClientSetting(client.username, 'rateLimits', { perIpPerMinute: 100_000, perKeyPerMinute: 100_000 });
+    const formKey = await createForm(client.username, { listIds: [client.defaultListId], global: false });
+    const url = `${service.url}/v1/newsletters/lists/${client.defaultListId}/subscribers`;
+    const post = (body: unknown) => request(url, { method: 'POST', token: client.token, body });
+    expect((await post(Array.from({ length: 40 }, (_, i) => ({ email: `member${i}@example.com` })))).status).toBe(200);
+    const lines = 20_000;
+    let csv = 'email;data_n\n';
+    for (let i = 0; i < lines; i++) csv += `imported${i}@example.com;${i}\n`;
+    process.env.IMPORT_ALLOW_LOOPBACK = 'true';
+    files.routes.set('/small-writes.csv', csvRoute(csv));
+    const created = await request(`${service.url}/v1/files`, { method: 'POST', token: client.token, body: { email_list_id: client.defaultListId, url: `${files.url}/small-writes.csv` } });
+    delete process.env.IMPORT_ALLOW_LOOPBACK;
+    expect(created.status, created.text).toBe(201);
+    let importing = true;
+    const worker = runWorker(client.username, created.body.id).finally(() => (importing = false));
+
+    const timings: Array<{ what: string; status: number; ms: number }> = [];
+    const timed = async (what: string, send: () => Promise<{ status: number; text?: string }>, expectText?: string) => {
+      const started = Date.now();
+      const reply = await send();
+      timings.push({ what, status: expectText && !reply.text?.includes(expectText) ? 0 : reply.status, ms: Date.now() - started });
+    };
+    /** A form submission, then its mailed link followed: the link's GET is the write timed. */
+    const confirm = async (email: string) => {
+      const form = await request(`${service.url}/v1/subscribe/${client.trackingKey}`, {
+        method: 'POST',
+        raw: new URLSearchParams({ email, form_key: formKey }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expect(form.status, form.text).toBe(200);
+      const [mail] = await mailsTo(email);
+      await timed('confirm', () => request(confirmationLink(mail)), 'Subscription confirmed');
+    };
+    const small: Array<Promise<void>> = [];
+    let sent = 0;
+    // Until the import ends (at least 12 small writes, so that some go to its first chunks), one every 150 ms.
+    for (let i = 0; (importing || i < 12) && i < 120; i++) {
+      await sleep(150);
+      sent++;
+      if (i % 4 === 0) small.push(timed('subscribe', () => post({ email: `single${i}@example.com` })));
+      if (i % 4 === 1) small.push(confirm(`optin${i}@example.com`));
+      if (i % 4 === 2) small.push(timed('unsubscribe', () => post({ email: `member${i % 40}@example.com`, subscribed: false })));
+      if (i % 4 === 3) small.push(timed('users/delete', () => request(`${service.url}/v1/users/delete`, { method: 'POST', token: client.token, body: [{ email: `member${i % 40}@example.com` }] })));
+    }
+    await Promise.all(small);
+    expect((await worker).map((r) => r.outcome)).toEqual(['done']);
+    expect(timings).toHaveLength(sent);
+    expect(timings.filter((t) => t.status !== 200)).toEqual([]);
+    expect(timings.filter((t) => t.ms >= 3_000)).toEqual([]);
+    expect(timings.filter((t) => t.what === 'confirm').length).toBeGreaterThanOrEqual(3);
+    const truth = await recount(client.username, client.defaultListId);
+    const quarter = (k: number) => Array.from({ length: sent }, (_, i) => i).filter((i) => i % 4 === k);
+    // Members: each unsubscribe or delete is of member i % 40; the last word on an address wins.
+    const deleted = new Set(quarter(3).map((i) => i % 40));
+    const unsubscribed = new Set(quarter(2).map((i) => i % 40).filter((m) => !deleted.has(m)));
+    expect(truth).toMatchObject({ subscribed: 40 - deleted.size - unsubscribed.size + quarter(0).length + quarter(1).length + lines, unsubscribed: unsubscribed.size });
+    expect((await request(`${url}/count`, { token: client.token })).body).toEqual(truth);
+  }, 120_000);
 });

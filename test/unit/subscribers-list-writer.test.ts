@@ -6,8 +6,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { keys } from '../../shared/db/keys.js';
 import type { EventRecord } from '../../shared/events/types.js';
-import { EventsNotStoredError } from '../../shared/subscribers/errors.js';
-import { applyLines, applyLinesInBulk, leaseMs, sweepListWriters } from '../../shared/subscribers/list-writer.js';
+import { EventsNotStoredError, ListBusyError } from '../../shared/subscribers/errors.js';
+import { applyLines, applyLinesInBulk, HOLD_MS, leaseMs, sweepListWriters } from '../../shared/subscribers/list-writer.js';
 import { memoryTable } from '../helpers/memory-table.js';
 
 const CLIENT = 'c1';
@@ -121,5 +121,51 @@ describe('the list writer against an in-memory table', () => {
     expect(after.subscribed).toContain('late@x.co');
     expect(after.counted).toBe(after.subscribed.length);
     expect(events.subscribed()).toEqual(after.subscribed);
+  });
+
+  it('concurrent bulk writes of one process (an import’s chunks) give the list up within about a chunk when a transactional write waits', async () => {
+    // Regression (issue 31, small writes during an import): the bulk writes that found the hold stopping joined it
+    // again and left at once, in a loop of microtasks that kept the hold from being released and starved the I/O of
+    // the chunks in flight until HOLD_MS ran out: small writes waited about HOLD_MS, then more.
+    const table = memoryTable();
+    const events = recorder();
+    table.latency(10);
+    // As the import worker calls it: 8 calls in flight, each a chunk of the file (400 lines, two bulk chunks).
+    const bulk = Promise.all(
+      Array.from({ length: 8 }, async (_, w) => {
+        for (let c = 0; c < 6; c++) await applyLinesInBulk(CLIENT, LIST, linesOf(400, `w${w}c${c}-`), events.record);
+      }),
+    );
+    await new Promise((done) => setTimeout(done, 150));
+    expect(state(table).owner).toBe(true);
+    const started = Date.now();
+    await applyLines(CLIENT, LIST, [{ line: 1, email: 'small@x.co' }], { record: events.record, deadline: Date.now() + 20_000 });
+    const waited = Date.now() - started;
+    await bulk;
+    expect(waited).toBeLessThan(HOLD_MS / 3);
+    const after = state(table);
+    expect(after).toMatchObject({ counted: 19_201, journal: 0, outbox: 0, owner: false });
+    expect(events.subscribed()).toEqual(after.subscribed);
+  });
+
+  it('a transactional write waiting for a live writer’s lease reads the lease, not its transaction, until the lease is free', async () => {
+    // Regression (issue 31): waiters that retried their whole transaction every 25–75 ms slowed DynamoDB Local's
+    // writes of the holder's chunks several-fold, so the holder kept the list longer and the waiters waited longer.
+    const table = memoryTable();
+    const events = recorder();
+    let batches = 0;
+    let dead = false;
+    table.failAt((name) => {
+      if (name === 'BatchWriteCommand' && ++batches > 3) dead = true;
+      if (dead) throw Object.assign(new Error('killed'), { name: 'Killed' });
+    });
+    await expect(applyLinesInBulk(CLIENT, LIST, linesOf(300), events.record)).rejects.toThrow();
+    table.failAt(undefined);
+    expect(state(table).owner).toBe(true); // a lease that has not expired: its holder may be alive
+    const before = table.calls.length;
+    await expect(applyLines(CLIENT, LIST, [{ line: 1, email: 'small@x.co' }], { record: events.record, deadline: Date.now() + 1_000 })).rejects.toBeInstanceOf(ListBusyError);
+    const during = table.calls.slice(before);
+    expect(during.filter((c) => c === 'TransactWriteCommand').length).toBeLessThanOrEqual(2);
+    expect(during.filter((c) => c === 'GetCommand').length).toBeGreaterThanOrEqual(5);
   });
 });
