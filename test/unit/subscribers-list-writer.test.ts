@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { keys } from '../../shared/db/keys.js';
 import type { EventRecord } from '../../shared/events/types.js';
 import { EventsNotStoredError, ListBusyError } from '../../shared/subscribers/errors.js';
-import { applyLines, applyLinesInBulk, HOLD_MS, leaseMs, sweepListWriters } from '../../shared/subscribers/list-writer.js';
+import { applyLines, applyLinesInBulk, leaseMs, sweepListWriters } from '../../shared/subscribers/list-writer.js';
+import { HOLD_MS } from '../../shared/subscribers/limits.js';
 import { memoryTable } from '../helpers/memory-table.js';
 
 const CLIENT = 'c1';
