@@ -1,28 +1,11 @@
 /** Test helpers for subscribers: a full recount of a list straight from the table, and raw event objects. */
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { config } from '../../shared/config.js';
-import { queryAll, tableName } from '../../shared/db/client.js';
-import { keys } from '../../shared/db/keys.js';
 import { s3 } from '../../shared/s3.js';
+import { recountList } from '../../bench/recount.js';
 
-/** Counts the list's subscriber items one by one (what the counters must always equal). */
-export async function recount(clientId: string, listId: number) {
-  const totals = { subscribed: 0, unsubscribed: 0, cause: { HARD_BOUNCE: 0, PUBLISHER: 0, READER: 0 } };
-  const items = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': keys.subscribersPartition(clientId, listId) },
-    ConsistentRead: true,
-  });
-  for (const item of items) {
-    if (item.subscribed) totals.subscribed++;
-    else {
-      totals.unsubscribed++;
-      totals.cause[item.unsubscribedCause as 'READER']++;
-    }
-  }
-  return totals;
-}
+/** Counts the list's subscriber items one by one (what the counters must always equal): the benchmarks' recount. */
+export const recount = recountList;
 
 /** The raw event objects of a client and event (all days), each as its parsed JSON lines. */
 export async function rawEventObjects(clientId: string, event: string): Promise<Array<Array<Record<string, unknown>>>> {
