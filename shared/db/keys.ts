@@ -86,6 +86,13 @@ export const keys = {
   articleByPublished: (clientId: string, published: number, guid: string) => ({ gsi2pk: keys.articlesByPublished(clientId), gsi2sk: publishedSortKey(published, guid) }),
   /** gsi2 partition of a client's articles by publication time. */
   articlesByPublished: (clientId: string) => `ARTNEW#${clientId}`,
+  /**
+   * The page-view consumer's snapshot of a client's most popular articles (their ranking fields, one packed attribute): a
+   * container without its own copy reads it instead of querying gsi1 (shared/recos/read-cache.ts).
+   */
+  popularSnapshot: (clientId: string) => ({ pk: `ARTHOT#${clientId}`, sk: 'POPULAR' }),
+  /** When a consumer last took the turn to rewrite the popular snapshot (one writer per refresh period, whatever the containers). */
+  popularSnapshotTurn: (clientId: string) => ({ pk: `ARTHOT#${clientId}`, sk: 'POPULARTURN' }),
   /** A client's newest catalogue articles (attributes `p_<guid>` = publication time): the fresh candidates of recommendations. */
   freshArticles: (clientId: string) => ({ pk: `ARTFRESH#${clientId}`, sk: 'FRESH' }),
   /** A counter every fresh-list addition bumps: a container's copy of the fresh list is current while it matches. */

@@ -49,6 +49,15 @@ export const recosItems = {
     a: packNeighbours(snapshot.articles),
     ttl: snapshot.at + DAY,
   }),
+  popular: (clientId: string, snapshot: PopularSnapshot): Item => ({
+    ...keys.popularSnapshot(clientId),
+    type: 'popular',
+    at: snapshot.at,
+    limit: snapshot.limit,
+    a: packNeighbours(snapshot.articles),
+    f: packNeighbours(snapshot.fresh),
+    ttl: snapshot.at + DAY,
+  }),
   covisits: (clientId: string, guid: string, counts: Covisits, now: number): Item => ({
     ...keys.covisits(clientId, guid),
     type: 'covisit',
@@ -74,6 +83,43 @@ export function toArticle(item: Item): Article {
 
 export function fromNeighbourItem(item: Item): NeighbourSnapshot | undefined {
   return typeof item.a === 'string' && typeof item.at === 'number' ? { at: item.at, articles: unpackNeighbours(item.a) } : undefined;
+}
+
+/**
+ * The popular snapshot: the `limit` most popular articles (fewer when the
+ * client had fewer), read from gsi1 after `at` (Unix seconds), and the
+ * newest articles of the client's fresh list outside them (the fresh
+ * candidates a request reads otherwise), read after `at` too.
+ */
+export interface PopularSnapshot {
+  at: number;
+  limit: number;
+  articles: Article[];
+  fresh: Article[];
+}
+
+/** A popular snapshot item stays this far below DynamoDB's 400 KB item limit (long descriptions: fewer articles, see `fitPopular`). */
+export const POPULAR_SNAPSHOT_MAX_BYTES = 300_000;
+
+/**
+ * The snapshot as it fits in `POPULAR_SNAPSHOT_MAX_BYTES`: without its fresh
+ * articles if need be, then with fewer popular ones (its `limit` lowered to
+ * what it holds, so that a request for more queries the index instead).
+ */
+export function fitPopular(snapshot: PopularSnapshot): PopularSnapshot {
+  const size = (s: PopularSnapshot) => packNeighbours(s.articles).length + packNeighbours(s.fresh).length;
+  if (size(snapshot) <= POPULAR_SNAPSHOT_MAX_BYTES) return snapshot;
+  let fitted: PopularSnapshot = { ...snapshot, fresh: [] };
+  while (fitted.articles.length > 0 && size(fitted) > POPULAR_SNAPSHOT_MAX_BYTES) {
+    const keep = Math.floor(fitted.articles.length * 0.9);
+    fitted = { ...fitted, limit: keep, articles: fitted.articles.slice(0, keep) };
+  }
+  return fitted;
+}
+
+export function fromPopularItem(item: Item | undefined): PopularSnapshot | undefined {
+  if (!item || typeof item.a !== 'string' || typeof item.at !== 'number' || typeof item.limit !== 'number') return undefined;
+  return { at: item.at, limit: item.limit, articles: unpackNeighbours(item.a), fresh: typeof item.f === 'string' ? unpackNeighbours(item.f) : [] };
 }
 
 export function toFresh(item: Item): FreshEntry[] {

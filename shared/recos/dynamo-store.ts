@@ -6,7 +6,7 @@ import type { RecosStore, SeedCoReads } from './port.js';
 import { freshListable } from './settings.js';
 import { withMetadata } from './tracking.js';
 import type { Article, ArticleMeta, FreshEntry, Preferences, Reader } from './types.js';
-import { DELETION_WINDOW, deletionWindows, READ_CACHE_SECONDS, TtlCache } from './read-cache.js';
+import { DELETION_WINDOW, deletionWindows, POPULAR_SNAPSHOT_MAX_AGE_SECONDS, READ_CACHE_SECONDS, TtlCache } from './read-cache.js';
 import type { Client } from '../clients/clients.js';
 import {
   articleFields,
@@ -16,6 +16,7 @@ import {
   forgetReaderItems,
   FRESH_PREFIX,
   fromNeighbourItem,
+  fromPopularItem,
   isLive,
   recosItems,
   strip,
@@ -29,7 +30,8 @@ import {
 /**
  * The recommendation records in the single table. Calls per operation:
  * context 1 (BatchGetItem, with the fresh list, the deletion windows and the client),
- * hotArticles 1 (Query on gsi1; none while a cached list answers), articles
+ * hotArticles 1 (GetItem of the consumer's popular snapshot, Query on gsi1 when it is missing or too old, see
+ * read-cache.ts; none while a cached list answers), articles
  * 1 (BatchGetItem; none when cached copies answer them all), upsertArticle 1,
  * coReads 1 (BatchGetItem), addFresh 1 (+1 rare pruning), deleteArticle 4 (the deletion mark first),
  * recordClick 1. (The per-view writes of the retired one-by-one tracking are bench/per-view-store.ts.)
@@ -120,7 +122,7 @@ export class DynamoStore implements RecosStore {
     const key = `${clientId}\n${limit}`;
     let list = this.hotCache.get(key);
     if (!list) {
-      list = this.queryHot(clientId, limit);
+      list = this.snapshotOrQuery(clientId, limit);
       this.hotCache.set(key, list);
       // An empty list (a client's first traffic) is not kept: its first views show at the next request, not a minute later.
       list.then((articles) => articles.length === 0 && this.hotCache.delete(key)).catch(() => this.hotCache.delete(key));
@@ -128,7 +130,22 @@ export class DynamoStore implements RecosStore {
     return list;
   }
 
-  private async queryHot(clientId: string, limit: number): Promise<Article[]> {
+  /**
+   * A container's first popular list of a client: the consumer's popular snapshot while it is young enough and holds
+   * `limit` articles (or all there were), else the gsi1 Query (a client without recent views). The snapshot's fresh
+   * articles are kept as this container's article copies.
+   */
+  private async snapshotOrQuery(clientId: string, limit: number): Promise<Article[]> {
+    const snapshot = fromPopularItem((await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.popularSnapshot(clientId) }))).Item);
+    const age = snapshot ? Math.floor(Date.now() / 1000) - snapshot.at : Infinity;
+    if (!snapshot || age < 0 || age >= POPULAR_SNAPSHOT_MAX_AGE_SECONDS || (snapshot.limit < limit && snapshot.articles.length >= snapshot.limit)) return this.queryHot(clientId, limit);
+    // Its fresh articles become this container's copies (the request's fresh candidates, read next otherwise; deleted ones never come from them).
+    for (const article of snapshot.fresh) this.articleCache.set(`${clientId}\n${article.guid}`, article);
+    return snapshot.articles.slice(0, limit);
+  }
+
+  /** The `limit` most popular articles, from gsi1 (eventually consistent). */
+  async queryHot(clientId: string, limit: number): Promise<Article[]> {
     const out = await ddb.send(
       new QueryCommand({
         TableName: tableName(),

@@ -6,12 +6,14 @@
  * UpdateItem per article (+1 conditional index update when concurrent
  * batches raced on it); readers 1 BatchGetItem per 100; putReaders 1 conditional
  * PutItem per reader (again after a concurrent batch changed it); addCovisitCounts 1 UpdateItem per co-visit item and
- * 100 counts (+ a rare pruning Put); addFresh 1 (+1 rare pruning).
+ * 100 counts (+ a rare pruning Put); addFresh 1 (+1 rare pruning); refreshPopular at most once a minute per client
+ * and container: 1 UpdateItem (the turn), and for the consumer that takes it 1 Query and 1 GetItem (fresh list) at
+ * once, 1 BatchGetItem (fresh articles) and 1 PutItem.
  */
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, batchWrite, ddb, isConditionFailure, runPool, tableName } from '../db/client.js';
 import { hotSortKey, keys } from '../db/keys.js';
-import { addCoReadCounts, articleFields, DELETED, isLive, MASS_PREFIX, READER_VERSION, recosItems, strip, toArticle, toCovisits, updateLiveArticle, updateParts, type Item } from './dynamo-items.js';
+import { addCoReadCounts, articleFields, DAY, DELETED, fitPopular, toFresh, isLive, MASS_PREFIX, READER_VERSION, recosItems, strip, toArticle, toCovisits, updateLiveArticle, updateParts, type Item } from './dynamo-items.js';
 import { DynamoStore } from './dynamo-store.js';
 import { scoreFromBuckets, viewIncrement } from './ranking.js';
 import type { VersionedReader, ViewBatchStore } from './port.js';
@@ -19,6 +21,8 @@ import type { Article, FreshEntry, Reader } from './types.js';
 import type { ArticleViews } from './types.js';
 import { NEIGHBOUR_REFRESH_SECONDS, NEIGHBOURS_AT, strongestNeighbours } from './neighbours.js';
 import { CANDIDATES } from './recommend.js';
+import { POPULAR_SNAPSHOT_REFRESH_SECONDS } from './read-cache.js';
+import { FRESH_AHEAD_SECONDS } from './settings.js';
 
 
 /** Updates of one batch run this many calls at once. */
@@ -31,6 +35,8 @@ export class DynamoViewStore implements ViewBatchStore {
   private readonly store = shared;
   /** Per client, the articles counted by `recordViews` whose neighbour snapshot is due. */
   private readonly due = new Map<string, Set<string>>();
+  /** Per client, when this container last tried to rewrite the popular snapshot (Unix seconds). */
+  private readonly popularTried = new Map<string, number>();
 
   addFresh(clientId: string, entries: FreshEntry[], now: number): Promise<void> {
     return this.store.addFresh(clientId, entries, now);
@@ -146,6 +152,47 @@ export class DynamoViewStore implements ViewBatchStore {
     const snapshots = [...picks].map(([guid, chosen]) => recosItems.neighbours(clientId, guid, { at, articles: chosen.flatMap((g) => articles.get(g) ?? []) }));
     await batchWrite(snapshots.map((Item) => ({ PutRequest: { Item } })));
     return snapshots.length;
+  }
+
+  /**
+   * The popular snapshot, at most once per `POPULAR_SNAPSHOT_REFRESH_SECONDS` per client whatever the containers: this
+   * container skips a client it tried within the period; otherwise a conditional UpdateItem on a tiny turn item (the
+   * snapshot's time) decides which consumer writes, and that one queries gsi1 (after noting the time: see read-cache.ts)
+   * and puts the snapshot (≈ 100 KB for 200 articles). A failed conditional write costs a write unit of the tiny item,
+   * not of the snapshot.
+   */
+  async refreshPopular(clientId: string): Promise<boolean> {
+    const now = Math.floor(Date.now() / 1000);
+    if ((this.popularTried.get(clientId) ?? -Infinity) > now - POPULAR_SNAPSHOT_REFRESH_SECONDS) return false;
+    this.popularTried.set(clientId, now);
+    try {
+      await ddb.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.popularSnapshotTurn(clientId),
+          UpdateExpression: 'SET #at = :now, #ttl = :ttl',
+          ConditionExpression: 'attribute_not_exists(#at) OR #at <= :due',
+          ExpressionAttributeNames: { '#at': 'at', '#ttl': 'ttl' },
+          ExpressionAttributeValues: { ':now': now, ':due': now - POPULAR_SNAPSHOT_REFRESH_SECONDS, ':ttl': now + DAY },
+        }),
+      );
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+    // Read after `now` (the snapshot's time): the popular articles, then the newest fresh-list articles outside them.
+    const [articles, freshItem] = await Promise.all([
+      this.store.queryHot(clientId, CANDIDATES.popular),
+      ddb.send(new GetCommand({ TableName: tableName(), Key: keys.freshArticles(clientId) })).then((out) => out.Item),
+    ]);
+    const popular = new Set(articles.map((a) => a.guid));
+    const newest = (freshItem ? toFresh(freshItem) : [])
+      .filter((e) => e.published <= now + FRESH_AHEAD_SECONDS && !popular.has(e.guid))
+      .sort((a, b) => b.published - a.published || (a.guid < b.guid ? -1 : 1))
+      .slice(0, CANDIDATES.fresh);
+    const fresh = newest.length > 0 ? (await batchGet<Item>(newest.map((e) => keys.article(clientId, e.guid)))).filter(isLive).map(toArticle) : [];
+    await ddb.send(new PutCommand({ TableName: tableName(), Item: recosItems.popular(clientId, fitPopular({ at: now, limit: CANDIDATES.popular, articles, fresh })) }));
+    return true;
   }
 
   /** BatchGetItem per 100 (strongly consistent), with each reader's version (`rv`; 0 for an item written before versions). */

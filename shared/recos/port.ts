@@ -86,6 +86,11 @@ export interface ViewBatchStore extends Pick<RecosStore, 'addFresh'> {
    * and whose snapshot was due; returns how many it wrote. Optional: the memory store has no snapshots.
    */
   refreshNeighbours?(clientId: string): Promise<number>;
+  /**
+   * Rewrites the client's popular snapshot (shared/recos/read-cache.ts) when its refresh period is over and no other
+   * consumer took the turn; true when it wrote one. Optional: the memory store has no snapshot.
+   */
+  refreshPopular?(clientId: string): Promise<boolean>;
 }
 
 /** An article's co-read counts and neighbour snapshot, when it has them. */

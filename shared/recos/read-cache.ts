@@ -23,6 +23,26 @@ export const READ_CACHE_SECONDS = 60;
  */
 export const DELETION_WINDOW = 300;
 
+/**
+ * The popular snapshot (keys.popularSnapshot): the page-view consumer rewrites
+ * a client's list of its most popular articles when it is older than this
+ * (by the consumer's clock; one consumer takes the turn), so that a container
+ * without its own copy reads one item instead of querying gsi1 for ≈ 130 KB
+ * of article items (the cold container of `bench:recos:latency`).
+ */
+export const POPULAR_SNAPSHOT_REFRESH_SECONDS = 60;
+
+/**
+ * A container takes the popular snapshot while it is younger than this. Its
+ * articles come from a gsi1 Query made after `at`: an article deleted more
+ * than the index's propagation delay before `at` is not in it, and the ones
+ * deleted since are in the deletion windows every request reads, as long as
+ * the snapshot's age plus its life as the container's copy
+ * (`READ_CACHE_SECONDS`) stays 120 s inside `DELETION_WINDOW` (the margin
+ * for the index's propagation).
+ */
+export const POPULAR_SNAPSHOT_MAX_AGE_SECONDS = DELETION_WINDOW - READ_CACHE_SECONDS - 120;
+
 /** The two deletion windows a request at `now` (Unix seconds) reads: the current one and the one before. */
 export function deletionWindows(now: number): number[] {
   const current = Math.floor(now / DELETION_WINDOW) * DELETION_WINDOW;

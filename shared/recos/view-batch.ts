@@ -39,6 +39,9 @@ export interface BatchResult {
   lostEffects: number;
   /** Neighbour snapshots rewritten (shared/recos/neighbours.ts); a failed rewrite is retried at the article's next batch. */
   neighbourSnapshots: number;
+  /** Popular snapshots rewritten (shared/recos/read-cache.ts) and clients whose rewrite failed (the next batch after the period tries again). */
+  popularSnapshots: number;
+  popularFailures: number;
   /** Clients whose snapshot rewrite failed in this batch. */
   neighbourFailures: number;
 }
@@ -151,7 +154,7 @@ async function applyReaders(
  * views onto the fresh list.
  */
 export async function applyViewBatch(store: ViewBatchStore, batch: Array<QueuedView & { id: string }>): Promise<BatchResult> {
-  const result: BatchResult = { failed: [], counted: 0, dropped: 0, articles: 0, readers: 0, covisitItems: 0, fresh: 0, lostEffects: 0, neighbourSnapshots: 0, neighbourFailures: 0 };
+  const result: BatchResult = { failed: [], counted: 0, dropped: 0, articles: 0, readers: 0, covisitItems: 0, fresh: 0, lostEffects: 0, neighbourSnapshots: 0, neighbourFailures: 0, popularSnapshots: 0, popularFailures: 0 };
   const byClient = new Map<string, Array<QueuedView & { id: string }>>();
   for (const item of batch) {
     const list = byClient.get(item.clientId);
@@ -207,6 +210,14 @@ export async function applyViewBatch(store: ViewBatchStore, batch: Array<QueuedV
         result.neighbourSnapshots += await store.refreshNeighbours(clientId);
       } catch {
         result.neighbourFailures++;
+      }
+    }
+    // And the client's popular snapshot when its period is over (also a derived copy: without it, a container's first request queries gsi1).
+    if (store.refreshPopular) {
+      try {
+        if (await store.refreshPopular(clientId)) result.popularSnapshots++;
+      } catch {
+        result.popularFailures++;
       }
     }
   }

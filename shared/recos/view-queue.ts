@@ -50,6 +50,7 @@ export async function consumeViews(store: ViewBatchStore, event: unknown): Promi
   const result = await applyViewBatch(store, views);
   count('PageViewsCounted', result.counted);
   if (result.failed.length > 0) logger.warn('article updates failed; SQS delivers those views again', { views: result.failed.length });
+  if (result.popularFailures > 0) logger.warn('popular snapshot not rewritten; containers without their own copy query the popularity index', { clients: result.popularFailures });
   if (result.neighbourFailures > 0) logger.warn('neighbour snapshots not rewritten; requests on those pages read their neighbours themselves', { clients: result.neighbourFailures });
   if (result.lostEffects > 0) {
     count('PageViewEffectsLost', result.lostEffects);

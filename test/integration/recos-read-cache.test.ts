@@ -19,11 +19,20 @@ import { articleGuid } from '../../shared/recos/urls.js';
 import { newClient, request, useService } from '../helpers/service.js';
 import { NEIGHBOUR_MAX_AGE_SECONDS, NEIGHBOUR_REFRESH_SECONDS } from '../../shared/recos/neighbours.js';
 import { CANDIDATES } from '../../shared/recos/recommend.js';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { tableName } from '../../shared/db/client.js';
+import { keys } from '../../shared/db/keys.js';
+import { fitPopular, fromPopularItem, POPULAR_SNAPSHOT_MAX_BYTES } from '../../shared/recos/dynamo-items.js';
+import { DynamoViewStore } from '../../shared/recos/dynamo-views.js';
+import { POPULAR_SNAPSHOT_MAX_AGE_SECONDS, POPULAR_SNAPSHOT_REFRESH_SECONDS } from '../../shared/recos/read-cache.js';
 
 const service = useService();
 let calls = 0;
-ddb.middlewareStack.add((next) => async (input) => {
+/** The commands sent, by name (the popular snapshot tests tell a GetItem from the popularity Query). */
+const commands: string[] = [];
+ddb.middlewareStack.add((next, context) => async (input) => {
   calls++;
+  commands.push(context.commandName ?? '?');
   return next(input);
 }, { step: 'initialize', name: 'testCallCounter' });
 
@@ -92,8 +101,9 @@ describe('recommendations read cache', () => {
     const cold = await request(url);
     expect(cold.status, cold.text).toBe(200);
     expect(cold.body.result.recommendation.map((r: { guid: string }) => r.guid)).toEqual([a.guid, b.guid, c.guid]);
-    // The block key, then the context BatchGetItem (with the client) and the popularity Query in parallel.
-    expect(calls - before).toBe(3);
+    // The block key, then the context BatchGetItem (with the client) and, in parallel, the popular snapshot (none: this client's
+    // articles were written directly, no page view made one) and the popularity Query.
+    expect(calls - before).toBe(4);
     before = calls;
     const warm = await request(url);
     expect(warm.body).toEqual(cold.body);
@@ -193,5 +203,114 @@ describe('fresh-list copies and neighbour snapshots', () => {
     expect(await titleOfN()).toBe(n.title);
     await snapshotAt(now);
     expect(await titleOfN()).toBe('as in the snapshot');
+  });
+});
+
+describe('popular snapshot (a cold container)', () => {
+  const recos = (blockKey: string, userId: string) => request(`${service.url}/v1/clients/${blockKey}/users/${userId}/recommendations?rows=20`);
+  const guidsOf = (reply: { body: { result: { recommendation: Array<{ guid: string }> } } }) => reply.body.result.recommendation.map((r) => r.guid);
+
+  it('the page-view consumer writes it; a cold container ranks from it and its fresh articles with one GetItem, no Query; a deleted article never comes from it', async () => {
+    const client = await newClient(service, { siteHosts: ['pop.example'] });
+    const clientId = client.username;
+    const track = (userId: string, url: string) => request(`${service.url}/v1/track/${client.trackingKey}`, { method: 'POST', body: { user_id: userId, url, title: `About ${url}` } });
+    const [first, second] = ['https://pop.example/first', 'https://pop.example/second'];
+    expect((await track('r1', first)).status).toBe(200);
+    expect((await track('r2', first)).status).toBe(200);
+    expect((await track('r5', first)).status).toBe(200);
+    expect((await track('r3', second)).status).toBe(200);
+    await service.drain();
+    // A catalogue article no reader has viewed (on the fresh list): the snapshot carries it for the fresh candidates.
+    const now = nowSeconds();
+    const store = new DynamoStore();
+    const fresh = 'https://pop.example/fresh';
+    await store.upsertArticle(clientId, { url: fresh, title: 'Fresh', published: now - 60 }, now);
+    await store.addFresh(clientId, [{ guid: articleGuid(fresh), published: now - 60 }], now);
+    // The consumer took its turn with the first batch (before the fresh article): the next turn comes a period later.
+    // (The rest of the test runs on that clock: the snapshot is dated by it.)
+    const shift = (POPULAR_SNAPSHOT_REFRESH_SECONDS + 1) * 1000;
+    const realNow = Date.now.bind(Date);
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + shift);
+    const later = Date.now();
+    try {
+      expect((await track('r4', second)).status).toBe(200);
+      await service.drain();
+      const item = (await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.popularSnapshot(clientId) }))).Item;
+      const snapshot = fromPopularItem(item);
+      expect(snapshot?.articles.map((x) => x.guid)).toEqual([articleGuid(first), articleGuid(second)]);
+      expect(snapshot?.fresh.map((x) => x.guid)).toEqual([articleGuid(fresh)]);
+      expect(snapshot!.at).toBeGreaterThanOrEqual(Math.floor(later / 1000));
+
+      const blockKey = await createBlock(clientId);
+      await recos(blockKey, 'reader');
+      dropReadCaches();
+      commands.length = 0;
+      const cold = await recos(blockKey, 'reader');
+      expect(guidsOf(cold)).toEqual(expect.arrayContaining([articleGuid(first), articleGuid(second), articleGuid(fresh)]));
+      // Block key, context, snapshot: neither the popularity Query nor a read of the fresh article.
+      expect(commands.sort()).toEqual(['BatchGetItemCommand', 'GetItemCommand', 'GetItemCommand']);
+
+      // Deleted after the snapshot was taken: a cold container never offers it (the deletion windows), popular or fresh.
+      expect(await store.deleteArticle(clientId, articleGuid(first))).toBe(true);
+      expect(await store.deleteArticle(clientId, articleGuid(fresh))).toBe(true);
+      dropReadCaches();
+      expect(guidsOf(await recos(blockKey, 'reader'))).toEqual([articleGuid(second)]);
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
+  it('a snapshot older than POPULAR_SNAPSHOT_MAX_AGE_SECONDS, or holding fewer articles than asked while there were more, is not used: the index is queried', async () => {
+    const { clientId, a, b, c, blockKey } = await setup();
+    const now = nowSeconds();
+    const put = (at: number, limit: number, articles: Article[]) => batchWrite([{ PutRequest: { Item: recosItems.popular(clientId, { at, limit, articles, fresh: [] }) } }]);
+    const titles = async () => {
+      dropReadCaches();
+      commands.length = 0;
+      const reply = await recos(blockKey, 'reader');
+      return { titles: reply.body.result.recommendation.map((r: { title: string }) => r.title), queried: commands.includes('QueryCommand') };
+    };
+    await put(now, CANDIDATES.popular, [a, b, c].map((x) => ({ ...x, title: `${x.title} (snapshot)` })));
+    expect(await titles()).toEqual({ titles: ['A (snapshot)', 'B (snapshot)', 'C (snapshot)'], queried: false });
+    await put(now - POPULAR_SNAPSHOT_MAX_AGE_SECONDS - 1, CANDIDATES.popular, [a, b, c].map((x) => ({ ...x, title: `${x.title} (snapshot)` })));
+    expect(await titles()).toEqual({ titles: ['A', 'B', 'C'], queried: true });
+    // Cut to 2 articles to fit the item size (fitPopular): a request for 200 cannot take it.
+    await put(now, 2, [a, b].map((x) => ({ ...x, title: `${x.title} (snapshot)` })));
+    expect(await titles()).toEqual({ titles: ['A', 'B', 'C'], queried: true });
+  });
+
+  it('one consumer per period writes it, whatever the containers; an item too large loses its fresh articles, then popular ones, and says so by its limit', async () => {
+    const { clientId } = await setup();
+    const before = calls;
+    expect(await new DynamoViewStore().refreshPopular(clientId)).toBe(true);
+    const written = calls - before;
+    // Another container within the period: its turn is refused (one small conditional write), nothing else is read or written.
+    const other = calls;
+    expect(await new DynamoViewStore().refreshPopular(clientId)).toBe(false);
+    expect(calls - other).toBe(1);
+    // The same container within the period does not even try.
+    const view = new DynamoViewStore();
+    const later = Date.now() + (POPULAR_SNAPSHOT_REFRESH_SECONDS + 1) * 1000;
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => later);
+    try {
+      expect(await view.refreshPopular(clientId)).toBe(true);
+      const again = calls;
+      expect(await view.refreshPopular(clientId)).toBe(false);
+      expect(calls - again).toBe(0);
+    } finally {
+      clock.mockRestore();
+    }
+    expect(written).toBeGreaterThanOrEqual(3);
+
+    const now = nowSeconds();
+    const long = (i: number): Article => ({ ...article(`https://cache.example/long-${i}`, 1, now), desc: 'x'.repeat(2000) });
+    const articles = Array.from({ length: 200 }, (_, i) => long(i));
+    const fitted = fitPopular({ at: now, limit: 200, articles, fresh: articles.slice(0, 70) });
+    expect(fitted.fresh).toEqual([]);
+    expect(fitted.articles.length).toBe(fitted.limit);
+    expect(fitted.limit).toBeLessThan(200);
+    expect(JSON.stringify(recosItems.popular(clientId, fitted)).length).toBeLessThanOrEqual(POPULAR_SNAPSHOT_MAX_BYTES + 1000);
+    const small = fitPopular({ at: now, limit: 200, articles: articles.slice(0, 3), fresh: articles.slice(3, 5) });
+    expect([small.limit, small.articles.length, small.fresh.length]).toEqual([200, 3, 2]);
   });
 });
