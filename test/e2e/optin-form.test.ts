@@ -28,7 +28,7 @@ const formPage = () => `<!doctype html><html><head><meta charset="utf-8"><title>
 </form></body></html>`;
 
 const service = useService({
-  mounts: [{ prefix: '/site/', serve: async (path) => (path === 'form.html' ? { status: 200, body: formPage(), contentType: 'text/html; charset=utf-8' } : undefined) }],
+  mounts: [{ prefix: '/site/', serve: (path) => (path === 'form.html' ? { status: 200, body: formPage(), contentType: 'text/html; charset=utf-8' } : undefined) }],
 });
 
 /** The confirmation emails of an address (the reminder job run by another test file may add a reminder). */

@@ -5,11 +5,10 @@ import { detectDelimiter, ImportFailure, MAX_ROW_BYTES, readCsv, readHeader, rec
 import { addFirstErrors, clip, MAX_REPORTED_ERRORS, MAX_REPORTED_ERRORS_BYTES } from '../../shared/imports/files.js';
 import type { ReportError } from '../../shared/subscribers/types.js';
 import { fileOfKey, resumeKey, sourceKey } from '../../shared/imports/objects.js';
+import { asyncIterable } from '../helpers/async-iterable.js';
 
 async function records(...chunks: Array<string | Buffer>) {
-  async function* source() {
-    for (const c of chunks) yield typeof c === 'string' ? Buffer.from(c, 'utf8') : c;
-  }
+  const source = () => asyncIterable(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c, 'utf8') : c)));
   const out: Array<{ line: number; cells: string[] }> = [];
   for await (const r of readCsv(source())) out.push(r);
   return out;

@@ -40,7 +40,7 @@ beforeAll(async () => {
   obs = await import('../../shared/observability/index.js');
   const { httpHandler } = await import('../../shared/http/handler.js');
   const { json } = await import('../../shared/http/response.js');
-  probe = httpHandler(route, async ({ params }) => {
+  probe = httpHandler(route, ({ params }) => {
     obs.logger.info('probing', { subscriber: obs.hashForLog('Reader@Example.com') });
     obs.count('SubscribersApplied', 2);
     if (params.id === '500') throw new Error('database on fire for reader@example.com');
