@@ -12,10 +12,6 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
-      // An `async` function without `await` is how this code implements a Promise-returning interface (the store ports and
-      // their in-memory fakes, middy middlewares, handlers): what it throws becomes a rejection, as its callers expect.
-      // Dropping `async` for `Promise.resolve(…)` would turn those throws into synchronous ones.
-      '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
     },
   },
