@@ -42,7 +42,7 @@ export function memoryStore() {
     },
     async write(key, body: Readable, { metadata = {} }) {
       const chunks: Buffer[] = [];
-      for await (const c of body) chunks.push(Buffer.from(c));
+      for await (const c of body as AsyncIterable<Buffer>) chunks.push(Buffer.from(c));
       objects.set(key, { body: Buffer.concat(chunks), metadata, modified: Date.now() });
       stats.writes.push(key);
     },

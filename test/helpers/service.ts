@@ -9,6 +9,9 @@ import { createGateway, listen, type StaticMount } from '../../infra/local/gatew
 import { startLocalQueues, type LocalQueues } from '../../infra/local/queues.js';
 import { createClient } from '../../shared/clients/clients.js';
 import { checkResponse } from './api-contract.js';
+import type { ApiBody } from './api-body.js';
+
+export type { ApiBody, ErrorBody } from './api-body.js';
 
 export interface Service {
   url: string;
@@ -86,7 +89,7 @@ export interface TestClient {
 export async function newClient(service: Service, { premiumEvents = false, siteHosts }: { premiumEvents?: boolean; siteHosts?: string[] } = {}): Promise<TestClient> {
   const username = `t-${randomUUID().slice(0, 12)}`;
   const { client, apiKey } = await createClient(username, { premiumEvents, siteHosts });
-  const reply = await request(`${service.url}/v1/token?username=${username}&password=${encodeURIComponent(apiKey)}`);
+  const reply = await request<ApiBody<'tokenGet'>>(`${service.url}/v1/token?username=${username}&password=${encodeURIComponent(apiKey)}`);
   if (reply.status !== 200) throw new Error(`token: ${reply.status} ${reply.text}`);
   return { username, apiKey, token: reply.body.token, trackingKey: client.trackingKey, defaultListId: client.defaultListId };
 }

@@ -132,7 +132,7 @@ describe('catalogue feed job', () => {
     expect(failed.lastError).toMatch(/^feed url: the file could not be fetched/);
     const emf = out.json().filter((l) => l._aws && l.CatalogueFeedFailures !== undefined);
     expect(emf.length).toBeGreaterThanOrEqual(1);
-    expect(emf[0]._aws.CloudWatchMetrics[0].Metrics).toContainEqual(expect.objectContaining({ Name: 'CatalogueFeedFailures' }));
+    expect(emf[0]._aws!.CloudWatchMetrics[0].Metrics).toContainEqual(expect.objectContaining({ Name: 'CatalogueFeedFailures' }));
 
     answer = { status: 200, contentType: 'text/html', body: '<!doctype html><html><body>Moved</body></html>' };
     await runJob();

@@ -63,7 +63,7 @@ describe('events when S3 fails after the subscribers were written', () => {
     const lines = output.json().filter((l) => l.level === 'ERROR');
     const stored = lines.find((l) => l.message === 'events not stored');
     expect(stored).toMatchObject({ route: 'POST /v1/newsletters/lists/{list_id}/subscribers', clientId: client.username, function_request_id: expect.any(String), correlation_id: expect.any(String) });
-    expect(stored!.events.map((e: { emailHash: string }) => e.emailHash).sort()).toEqual([hashForLog('a@x.co'), hashForLog('b@x.co')].sort());
+    expect((stored!.events as Array<{ emailHash: string }>).map((e) => e.emailHash).sort()).toEqual([hashForLog('a@x.co'), hashForLog('b@x.co')].sort());
     expect(lines.filter((l) => l.message === 'request failed')).toHaveLength(1);
     expect(output.text()).not.toMatch(/[ab]@x\.co/);
     expect(await recount(client.username, client.defaultListId)).toMatchObject({ subscribed: 2 });
