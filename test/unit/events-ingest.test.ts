@@ -28,7 +28,7 @@ const { ingestSesEvents } = await import('../../shared/events/ingest.js');
 
 function bounce(client: string, email: string) {
   const n = sesFixture('bounce-permanent', { client });
-  n.bounce.bouncedRecipients[0].emailAddress = email;
+  n.bounce!.bouncedRecipients[0].emailAddress = email;
   return n;
 }
 
