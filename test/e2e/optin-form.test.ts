@@ -85,7 +85,7 @@ describe('opt-in from a real HTML form in headless Chromium', () => {
     const answer = await page.evaluate(
       async ({ api, body }) => {
         const res = await fetch(api, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-        return { status: res.status, body: await res.json() };
+        return { status: res.status, body: (await res.json()) as unknown };
       },
       { api: `${service.url}/v1/subscribe/${client.trackingKey}`, body: { email, form_key: site.formKey } },
     );

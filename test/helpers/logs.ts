@@ -31,11 +31,11 @@ export function captureOutput() {
   return {
     text: () => chunks.join(''),
     /** Every chunk that is one JSON object (a log line or an EMF metrics blob). */
-    json: (): LogLine[] =>
-      chunks.flatMap((c) => {
+    json: () =>
+      chunks.flatMap((c): LogLine[] => {
         try {
           const parsed: unknown = JSON.parse(c);
-          return parsed && typeof parsed === 'object' ? [parsed] : [];
+          return parsed && typeof parsed === 'object' ? [parsed as LogLine] : [];
         } catch {
           return [];
         }

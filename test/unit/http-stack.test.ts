@@ -39,7 +39,7 @@ function event(body: string | undefined, contentType = 'application/json', id = 
 
 const call = async (e: APIGatewayProxyEventV2) => {
   const res = await echo(e, {} as Context);
-  return { status: res.statusCode, body: JSON.parse(res.body as string) };
+  return { status: res.statusCode, body: JSON.parse(res.body as string) as Record<string, unknown> };
 };
 
 describe('the middy stack', () => {
