@@ -16,19 +16,6 @@ export default tseslint.config(
     },
   },
   {
-    // Not typed yet: the integration tests read HTTP replies as `any` (test/helpers/service.ts `Reply`'s default). Every
-    // other file, tests and benchmarks included, has the `no-unsafe-*` family and `no-explicit-any` on.
-    files: ['test/integration/**/*.ts', 'test/helpers/service.ts'],
-    rules: {
-      '@typescript-eslint/no-explicit-any': 'off',
-      '@typescript-eslint/no-unsafe-member-access': 'off',
-      '@typescript-eslint/no-unsafe-assignment': 'off',
-      '@typescript-eslint/no-unsafe-argument': 'off',
-      '@typescript-eslint/no-unsafe-return': 'off',
-      '@typescript-eslint/no-unsafe-call': 'off',
-    },
-  },
-  {
     // Errors belong to their domain: no module under shared/<domain>/ imports shared/http/; domain modules throw their
     // own errors (shared/<domain>/errors.ts) and shared/http/error-table.ts maps them. The route table (shared/routes/)
     // is HTTP's own data.

@@ -16,3 +16,8 @@ export interface ErrorBody {
   status: number;
   cause: string;
 }
+
+/** GET …/recommendations' JSON body in its default format (`format=legacy` answers `{count, start, recommendations}`). */
+export type RecommendationsBody = Extract<ApiBody<'recosGet'>, { result: unknown }>;
+/** The same in `format=legacy`. */
+export type LegacyRecommendationsBody = Exclude<ApiBody<'recosGet'>, RecommendationsBody>;

@@ -11,7 +11,7 @@ import { createClient } from '../../shared/clients/clients.js';
 import { checkResponse } from './api-contract.js';
 import type { ApiBody } from './api-body.js';
 
-export type { ApiBody, ErrorBody } from './api-body.js';
+export type { ApiBody, ErrorBody, LegacyRecommendationsBody, RecommendationsBody } from './api-body.js';
 
 export interface Service {
   url: string;
@@ -44,7 +44,11 @@ export function useService({ mounts = [] }: { mounts?: StaticMount[] } = {}): Se
   return service;
 }
 
-export interface Reply<T = any> {
+/**
+ * A reply; `body` is what the caller says the route answers (`ApiBody<'listsList'>`, `ErrorBody`: the documented
+ * types, which the contract check holds every reply to), `unknown` unless it says.
+ */
+export interface Reply<T = unknown> {
   status: number;
   headers: Headers;
   body: T;
@@ -52,7 +56,7 @@ export interface Reply<T = any> {
 }
 
 /** Sends a request; JSON bodies are encoded, JSON replies decoded. */
-export async function request<T = any>(
+export async function request<T = unknown>(
   url: string,
   { method = 'GET', body, token, headers = {}, raw }: { method?: string; body?: unknown; token?: string; headers?: Record<string, string>; raw?: string } = {},
 ): Promise<Reply<T>> {

@@ -16,7 +16,7 @@ import { dropReadCaches } from '../../shared/recos/service.js';
 import { blockSettings } from '../../shared/recos/settings.js';
 import type { Article } from '../../shared/recos/types.js';
 import { articleGuid } from '../../shared/recos/urls.js';
-import { newClient, request, useService } from '../helpers/service.js';
+import { newClient, request, useService, type RecommendationsBody } from '../helpers/service.js';
 import { NEIGHBOUR_MAX_AGE_SECONDS, NEIGHBOUR_REFRESH_SECONDS } from '../../shared/recos/neighbours.js';
 import { CANDIDATES } from '../../shared/recos/recommend.js';
 
@@ -89,9 +89,9 @@ describe('recommendations read cache', () => {
     const url = `${service.url}/v1/clients/${blockKey}/users/reader/recommendations`;
     dropReadCaches();
     let before = calls;
-    const cold = await request(url);
+    const cold = await request<RecommendationsBody>(url);
     expect(cold.status, cold.text).toBe(200);
-    expect(cold.body.result.recommendation.map((r: { guid: string }) => r.guid)).toEqual([a.guid, b.guid, c.guid]);
+    expect(cold.body.result.recommendation.map((r) => r.guid)).toEqual([a.guid, b.guid, c.guid]);
     // The block key, then the context BatchGetItem (with the client) and the popularity Query in parallel.
     expect(calls - before).toBe(3);
     before = calls;
@@ -103,8 +103,8 @@ describe('recommendations read cache', () => {
 
 describe('fresh-list copies and neighbour snapshots', () => {
   const recos = (blockKey: string, userId: string, page?: string) =>
-    request(`${service.url}/v1/clients/${blockKey}/users/${userId}/recommendations?rows=20${page ? `&page_url=${encodeURIComponent(page)}` : ''}`);
-  const guidsOf = (reply: { body: { result: { recommendation: Array<{ guid: string; title: string }> } } }) => reply.body.result.recommendation.map((r) => r.guid);
+    request<RecommendationsBody>(`${service.url}/v1/clients/${blockKey}/users/${userId}/recommendations?rows=20${page ? `&page_url=${encodeURIComponent(page)}` : ''}`);
+  const guidsOf = (reply: { body: RecommendationsBody }) => reply.body.result.recommendation.map((r) => r.guid);
 
   it('a container keeps the fresh list while its version matches; an article added to it is offered at the next request', async () => {
     const { clientId, store, blockKey } = await setup();
@@ -184,7 +184,7 @@ describe('fresh-list copies and neighbour snapshots', () => {
     const n = article('https://cache.example/n', 1, now);
     await batchWrite([...popular, n].map((x) => ({ PutRequest: { Item: recosItems.article(clientId, x) } })));
     await batchWrite([{ PutRequest: { Item: recosItems.covisits(clientId, b.guid, { [n.guid]: 3, [a.guid]: 1 }, now) } }]);
-    const titleOfN = async () => (await recos(blockKey, 'reader', b.url)).body.result.recommendation.find((r: { guid: string }) => r.guid === n.guid)?.title;
+    const titleOfN = async () => (await recos(blockKey, 'reader', b.url)).body.result.recommendation.find((r) => r.guid === n.guid)?.title;
     const snapshotAt = async (at: number) => {
       await batchWrite([{ PutRequest: { Item: recosItems.neighbours(clientId, b.guid, { at, articles: [{ ...n, title: 'as in the snapshot' }] }) } }]);
       dropReadCaches();
