@@ -12,25 +12,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
-      // An `async` function without `await` is how this code implements a Promise-returning interface (the store ports and
-      // their in-memory fakes, middy middlewares, handlers): what it throws becomes a rejection, as its callers expect.
-      // Dropping `async` for `Promise.resolve(…)` would turn those throws into synchronous ones.
-      '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
-    },
-  },
-  {
-    // Tests and benchmarks read HTTP replies, SDK items and logs as parsed JSON (`any`, e.g. test/helpers/service.ts
-    // `Reply`), and assert on them with expect; the contract check validates every reply against the OpenAPI document.
-    // The `no-unsafe-*` family and `no-explicit-any` stay on for functions/, shared/ and infra/.
-    files: ['test/**/*.ts', 'bench/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-explicit-any': 'off',
-      '@typescript-eslint/no-unsafe-member-access': 'off',
-      '@typescript-eslint/no-unsafe-assignment': 'off',
-      '@typescript-eslint/no-unsafe-argument': 'off',
-      '@typescript-eslint/no-unsafe-return': 'off',
-      '@typescript-eslint/no-unsafe-call': 'off',
     },
   },
   {

@@ -58,7 +58,20 @@ export function putUnits(item: Record<string, AttributeValue>, transactional: bo
   return units * (transactional ? 2 : 1) + units * indexes;
 }
 
-type Middleware = (next: (args: { input: any }) => Promise<any>, context: { commandName?: string }) => (args: { input: any; request?: any }) => Promise<any>;
+type Item = Record<string, AttributeValue>;
+/** What the meter reads of a command's input and output (DynamoDB's shapes; a document client's before marshalling). */
+interface MeteredInput {
+  RequestItems?: Record<string, Array<{ PutRequest?: { Item: Item } }>>;
+  TransactItems?: Array<{ Put?: { Item: Item } }>;
+  Item?: Item;
+}
+interface MeteredOutput {
+  Responses?: Record<string, unknown[]>;
+  Count?: number;
+  Item?: Item;
+}
+type Handler = (args: { input: MeteredInput; request?: { body?: unknown } }) => Promise<{ output?: MeteredOutput }>;
+type Middleware = (next: Handler, context: { commandName?: string }) => Handler;
 interface MeteredClient {
   middlewareStack: { add: (mw: Middleware, options: { step: 'initialize' | 'build' | 'finalizeRequest'; name: string }) => void };
 }
@@ -80,7 +93,7 @@ export function meter(client: MeteredClient) {
       t.calls++;
       const input = args.input;
       if (name === 'BatchWriteItem') {
-        for (const requests of Object.values<any[]>(input.RequestItems ?? {})) {
+        for (const requests of Object.values(input.RequestItems ?? {})) {
           for (const r of requests) {
             t.itemsWritten++;
             t.writeUnits += r.PutRequest ? putUnits(r.PutRequest.Item, false) : 1;
@@ -94,14 +107,14 @@ export function meter(client: MeteredClient) {
         }
       } else if (name === 'PutItem') {
         t.itemsWritten++;
-        t.writeUnits += putUnits(input.Item, false);
+        t.writeUnits += putUnits(input.Item!, false);
       } else if (name === 'UpdateItem' || name === 'DeleteItem') {
         t.itemsWritten++;
         t.writeUnits += 1; // the items this process updates one by one (checkpoints, counters) are small
       }
       const out = await next(args);
       const o = out.output ?? {};
-      if (name === 'BatchGetItem') for (const items of Object.values<any[]>(o.Responses ?? {})) t.itemsRead += items.length;
+      if (name === 'BatchGetItem') for (const items of Object.values(o.Responses ?? {})) t.itemsRead += items.length;
       else if (name === 'Query') t.itemsRead += o.Count ?? 0;
       else if (name === 'GetItem') t.itemsRead += o.Item ? 1 : 0;
       return out;

@@ -147,7 +147,7 @@ function step(kind: string, at: string, args: string[] = []): Promise<StepMeasur
     p.stdout.on('data', (c) => (out += c));
     p.on('exit', (code, signal) => {
       const last = out.trim().split('\n').pop() ?? '';
-      if (code === 0 && last.startsWith('{')) done(JSON.parse(last));
+      if (code === 0 && last.startsWith('{')) done(JSON.parse(last) as StepMeasure);
       else fail(new Error(`step ${kind} at ${at} exited ${code ?? signal}: ${out.slice(-2000)}`));
     });
   });

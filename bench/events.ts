@@ -75,7 +75,7 @@ async function child(kind: string, clientId: string): Promise<Measure> {
     for (const o of await store.list(eventPaths.raw(clientId, 'nl_click', DAY))) {
       let text = '';
       for await (const chunk of await store.read(o.key)) text += Buffer.from(chunk).toString('utf8');
-      for (const line of text.split('\n')) if (line) records.push(JSON.parse(line));
+      for (const line of text.split('\n')) if (line) records.push(JSON.parse(line) as Record<string, unknown> & { date: string });
     }
     records.sort((a, b) => Date.parse(a.date) - Date.parse(b.date));
     const csv = format<string[], string[]>({ headers: true, rowDelimiter: '\r\n' });
@@ -103,7 +103,7 @@ function runChild(kind: string, clientId: string, env: Record<string, string>, h
     });
     let out = '';
     p.stdout.on('data', (c) => (out += c));
-    p.on('exit', (code, signal) => (code === 0 ? done(JSON.parse(out.trim().split('\n').pop()!)) : fail(new Error(`${kind} exited ${code ?? signal}`))));
+    p.on('exit', (code, signal) => (code === 0 ? done(JSON.parse(out.trim().split('\n').pop()!) as Measure) : fail(new Error(`${kind} exited ${code ?? signal}`))));
   });
 }
 
@@ -192,7 +192,7 @@ async function main() {
     for (const d of days) {
       const read = await runChild('read', d.clientId, env);
       const runs: Array<[string, () => Promise<Measure>]> = [
-        ['read-only baseline', async () => read],
+        ['read-only baseline', () => Promise.resolve(read)],
         ['in-memory sort baseline', () => runChild('memory', d.clientId, env)],
         ['streaming assembler', () => runChild('assemble', d.clientId, env)],
         [`in-memory sort, heap capped at ${cap} MB`, () => runChild('memory', d.clientId, env, cap)],

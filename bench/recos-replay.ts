@@ -237,7 +237,7 @@ export async function replayAndEvaluate(views: LogView[], o: ReplayOptions): Pro
     const readsKept = kept / Math.max(1, expected);
     log(`  the consumer kept ${kept} of the held-out readers' ${expected} training reads (${(readsKept * 100).toFixed(1)} %); ${covisitItems.length} of their ${pages.length} pages have co-reads`);
 
-    const answers: string[][] = new Array(held.length);
+    const answers = new Array<string[]>(held.length);
     const algos = new Map<string, number>();
     await pool(held, 8, async (h, i) => {
       const url = `${stack.url}/v1/clients/${blockKey}/users/${encodeURIComponent(h.reader)}/recommendations?rows=${K}&page_url=${encodeURIComponent(h.page)}`;

@@ -194,14 +194,15 @@ async function main() {
     ddb.middlewareStack.add(
       (next, context) => async (args) => {
         const name = context.commandName ?? '?';
-        const input = args.input as Record<string, any>;
+        type Key = { pk: string; sk: string };
+        const input = args.input as { Key?: Key; Item?: Key; RequestItems?: Record<string, Array<{ PutRequest?: { Item: Key }; DeleteRequest?: { Key: Key } }>>; ReturnConsumedCapacity?: string };
         const write = WRITES.has(name);
         if (write) {
           input.ReturnConsumedCapacity = 'INDEXES';
           const keysOf = (): string[] => {
             if (input.Key) return [`${input.Key.pk}|${input.Key.sk}`];
             if (input.Item) return [`${input.Item.pk}|${input.Item.sk}`];
-            if (input.RequestItems) return Object.values(input.RequestItems as Record<string, any[]>).flat().map((r) => { const k = r.PutRequest?.Item ?? r.DeleteRequest?.Key; return `${k.pk}|${k.sk}`; });
+            if (input.RequestItems) return Object.values(input.RequestItems).flat().map((r) => { const k = (r.PutRequest?.Item ?? r.DeleteRequest?.Key)!; return `${k.pk}|${k.sk}`; });
             return [];
           };
           for (const key of keysOf()) counter.items.set(key, (counter.items.get(key) ?? 0) + 1);

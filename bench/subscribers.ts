@@ -15,6 +15,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import type { ApiBody } from '../test/helpers/api-body.js';
 import { meter } from './ddb-meter.js';
 import { startBenchStack, timed } from './local-stack.js';
 
@@ -185,7 +186,7 @@ try {
   const { defaultGuid } = await import('../shared/subscribers/rules.js');
 
   const { client, apiKey } = await createClient(`bench-${Date.now()}`);
-  const token = (await (await fetch(`${stack.url}/v1/token?username=${client.id}&password=${apiKey}`)).json()).token as string;
+  const token = ((await (await fetch(`${stack.url}/v1/token?username=${client.id}&password=${apiKey}`)).json()) as ApiBody<'tokenGet'>).token;
   const lines = Array.from({ length: N }, (_, i) => ({ email: `reader${i}@bench.example`, data_first_name: `Reader ${i}` }));
   const post = (body: unknown) => postTo(client.defaultListId, body);
   const postTo = async (listId: number, body: unknown) => {
@@ -195,7 +196,7 @@ try {
       body: JSON.stringify(body),
     });
     if (res.status !== 200) throw new Error(`POST ${res.status}: ${await res.text()}`);
-    return (await res.json()).report;
+    return ((await res.json()) as ApiBody<'subscribersPost'>).report;
   };
 
   // Baseline: the same items written raw into another list partition, no reads, no conditions, no counters.
@@ -213,9 +214,9 @@ try {
   const warm = lines.slice(0, 5_000);
   for (const body of [warm, warm.map((l) => ({ ...l, data_first_name: '-' }))]) await postTo(scratch.id, body);
   const rawBefore = await phase(() => batchWrite(rawOf(999)));
-  let created: Record<string, number> = {};
+  let created: Partial<ApiBody<'subscribersPost'>['report']> = {};
   const create = await phase(async () => (created = await post(lines)));
-  let updated: Record<string, number> = {};
+  let updated: Partial<ApiBody<'subscribersPost'>['report']> = {};
   const update = await phase(async () => (updated = await post(lines.map((l) => ({ ...l, data_first_name: `${l.data_first_name}!` })))));
   const rawAfter = await phase(() => batchWrite(rawOf(998)));
   const [rawMs, createMs, updateMs] = [Math.min(rawBefore, rawAfter), create, update];
@@ -225,7 +226,7 @@ try {
     new: await metered(() => postTo(meteredList.id, lines)),
     updated: await metered(() => postTo(meteredList.id, lines.map((l) => ({ ...l, data_first_name: `${l.data_first_name}!` })))),
   };
-  const count = await (await fetch(`${stack.url}/v1/newsletters/lists/${client.defaultListId}/subscribers/count`, { headers: { 'x-service-client-token': token } })).json();
+  const count = (await (await fetch(`${stack.url}/v1/newsletters/lists/${client.defaultListId}/subscribers/count`, { headers: { 'x-service-client-token': token } })).json()) as ApiBody<'subscribersCount'>;
 
   // Small writes during a bulk write: a POST of N lines into a list holding 300 members while, every 100 ms, one
   // single-subscriber POST, one opt-in confirmation, one unsubscribe of a member or one users/delete of a member
@@ -238,7 +239,7 @@ try {
   const busyStarted = performance.now();
   const batchSmall = await smallWritesDuring(stack.url, { id: client.id, token, trackingKey: client.trackingKey }, busyList.id, 300, 'batch', () => postTo(busyList.id, lines));
   const busyMs = performance.now() - busyStarted;
-  const busyCount = await (await fetch(`${stack.url}/v1/newsletters/lists/${busyList.id}/subscribers/count`, { headers: { 'x-service-client-token': token } })).json();
+  const busyCount = (await (await fetch(`${stack.url}/v1/newsletters/lists/${busyList.id}/subscribers/count`, { headers: { 'x-service-client-token': token } })).json()) as ApiBody<'subscribersCount'>;
   const busyTruth = await recountList(client.id, busyList.id);
 
   const rate = (ms: number) => Math.round(N / (ms / 1000));
@@ -268,7 +269,7 @@ try {
     const fileUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/bench.csv?lines=${IMPORT_LINES}`;
     const importClient = async (tag: string) => {
       const made = await createClient(`bench-import-${tag}-${Date.now()}`);
-      const t = (await (await fetch(`${stack.url}/v1/token?username=${made.client.id}&password=${made.apiKey}`)).json()).token as string;
+      const t = ((await (await fetch(`${stack.url}/v1/token?username=${made.client.id}&password=${made.apiKey}`)).json()) as ApiBody<'tokenGet'>).token;
       await setClientSetting(made.client.id, 'rateLimits', { perIpPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 });
       const reply = await fetch(`${stack.url}/v1/newsletters/lists/${made.client.defaultListId}/subscribers`, {
         method: 'POST',
@@ -302,7 +303,7 @@ try {
     const importRawMs = Math.min(importRawBefore, importRawAfter);
     const checks = await Promise.all(
       [alone, withSmall].map(async (c) => ({
-        count: await (await fetch(`${stack.url}/v1/newsletters/lists/${c.listId}/subscribers/count`, { headers: { 'x-service-client-token': c.token } })).json(),
+        count: (await (await fetch(`${stack.url}/v1/newsletters/lists/${c.listId}/subscribers/count`, { headers: { 'x-service-client-token': c.token } })).json()) as ApiBody<'subscribersCount'>,
         truth: await recountList(c.id, c.listId),
       })),
     );

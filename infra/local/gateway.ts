@@ -25,8 +25,19 @@ type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIG
 export interface StaticMount {
   /** URL prefix, e.g. `/lib/v1/`. */
   prefix: string;
-  /** `request`: the request's headers (the demo feed builds absolute links from `host` and answers conditional requests). */
-  serve(path: string, request?: { headers: http.IncomingHttpHeaders }): Promise<{ status: number; body: Buffer | string; contentType: string; headers?: Record<string, string> } | undefined>;
+  /**
+   * `request`: the request's headers (the demo feed builds absolute links from `host` and answers conditional requests).
+   * The gateway awaits the result inside its try: a mount may answer synchronously, and what it throws is a 500 either way.
+   */
+  serve(path: string, request?: { headers: http.IncomingHttpHeaders }): StaticFile | undefined | Promise<StaticFile | undefined>;
+}
+
+/** What a static mount answers for a path it serves. */
+export interface StaticFile {
+  status: number;
+  body: Buffer | string;
+  contentType: string;
+  headers?: Record<string, string>;
 }
 
 const root = resolve(import.meta.dirname, '../..');

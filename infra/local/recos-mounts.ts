@@ -85,7 +85,7 @@ export function demoSiteMount(keys?: DemoKeys | (() => DemoKeys | undefined)): S
   const keysNow = () => (typeof keys === 'function' ? keys() : (keys ?? seededKeys()));
   return {
     prefix: '/demo/',
-    async serve(path, request) {
+    serve(path, request) {
       const html = (body: string) => ({ status: 200, body, contentType: 'text/html; charset=utf-8' });
       if (path === 'feed.xml') return demoFeed(articles, request?.headers ?? {});
       if (path === '' || path === 'index.html') {

@@ -54,7 +54,7 @@ async function main() {
   const server = await startLocalServer(port);
   running.push({ endpoint: baseUrl, stop: () => new Promise((done) => server.close(() => done())) });
   const stopJobs = startScheduledJobs();
-  running.push({ endpoint: 'jobs', stop: async () => stopJobs() });
+  running.push({ endpoint: 'jobs', stop: () => Promise.resolve(stopJobs()) });
 
   console.log(`
 Service running at ${baseUrl}   (data in ${dataDir}; Ctrl-C stops everything)

@@ -48,7 +48,7 @@ function bodyParsers(route: RouteDef): middy.MiddlewareObj<APIGatewayProxyEventV
   const accepted = types.map((t) => (t === 'json' ? 'application/json' : 'application/x-www-form-urlencoded')).join(' or ');
   const parsers: middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult>[] = [
     {
-      before: async (request: Request) => {
+      before: (request: Request) => {
         if (request.event.body === undefined || request.event.body === '') throw new BadRequestError('body: a request body is required');
         // Media types are case-insensitive and may carry spaces before parameters (RFC 9110); middy's parsers
         // match one spelling only, so they (and the 415 check below) see the canonical form.
@@ -63,7 +63,7 @@ function bodyParsers(route: RouteDef): middy.MiddlewareObj<APIGatewayProxyEventV
     parsers.push(httpUrlencodeBodyParser({ disableContentTypeError: true }) as unknown as middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult>);
   }
   parsers.push({
-    before: async (request: Request) => {
+    before: (request: Request) => {
       const essence = parseMediaType(request.event.headers?.['content-type'])?.essence ?? '';
       const parsed = types.some((t) => (t === 'json' ? isJsonType(essence) : isFormType(essence)));
       if (!parsed) throw new UnsupportedMediaTypeError(`Content-Type must be ${accepted}`);
@@ -75,7 +75,7 @@ function bodyParsers(route: RouteDef): middy.MiddlewareObj<APIGatewayProxyEventV
 /** Maps any error to the spec's JSON error body; unknown errors are logged and become a generic 500. */
 function errorResponder(route?: RouteDef): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> {
   return {
-    onError: async (request: Request) => {
+    onError: (request: Request) => {
       const raw = request.error as (Error & { statusCode?: number; cause?: { package?: string; message?: string } }) | null;
       let err: Error | null = httpErrorOf(raw) ?? raw;
       if (raw?.cause?.package?.startsWith('@middy/http-') && raw.statusCode === 415 && /malformed/i.test(raw.message)) {
@@ -107,7 +107,7 @@ function errorResponder(route?: RouteDef): middy.MiddlewareObj<APIGatewayProxyEv
  */
 export function httpHandler<R extends RouteDef>(
   route: R,
-  fn: (input: HandlerInput<R>) => Promise<HttpResult>,
+  fn: (input: HandlerInput<R>) => HttpResult | Promise<HttpResult>,
   ...auth: R['auth'] extends 'token' ? [authenticate: Authenticate] : []
 ) {
   const [authenticate] = auth as [Authenticate?];
@@ -144,7 +144,7 @@ export function httpHandler<R extends RouteDef>(
 }
 
 /** The same error handling for a function with no route row (the `$default` fallback). */
-export function rawHttpHandler(fn: (event: APIGatewayProxyEventV2) => Promise<HttpResult>) {
+export function rawHttpHandler(fn: (event: APIGatewayProxyEventV2) => HttpResult | Promise<HttpResult>) {
   let stack = middy<APIGatewayProxyEventV2, HttpResult>();
   for (const m of observe<APIGatewayProxyEventV2, HttpResult>('route', '$default')) stack = stack.use(m);
   return stack.use(errorResponder()).handler(fn);

@@ -91,7 +91,7 @@ export function observe<E, R>(kind: 'route' | 'job', name: string): middy.Middle
     injectLambdaContext(logger, { resetKeys: true }),
     logMetrics(metrics),
     {
-      before: async (request) => {
+      before: (request) => {
         const event = (request.event ?? {}) as {
           headers?: Record<string, string | undefined>;
           requestContext?: { requestId?: string };
@@ -117,7 +117,7 @@ export function jobHandler<E, R>(job: string, fn: (event: E, context: Context) =
   for (const m of observe<E, R>('job', job)) stack = stack.use(m);
   return stack
     .use({
-      onError: async (request) => {
+      onError: (request) => {
         count('JobFailures');
         logger.error('job failed', request.error as Error);
       },

@@ -388,7 +388,7 @@ async function waitForLease(clientId: string, listId: number, deadline: number, 
     const shard = out.Item as LeaseItem | undefined;
     if (!shard?.owner) return;
     if ((shard.expiresAt ?? 0) < Date.now()) {
-      if (record) await withListLease(clientId, listId, deadline, record, async () => undefined);
+      if (record) await withListLease(clientId, listId, deadline, record, () => Promise.resolve());
       else await sleep(WAIT_POLL_MS); // without the event store it cannot settle a dead writer: the sweeper will
       return;
     }
@@ -948,7 +948,7 @@ export async function sweepListWriters(record: RecordEvents, now = Date.now()): 
       }
       if (shard0?.owner || journal) {
         // Take the dead writer's lease over: acquiring settles its journal; the release leaves the lease free.
-        await withListLease(clientId, listId, Date.now() + LEASE_WAIT_MS, record, async () => undefined);
+        await withListLease(clientId, listId, Date.now() + LEASE_WAIT_MS, record, () => Promise.resolve());
         summary.settled.push({ clientId, listId });
         continue;
       }

@@ -28,7 +28,7 @@ const formPage = () => `<!doctype html><html><head><meta charset="utf-8"><title>
 </form></body></html>`;
 
 const service = useService({
-  mounts: [{ prefix: '/site/', serve: async (path) => (path === 'form.html' ? { status: 200, body: formPage(), contentType: 'text/html; charset=utf-8' } : undefined) }],
+  mounts: [{ prefix: '/site/', serve: (path) => (path === 'form.html' ? { status: 200, body: formPage(), contentType: 'text/html; charset=utf-8' } : undefined) }],
 });
 
 /** The confirmation emails of an address (the reminder job run by another test file may add a reminder). */
@@ -85,7 +85,7 @@ describe('opt-in from a real HTML form in headless Chromium', () => {
     const answer = await page.evaluate(
       async ({ api, body }) => {
         const res = await fetch(api, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-        return { status: res.status, body: await res.json() };
+        return { status: res.status, body: (await res.json()) as unknown };
       },
       { api: `${service.url}/v1/subscribe/${client.trackingKey}`, body: { email, form_key: site.formKey } },
     );

@@ -141,7 +141,7 @@ describe('browser library on the demo site', () => {
         }),
       [block, sig],
     );
-    expect(shown).toMatchObject({ result: { recommendation: expect.any(Array) } });
+    expect(shown).toMatchObject({ result: { recommendation: expect.any(Array) as unknown[] } });
     // Unsigned, the service refuses: the display function is never called.
     await tab.evaluate((b) => (window as unknown as { Recos: Lib }).Recos.getRecommendations(b, 'member-42', 'signedShown', 4), block);
     await expect.poll(() => statuses).toEqual([200, 403]);

@@ -25,7 +25,7 @@ function contract() {
     Object.entries(methods).map(([method, op]) => ({ method: method.toUpperCase(), template, match: compilePath(template), op })),
   );
   const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats.default(ajv);
+  addFormats(ajv);
   compiled = { operations, ajv };
   return compiled;
 }

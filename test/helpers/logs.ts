@@ -1,3 +1,14 @@
+/** A Powertools log line or EMF metrics blob: the keys tests look at by name, the rest unknown. */
+export interface LogLine {
+  level?: string;
+  message?: string;
+  /** Powertools' error key: `stack` is one string in AWS, an array of lines in dev mode. */
+  error?: { name?: string; message?: string; stack?: string | string[] };
+  /** EMF: the metrics' definitions (the values are top-level keys). */
+  _aws?: { Timestamp: number; CloudWatchMetrics: Array<{ Namespace: string; Dimensions: string[][]; Metrics: Array<{ Name: string; Unit?: string }> }> };
+  [key: string]: unknown;
+}
+
 /**
  * Captures what this process writes to stdout and stderr (Powertools Logger
  * and Metrics lines, in dev mode or not) and parses the JSON ones.
@@ -20,11 +31,11 @@ export function captureOutput() {
   return {
     text: () => chunks.join(''),
     /** Every chunk that is one JSON object (a log line or an EMF metrics blob). */
-    json: (): Array<Record<string, any>> =>
-      chunks.flatMap((c) => {
+    json: () =>
+      chunks.flatMap((c): LogLine[] => {
         try {
-          const parsed = JSON.parse(c);
-          return parsed && typeof parsed === 'object' ? [parsed] : [];
+          const parsed: unknown = JSON.parse(c);
+          return parsed && typeof parsed === 'object' ? [parsed as LogLine] : [];
         } catch {
           return [];
         }

@@ -2,30 +2,31 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { EventStore, StoredObject } from '../../shared/events/store.js';
+import { asyncIterable } from './async-iterable.js';
 
 export function memoryStore() {
   const objects = new Map<string, { body: Buffer; metadata: Record<string, string>; modified: number }>();
   const stats = { open: 0, maxOpen: 0, writes: [] as string[], reads: [] as string[], concats: [] as string[][] };
-  const body = async (key: string) => {
+  const body = (key: string) => {
     const o = objects.get(key);
-    if (!o) throw new Error(`no object ${key}`);
-    return o.body;
+    if (!o) return Promise.reject(new Error(`no object ${key}`));
+    return Promise.resolve(o.body);
   };
   const store: EventStore = {
-    async list(prefix) {
-      return [...objects.entries()]
+    list(prefix) {
+      return Promise.resolve([...objects.entries()]
         .filter(([k]) => k.startsWith(prefix))
         .map(([key, o]): StoredObject => ({ key, size: o.body.length, etag: createHash('md5').update(o.body).digest('hex'), modified: o.modified }))
-        .sort((a, b) => (a.key < b.key ? -1 : 1));
+        .sort((a, b) => (a.key < b.key ? -1 : 1)));
     },
-    async listChildren(prefix) {
-      return [...new Set([...objects.keys()].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length).split('/')[0]))].sort();
+    listChildren(prefix) {
+      return Promise.resolve([...new Set([...objects.keys()].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length).split('/')[0]))].sort());
     },
     async read(key, range) {
       const whole = await body(key);
       const bytes = range ? whole.subarray(range.start, range.end) : whole;
       stats.reads.push(key);
-      return (async function* () {
+      return asyncIterable((function* () {
         stats.open++;
         stats.maxOpen = Math.max(stats.maxOpen, stats.open);
         try {
@@ -33,15 +34,15 @@ export function memoryStore() {
         } finally {
           stats.open--;
         }
-      })();
+      })());
     },
-    async head(key) {
+    head(key) {
       const o = objects.get(key);
-      return o && { size: o.body.length, metadata: o.metadata };
+      return Promise.resolve(o && { size: o.body.length, metadata: o.metadata });
     },
     async write(key, body: Readable, { metadata = {} }) {
       const chunks: Buffer[] = [];
-      for await (const c of body) chunks.push(Buffer.from(c));
+      for await (const c of body as AsyncIterable<Buffer>) chunks.push(Buffer.from(c));
       objects.set(key, { body: Buffer.concat(chunks), metadata, modified: Date.now() });
       stats.writes.push(key);
     },
@@ -51,11 +52,12 @@ export function memoryStore() {
       stats.writes.push(key);
       stats.concats.push(pieces.map((p) => ('text' in p ? 'text' : p.key)));
     },
-    async remove(keys) {
+    remove(keys) {
       for (const k of keys) objects.delete(k);
+      return Promise.resolve();
     },
-    async presign(key) {
-      return `memory://${key}`;
+    presign(key) {
+      return Promise.resolve(`memory://${key}`);
     },
   };
   const put = (key: string, lines: object[]) => objects.set(key, { body: Buffer.from(lines.map((l) => JSON.stringify(l)).join('\n') + '\n'), metadata: {}, modified: Date.now() });

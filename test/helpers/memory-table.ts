@@ -22,6 +22,20 @@ type Item = Record<string, unknown>;
 type Names = Record<string, string> | undefined;
 type Values = Record<string, unknown> | undefined;
 
+/** What the fake reads of a command's input: one view over the commands it serves. */
+interface Input {
+  Key: Item;
+  Item: Item;
+  UpdateExpression: string;
+  ConditionExpression?: string;
+  ExpressionAttributeNames?: Names;
+  ExpressionAttributeValues: Record<string, unknown>;
+  RequestItems: Record<string, unknown>;
+  TransactItems: Array<Record<'Put' | 'Delete' | 'Update' | 'ConditionCheck', Input | undefined>>;
+  KeyConditionExpression: string;
+  Limit?: number;
+}
+
 const keyOf = (key: Item) => `${String(key.pk)}\u0000${String(key.sk)}`;
 const clone = <T>(value: T): T => structuredClone(value);
 
@@ -109,7 +123,7 @@ export function memoryTable() {
     calls.push(name);
     failAt?.(name, calls.length);
     if (latencyMs > 0) await new Promise((done) => setTimeout(done, latencyMs));
-    const input = (command as { input: any }).input;
+    const input = (command as { input: Input }).input;
     if (command instanceof GetCommand) return { Item: clone(items.get(keyOf(input.Key))) };
     if (command instanceof PutCommand || command instanceof DeleteCommand || command instanceof UpdateCommand) {
       const op = command instanceof PutCommand ? { Put: input } : command instanceof DeleteCommand ? { Delete: input } : { Update: input };
@@ -129,7 +143,7 @@ export function memoryTable() {
       return {};
     }
     if (command instanceof TransactWriteCommand) {
-      const ops = input.TransactItems as Array<Record<string, any>>;
+      const ops = input.TransactItems;
       const reasons = ops.map((op) => {
         if (op.ConditionCheck) {
           const c = op.ConditionCheck;
@@ -147,7 +161,7 @@ export function memoryTable() {
       const pk = input.ExpressionAttributeValues[':pk'] ?? input.ExpressionAttributeValues[':p'];
       let found = [...items.values()].filter((i) => i.pk === pk).sort((a, b) => (String(a.sk) < String(b.sk) ? -1 : 1));
       const between = /sk BETWEEN :a AND :b/.test(input.KeyConditionExpression);
-      if (between) found = found.filter((i) => String(i.sk) >= input.ExpressionAttributeValues[':a'] && String(i.sk) <= input.ExpressionAttributeValues[':b']);
+      if (between) found = found.filter((i) => String(i.sk) >= String(input.ExpressionAttributeValues[':a']) && String(i.sk) <= String(input.ExpressionAttributeValues[':b']));
       const limited = input.Limit ? found.slice(0, input.Limit) : found;
       const more = input.Limit && found.length > input.Limit;
       return { Items: limited.map(clone), Count: limited.length, LastEvaluatedKey: more ? { pk, sk: limited.at(-1)!.sk } : undefined };

@@ -15,7 +15,8 @@ import type { PerViewStore } from './recos-oracle.js';
  * An in-memory store (offline evaluation, benchmark data generation). With
  * `popularRefreshSeconds`, a `cached` popular list is a snapshot taken at most
  * that long before the request's `now`, as a container's cached list is (the
- * offline evaluation measures the staleness).
+ * offline evaluation measures the staleness). Its bodies work on maps and
+ * cannot throw: methods answer with settled promises.
  */
 export class MemoryStore implements RecosStore, ViewBatchStore, PerViewStore {
   constructor(private readonly options: { popularRefreshSeconds?: number } = {}) {}
@@ -37,20 +38,20 @@ export class MemoryStore implements RecosStore, ViewBatchStore, PerViewStore {
     return inner;
   }
 
-  async context(clientId: string, q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean; fresh?: boolean; deletions?: boolean; client?: boolean }) {
-    return {
+  context(clientId: string, q: { userId?: string; guid?: string; preferences?: boolean; covisits?: boolean; fresh?: boolean; deletions?: boolean; client?: boolean }) {
+    return Promise.resolve({
       deleted: q.deletions ? new Set(this.deletedMap.get(clientId)) : undefined,
       fresh: q.fresh ? this.freshMap.get(clientId) : undefined,
       reader: q.userId ? this.of(this.readerMap, clientId).get(q.userId) : undefined,
       preferences: q.userId && q.preferences ? this.of(this.preferenceMap, clientId).get(q.userId) : undefined,
       article: q.guid ? this.of(this.articleMap, clientId).get(q.guid) : undefined,
       covisits: q.guid && q.covisits ? this.of(this.covisitMap, clientId).get(q.guid) : undefined,
-    };
+    });
   }
 
-  async coReads(clientId: string, guids: string[]): Promise<Map<string, SeedCoReads>> {
+  coReads(clientId: string, guids: string[]): Promise<Map<string, SeedCoReads>> {
     const map = this.of(this.covisitMap, clientId);
-    return new Map(guids.filter((g) => map.has(g)).map((g) => [g, { covisits: map.get(g) }]));
+    return Promise.resolve(new Map(guids.filter((g) => map.has(g)).map((g) => [g, { covisits: map.get(g) }])));
   }
 
   async hotArticles(clientId: string, limit: number, o: { cached?: boolean; now?: number } = {}): Promise<Article[]> {
@@ -69,53 +70,55 @@ export class MemoryStore implements RecosStore, ViewBatchStore, PerViewStore {
     return list.slice(0, limit);
   }
 
-  async articles(clientId: string, guids: string[]): Promise<Article[]> {
+  articles(clientId: string, guids: string[]): Promise<Article[]> {
     const map = this.of(this.articleMap, clientId);
-    return guids.map((g) => map.get(g)).filter((a): a is Article => a !== undefined);
+    return Promise.resolve(guids.map((g) => map.get(g)).filter((a): a is Article => a !== undefined));
   }
 
-  async addFresh(clientId: string, entries: FreshEntry[], now: number): Promise<void> {
+  addFresh(clientId: string, entries: FreshEntry[], now: number): Promise<void> {
     this.freshMap.set(clientId, pruneFresh([...(this.freshMap.get(clientId) ?? []), ...entries], now));
+    return Promise.resolve();
   }
 
-  async upsertArticle(clientId: string, meta: ArticleMeta, now: number, { revive = true } = {}): Promise<{ article: Article; created: boolean } | undefined> {
-    if (!revive && this.deletedMap.get(clientId)?.has(articleGuid(meta.url))) return undefined;
+  upsertArticle(clientId: string, meta: ArticleMeta, now: number, { revive = true } = {}): Promise<{ article: Article; created: boolean } | undefined> {
+    if (!revive && this.deletedMap.get(clientId)?.has(articleGuid(meta.url))) return Promise.resolve(undefined);
     const map = this.of(this.articleMap, clientId);
     const previous = map.get(articleGuid(meta.url));
     const article = withMetadata(previous, meta, now);
     map.set(article.guid, article);
     this.deletedMap.get(clientId)?.delete(article.guid);
     this.version++;
-    return { article, created: !previous };
+    return Promise.resolve({ article, created: !previous });
   }
 
-  async deleteArticle(clientId: string, guid: string): Promise<boolean> {
+  deleteArticle(clientId: string, guid: string): Promise<boolean> {
     const map = this.of(this.articleMap, clientId);
-    if (!map.delete(guid)) return false;
+    if (!map.delete(guid)) return Promise.resolve(false);
     this.of(this.covisitMap, clientId).delete(guid);
     this.freshMap.set(clientId, (this.freshMap.get(clientId) ?? []).filter((e) => e.guid !== guid));
     if (!this.deletedMap.has(clientId)) this.deletedMap.set(clientId, new Set());
     this.deletedMap.get(clientId)!.add(guid);
     this.version++;
-    return true;
+    return Promise.resolve(true);
   }
 
-  async recordView(clientId: string, view: PageView, now: number): Promise<Article | undefined> {
-    if (this.deletedMap.get(clientId)?.has(articleGuid(view.url))) return undefined;
+  recordView(clientId: string, view: PageView, now: number): Promise<Article | undefined> {
+    if (this.deletedMap.get(clientId)?.has(articleGuid(view.url))) return Promise.resolve(undefined);
     const map = this.of(this.articleMap, clientId);
     const article = mergeArticle(map.get(articleGuid(view.url)), view, now);
     map.set(article.guid, article);
     this.version++;
-    return article;
+    return Promise.resolve(article);
   }
 
-  async putReader(clientId: string, reader: Reader): Promise<void> {
+  putReader(clientId: string, reader: Reader): Promise<void> {
     this.of(this.readerMap, clientId).set(reader.userId, reader);
+    return Promise.resolve();
   }
 
-  async recordViews(clientId: string, groups: ArticleViews[]): Promise<Array<Article | undefined>> {
+  recordViews(clientId: string, groups: ArticleViews[]): Promise<Array<Article | undefined>> {
     const map = this.of(this.articleMap, clientId);
-    return groups.map((g) => {
+    return Promise.resolve(groups.map((g) => {
       if (this.deletedMap.get(clientId)?.has(g.guid)) return undefined;
       const previous = map.get(g.guid);
       const base = withMetadata(previous, g.meta, g.times[0]);
@@ -125,17 +128,17 @@ export class MemoryStore implements RecosStore, ViewBatchStore, PerViewStore {
       map.set(g.guid, article);
       this.version++;
       return { ...article };
-    });
+    }));
   }
 
   private readerVersions = new Map<string, number>();
 
-  async readers(clientId: string, userIds: string[]): Promise<Map<string, VersionedReader>> {
+  readers(clientId: string, userIds: string[]): Promise<Map<string, VersionedReader>> {
     const map = this.of(this.readerMap, clientId);
-    return new Map(userIds.flatMap((id) => (map.has(id) ? [[id, { reader: map.get(id)!, version: this.readerVersions.get(`${clientId}\n${id}`) ?? 0 }] as const] : [])));
+    return Promise.resolve(new Map(userIds.flatMap((id) => (map.has(id) ? [[id, { reader: map.get(id)!, version: this.readerVersions.get(`${clientId}\n${id}`) ?? 0 }] as const] : []))));
   }
 
-  async putReaders(clientId: string, writes: VersionedReader[]): Promise<string[]> {
+  putReaders(clientId: string, writes: VersionedReader[]): Promise<string[]> {
     const conflicts: string[] = [];
     for (const { reader, version } of writes) {
       const key = `${clientId}\n${reader.userId}`;
@@ -146,19 +149,20 @@ export class MemoryStore implements RecosStore, ViewBatchStore, PerViewStore {
         this.readerVersions.set(key, (version ?? 0) + 1);
       }
     }
-    return conflicts;
+    return Promise.resolve(conflicts);
   }
 
-  async addCovisitCounts(clientId: string, counts: Map<string, Record<string, number>>): Promise<void> {
+  addCovisitCounts(clientId: string, counts: Map<string, Record<string, number>>): Promise<void> {
     const map = this.of(this.covisitMap, clientId);
     for (const [guid, add] of counts) {
       const current = { ...(map.get(guid) ?? {}) };
       for (const [other, n] of Object.entries(add)) current[other] = (current[other] ?? 0) + n;
       map.set(guid, Object.keys(current).length > COVISIT_PRUNE_AT ? pruneCovisits(current) : current);
     }
+    return Promise.resolve();
   }
 
-  async addCovisits(clientId: string, guid: string, others: Covisits): Promise<void> {
+  addCovisits(clientId: string, guid: string, others: Covisits): Promise<void> {
     const map = this.of(this.covisitMap, clientId);
     const bump = (from: string, to: string, weight: number) => {
       const counts = map.get(from) ?? {};
@@ -169,15 +173,17 @@ export class MemoryStore implements RecosStore, ViewBatchStore, PerViewStore {
       bump(guid, other, weight);
       bump(other, guid, weight);
     }
+    return Promise.resolve();
   }
 
-  async putPreferences(clientId: string, preferences: Preferences): Promise<void> {
+  putPreferences(clientId: string, preferences: Preferences): Promise<void> {
     this.of(this.preferenceMap, clientId).set(preferences.userId, preferences);
+    return Promise.resolve();
   }
 
-  async recordClick(clientId: string, guid: string): Promise<Article | undefined> {
+  recordClick(clientId: string, guid: string): Promise<Article | undefined> {
     const article = this.of(this.articleMap, clientId).get(guid);
     if (article) article.clicks++;
-    return article;
+    return Promise.resolve(article);
   }
 }

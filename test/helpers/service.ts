@@ -9,6 +9,9 @@ import { createGateway, listen, type StaticMount } from '../../infra/local/gatew
 import { startLocalQueues, type LocalQueues } from '../../infra/local/queues.js';
 import { createClient } from '../../shared/clients/clients.js';
 import { checkResponse } from './api-contract.js';
+import type { ApiBody } from './api-body.js';
+
+export type { ApiBody, ErrorBody, LegacyRecommendationsBody, RecommendationsBody } from './api-body.js';
 
 export interface Service {
   url: string;
@@ -41,7 +44,11 @@ export function useService({ mounts = [] }: { mounts?: StaticMount[] } = {}): Se
   return service;
 }
 
-export interface Reply<T = any> {
+/**
+ * A reply; `body` is what the caller says the route answers (`ApiBody<'listsList'>`, `ErrorBody`: the documented
+ * types, which the contract check holds every reply to), `unknown` unless it says.
+ */
+export interface Reply<T = unknown> {
   status: number;
   headers: Headers;
   body: T;
@@ -49,7 +56,7 @@ export interface Reply<T = any> {
 }
 
 /** Sends a request; JSON bodies are encoded, JSON replies decoded. */
-export async function request<T = any>(
+export async function request<T = unknown>(
   url: string,
   { method = 'GET', body, token, headers = {}, raw }: { method?: string; body?: unknown; token?: string; headers?: Record<string, string>; raw?: string } = {},
 ): Promise<Reply<T>> {
@@ -86,7 +93,7 @@ export interface TestClient {
 export async function newClient(service: Service, { premiumEvents = false, siteHosts }: { premiumEvents?: boolean; siteHosts?: string[] } = {}): Promise<TestClient> {
   const username = `t-${randomUUID().slice(0, 12)}`;
   const { client, apiKey } = await createClient(username, { premiumEvents, siteHosts });
-  const reply = await request(`${service.url}/v1/token?username=${username}&password=${encodeURIComponent(apiKey)}`);
+  const reply = await request<ApiBody<'tokenGet'>>(`${service.url}/v1/token?username=${username}&password=${encodeURIComponent(apiKey)}`);
   if (reply.status !== 200) throw new Error(`token: ${reply.status} ${reply.text}`);
   return { username, apiKey, token: reply.body.token, trackingKey: client.trackingKey, defaultListId: client.defaultListId };
 }

@@ -3,6 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ServiceStack } from '../../infra/service-stack.js';
 import { jobs } from '../../shared/jobs.js';
+import type { CfnResource } from '../helpers/cdk.js';
 
 let template: Template;
 
@@ -32,7 +33,7 @@ describe('ServiceStack, event files', () => {
     expect(maxBatchingWindowSeconds).toBeGreaterThanOrEqual(60);
     // The SES events topic and the alarm topic.
     template.resourceCountIs('AWS::SNS::Topic', 2);
-    expect(Object.values(template.findResources('AWS::SNS::Subscription')).filter((s) => s.Properties.Protocol === 'sqs')).toHaveLength(1);
+    expect(Object.values(template.findResources('AWS::SNS::Subscription') as Record<string, CfnResource>).filter((s) => s.Properties.Protocol === 'sqs')).toHaveLength(1);
     template.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'sqs',
       Endpoint: { 'Fn::GetAtt': [Match.stringLikeRegexp('^sesEventsQueue'), 'Arn'] },
@@ -66,9 +67,9 @@ describe('ServiceStack, event files', () => {
   it('runs the hour assembler a few minutes past every hour, with the time and memory of the daily one', () => {
     expect(jobs.eventsAssembleHours.trigger.schedule).toBe('cron(5 * * * ? *)');
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(5 * * * ? *)' });
-    const fns = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([id]) => id.startsWith('eventsAssembleHours'));
+    const fns = Object.entries(template.findResources('AWS::Lambda::Function') as Record<string, CfnResource>).filter(([id]) => id.startsWith('eventsAssembleHours'));
     expect(fns).toHaveLength(1);
-    expect(fns[0][1].Properties).toMatchObject({ Timeout: 900, MemorySize: 1024, Environment: { Variables: { EVENTS_BUCKET: expect.anything() } } });
+    expect(fns[0][1].Properties).toMatchObject({ Timeout: 900, MemorySize: 1024, Environment: { Variables: { EVENTS_BUCKET: expect.anything() as unknown } } });
     template.hasResourceProperties('AWS::Events::Rule', {
       ScheduleExpression: 'cron(5 * * * ? *)',
       Targets: Match.arrayWith([Match.objectLike({ Arn: { 'Fn::GetAtt': [fns[0][0], 'Arn'] } })]),

@@ -9,10 +9,10 @@ import { accessLogRetentionDays, reservedConcurrency, routeThrottles, stageThrot
 import { ServiceStack } from '../../infra/service-stack.js';
 import { jobList } from '../../shared/jobs.js';
 import { routeList } from '../../shared/routes.js';
-import { cdkContext, testApp } from '../helpers/cdk.js';
+import { cdkContext, testApp, type CfnResource } from '../helpers/cdk.js';
 import { projectRoot } from '../../infra/constructs/service-function.js';
 
-type Resources = Record<string, { Properties: Record<string, any>; DeletionPolicy?: string; Condition?: string }>;
+type Resources = Record<string, CfnResource>;
 interface NagReport {
   pluginReports: Array<{ pluginName: string; violations: Array<{ ruleName: string; violatingConstructs: Array<{ constructPath: string }> }>; suppressedViolations: Array<{ ruleName: string; reason: string }> }>;
 }
@@ -65,7 +65,7 @@ describe('environment', () => {
         env: { ...process.env, AWS_REGION: '', AWS_DEFAULT_REGION: '', ...env, CDK_OUTDIR: outdir, CDK_CONTEXT_JSON: JSON.stringify({ ...cdkContext, ...context, 'aws:cdk:bundling-stacks': [] }) },
         stdio: 'pipe',
       });
-      const stack = JSON.parse(readFileSync(join(outdir, 'NewsletterService.template.json'), 'utf8'));
+      const stack = JSON.parse(readFileSync(join(outdir, 'NewsletterService.template.json'), 'utf8')) as { Conditions?: unknown };
       delete stack.Conditions; // CDK's per-region conditions list every region by name
       return JSON.stringify(stack);
     } finally {

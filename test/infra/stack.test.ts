@@ -6,9 +6,10 @@ import { tableDefinition } from '../../shared/db/table.js';
 import { jobList } from '../../shared/jobs.js';
 import { routeList } from '../../shared/routes.js';
 import type { Access } from '../../shared/http/route.js';
+import type { CfnResource } from '../helpers/cdk.js';
 
 let template: Template;
-type Resource = { Properties: Record<string, any> };
+type Resource = CfnResource;
 
 beforeAll(() => {
   // Skip esbuild bundling here; `npx cdk synth` bundles for real.
@@ -21,11 +22,11 @@ function actionsOf(id: string): string[] {
   const functions = template.findResources('AWS::Lambda::Function') as Record<string, Resource>;
   const [, fn] = Object.entries(functions).find(([logicalId]) => new RegExp(`^${id}[0-9A-F]{8}$`).test(logicalId)) ?? [];
   expect(fn, `function for ${id}`).toBeDefined();
-  const role = fn!.Properties.Role['Fn::GetAtt'][0] as string;
+  const role = fn!.Properties.Role['Fn::GetAtt'][0];
   const policies = Object.values(template.findResources('AWS::IAM::Policy') as Record<string, Resource>).filter((p) =>
     (p.Properties.Roles as Array<{ Ref: string }>).some((r) => r.Ref === role),
   );
-  return policies.flatMap((p) => p.Properties.PolicyDocument.Statement.flatMap((s: { Action: string | string[] }) => [s.Action].flat()));
+  return policies.flatMap((p) => p.Properties.PolicyDocument.Statement.flatMap((s) => [s.Action].flat()));
 }
 
 function expectGrants(id: string, access: Access) {
@@ -47,7 +48,7 @@ function expectGrants(id: string, access: Access) {
 function sendsToTrackingQueue(id: string): boolean {
   const functions = template.findResources('AWS::Lambda::Function') as Record<string, Resource>;
   const [, fn] = Object.entries(functions).find(([logicalId]) => new RegExp(`^${id}[0-9A-F]{8}$`).test(logicalId))!;
-  const role = fn.Properties.Role['Fn::GetAtt'][0] as string;
+  const role = fn.Properties.Role['Fn::GetAtt'][0];
   return Object.values(template.findResources('AWS::IAM::Policy') as Record<string, Resource>)
     .filter((p) => (p.Properties.Roles as Array<{ Ref: string }>).some((r) => r.Ref === role))
     .flatMap((p) => p.Properties.PolicyDocument.Statement as Array<{ Action: string | string[]; Resource: unknown }>)

@@ -5,9 +5,10 @@ import { ServiceStack } from '../../infra/service-stack.js';
 import { reservedConcurrency, routeThrottles } from '../../infra/protection.js';
 import { jobs } from '../../shared/jobs.js';
 import { recoRoutes } from '../../shared/routes/recos.js';
+import type { CfnResource } from '../helpers/cdk.js';
 
 let template: Template;
-type Resource = { Properties: Record<string, any> };
+type Resource = CfnResource;
 
 beforeAll(() => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -17,7 +18,7 @@ beforeAll(() => {
 const statementsOf = (fnPrefix: string) => {
   const functions = template.findResources('AWS::Lambda::Function') as Record<string, Resource>;
   const [, fn] = Object.entries(functions).find(([id]) => new RegExp(`^${fnPrefix}[0-9A-F]{8}$`).test(id))!;
-  const role = fn.Properties.Role['Fn::GetAtt'][0] as string;
+  const role = fn.Properties.Role['Fn::GetAtt'][0];
   return Object.values(template.findResources('AWS::IAM::Policy') as Record<string, Resource>)
     .filter((p) => (p.Properties.Roles as Array<{ Ref: string }>).some((r) => r.Ref === role))
     .flatMap((p) => p.Properties.PolicyDocument.Statement as Array<{ Action: string | string[]; Resource: unknown }>);
@@ -57,7 +58,7 @@ describe('ServiceStack, page views off the request path', () => {
     expect(actions.some((a) => a === 'dynamodb:PutItem' || a === 'dynamodb:UpdateItem')).toBe(false);
     expect(recoRoutes.trackPost.access).toEqual({ table: 'R', trackingQueue: true });
     const env = (Object.entries(template.findResources('AWS::Lambda::Function') as Record<string, Resource>).find(([id]) => id.startsWith('trackPost'))![1]).Properties.Environment.Variables;
-    expect(env.TRACKING_QUEUE_URL).toEqual({ Ref: expect.stringMatching(/^TrackingQueue/) });
+    expect(env.TRACKING_QUEUE_URL).toEqual({ Ref: expect.stringMatching(/^TrackingQueue/) as string });
   });
 
   it('alarms when a page view is dead-lettered, when the oldest waits more than 5 minutes, and when counted views lose their reader or co-visit writes', () => {

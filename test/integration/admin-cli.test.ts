@@ -6,16 +6,27 @@ import { describe, expect, it } from 'vitest';
 import { resolvePublicKey } from '../../shared/clients/clients.js';
 import { readerSignature } from '../../shared/recos/reader-ids.js';
 import { dropReadCaches } from '../../shared/recos/service.js';
-import { request, useService } from '../helpers/service.js';
+import { request, useService, type ApiBody, type ErrorBody } from '../helpers/service.js';
 
 const service = useService();
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
 
 /** Runs `npm run admin -- …` as support staff would, against the test emulators (TABLE_NAME and endpoints from this process). */
-async function admin(...args: string[]): Promise<any> {
+async function admin(...args: string[]): Promise<AdminOutput> {
   const { stdout } = await run(resolve(root, 'node_modules/.bin/tsx'), ['infra/admin.ts', ...args], { cwd: root, env: process.env });
-  return JSON.parse(stdout);
+  return JSON.parse(stdout) as AdminOutput;
+}
+
+/** What these tests read of the JSON the CLI prints (each command prints some of it). */
+interface AdminOutput {
+  api_key: string;
+  tracking_key: string;
+  site_hosts: string[];
+  form_key: string;
+  block_key: string;
+  signing_secret: string;
+  [key: string]: unknown;
 }
 
 describe('admin CLI', () => {
@@ -23,12 +34,12 @@ describe('admin CLI', () => {
     const name = `cli-${randomUUID().slice(0, 8)}`;
     const created = await admin('create-client', name);
     expect(created).toMatchObject({ username: name, default_list_id: 1 });
-    const token = (await request(`${service.url}/v1/token?username=${name}&password=${encodeURIComponent(created.api_key)}`)).body.token;
+    const token = (await request<ApiBody<'tokenGet'>>(`${service.url}/v1/token?username=${name}&password=${encodeURIComponent(created.api_key)}`)).body.token;
     expect(token).toBeTruthy();
 
     expect(await admin('create-list', name, 'Weekly', 'digest')).toMatchObject({ id: 2, name: 'Weekly digest' });
-    const lists = await request(`${service.url}/v1/newsletters/lists`, { token });
-    expect(lists.body.map((l: { name: string }) => l.name)).toEqual(['Default list', 'Weekly digest']);
+    const lists = await request<ApiBody<'listsList'>>(`${service.url}/v1/newsletters/lists`, { token });
+    expect(lists.body.map((l) => l.name)).toEqual(['Default list', 'Weekly digest']);
 
     const form = await admin('create-form', name, '--lists', '1,2', '--global');
     expect(await resolvePublicKey('form', form.form_key)).toMatchObject({ clientId: name, listIds: [1, 2], global: true });
@@ -41,7 +52,7 @@ describe('admin CLI', () => {
     const rotated = await admin('rotate-key', name);
     expect((await request(`${service.url}/v1/token?username=${name}&password=${encodeURIComponent(created.api_key)}`)).status).toBe(401);
     // Every token issued with the old key is revoked at once.
-    const revoked = await request(`${service.url}/v1/newsletters/lists`, { token });
+    const revoked = await request<ErrorBody>(`${service.url}/v1/newsletters/lists`, { token });
     expect(revoked.status).toBe(401);
     expect(revoked.body.cause).toMatch(/^Token revoked/);
     expect((await request(`${service.url}/v1/token?username=${name}&password=${encodeURIComponent(rotated.api_key)}`)).status).toBe(200);
@@ -69,7 +80,7 @@ describe('admin CLI', () => {
     const name = `cli-${randomUUID().slice(0, 8)}`;
     await admin('create-client', name, '--hosts', 'signed.example');
     const on = await admin('set-signed-ids', name, '--on');
-    expect(on).toEqual({ username: name, signed_ids: true, signing_secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    expect(on).toEqual({ username: name, signed_ids: true, signing_secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) as string });
     expect(await admin('show-client', name)).toMatchObject({ signedIds: true, signingSecret: on.signing_secret });
     const block = await admin('create-block', name);
     const recos = (sig?: string) => request(`${service.url}/v1/clients/${block.block_key}/users/member-1/recommendations${sig ? `?sig=${sig}` : ''}`);

@@ -12,7 +12,7 @@ import { keys } from '../../shared/db/keys.js';
 import { DynamoStore } from '../../shared/recos/dynamo-store.js';
 import { captureOutput } from '../helpers/logs.js';
 import { articleGuid } from '../../shared/recos/urls.js';
-import { newClient, request, useService, type TestClient } from '../helpers/service.js';
+import { newClient, request, useService, type TestClient, type ApiBody, type ErrorBody, type RecommendationsBody } from '../helpers/service.js';
 
 const service = useService();
 const site = () => `https://news-${randomUUID().slice(0, 8)}.catalogue.example`;
@@ -20,10 +20,10 @@ const newCatalogueClient = () => newClient(service, { siteHosts: ['*.catalogue.e
 const hoursAgo = (h: number) => Math.floor(Date.now() / 1000 - h * 3600);
 const articlesUrl = () => `${service.url}/v1/articles`;
 
-const put = (client: TestClient, body: unknown) => request(`${service.url}/v1/articles`, { method: 'PUT', token: client.token, body });
+const put = <T = ApiBody<'articlesPut'>>(client: TestClient, body: unknown) => request<T>(`${service.url}/v1/articles`, { method: 'PUT', token: client.token, body });
 // Listing and recommendations wait for the page views tracked so far to be applied (the tracking queue drained), as a reader a few seconds later would see them.
-const list = async (client: TestClient, query = '') => (await service.drain(), request(`${service.url}/v1/articles${query ? `?${query}` : ''}`, { token: client.token }));
-const recos = async (block: string, userId: string, query = '') => (await service.drain(), request(`${service.url}/v1/clients/${block}/users/${userId}/recommendations${query ? `?${query}` : ''}`));
+const list = async <T = ApiBody<'articlesGet'>>(client: TestClient, query = '') => (await service.drain(), request<T>(`${service.url}/v1/articles${query ? `?${query}` : ''}`, { token: client.token }));
+const recos = async <T = RecommendationsBody>(block: string, userId: string, query = '') => (await service.drain(), request<T>(`${service.url}/v1/clients/${block}/users/${userId}/recommendations${query ? `?${query}` : ''}`));
 const track = (client: TestClient, userId: string, url: string, extra: Record<string, unknown> = {}) =>
   request(`${service.url}/v1/track/${client.trackingKey}`, { method: 'POST', body: { user_id: userId, url, ...extra } });
 const guidsOf = (body: { result: { recommendation: Array<{ guid: string }> } }) => body.result.recommendation.map((r) => r.guid);
@@ -98,7 +98,7 @@ describe('PUT /v1/articles', () => {
       [Array.from({ length: 1001 }, (_, i) => ({ url: `${s}/${i}` })), 'body: at most 1000 articles per request'],
       [{ url: `${s}/x` }, 'body: must be a JSON array of articles'],
     ] as const) {
-      const reply = await put(client, body);
+      const reply = await put<ErrorBody>(client, body);
       expect(reply.status).toBe(400);
       expect(reply.body.cause).toBe(cause);
     }
@@ -111,7 +111,7 @@ describe('PUT /v1/articles', () => {
     expect(guidsOf(newest.body)).toEqual([0, 1, 2, 3, 4].map((i) => articleGuid(`${s}/${i}`)));
 
     const noHosts = await newClient(service);
-    const refused = await put(noHosts, [{ url: `${s}/x` }]);
+    const refused = await put<ErrorBody>(noHosts, [{ url: `${s}/x` }]);
     expect(refused.status).toBe(403);
     expect(refused.body.cause).toMatch(/no site hosts yet/);
     expect((await request(articlesUrl(), { method: 'PUT', body: [{ url: `${s}/x` }] })).status).toBe(401);
@@ -144,11 +144,11 @@ describe('GET /v1/articles', () => {
 
     const other = await newCatalogueClient();
     const cursor = (await list(client, 'count=1')).headers.get('x-next-cursor')!;
-    const foreign = await list(other, `cursor=${cursor}`);
+    const foreign = await list<ErrorBody>(other, `cursor=${cursor}`);
     expect(foreign.status).toBe(400);
     expect(foreign.body.cause).toMatch(/^query\.cursor: not a cursor of this catalogue/);
     expect((await list(client, 'count=0')).status).toBe(400);
-    expect((await list(client, 'count=1001')).body.cause).toBe('query.count: must be at most 1000');
+    expect((await list<ErrorBody>(client, 'count=1001')).body.cause).toBe('query.count: must be at most 1000');
   });
 
   it('lists articles known from tracking too, with their views', async () => {
@@ -199,7 +199,7 @@ describe('catalogue articles in recommendations', () => {
     expect(deleted.body).toEqual({ status: 'OK', url: a, guid: articleGuid(a) });
     expect((await request(`${articlesUrl()}?url=${encodeURIComponent(a)}`, { method: 'DELETE', token: client.token })).status).toBe(404);
     expect((await request(`${articlesUrl()}?url=${encodeURIComponent(`${s}/never`)}`, { method: 'DELETE', token: client.token })).status).toBe(404);
-    expect((await request(`${articlesUrl()}?url=nope`, { method: 'DELETE', token: client.token })).body.cause).toBe('query.url: must be an absolute http(s) URL');
+    expect((await request<ErrorBody>(`${articlesUrl()}?url=nope`, { method: 'DELETE', token: client.token })).body.cause).toBe('query.url: must be an absolute http(s) URL');
 
     // A later view is accepted and not counted; the article stays out of rankings, listing and redirects.
     expect((await track(client, 'r4', a, { title: 'A' })).body).toEqual({ status: 'OK', guid: articleGuid(a) });

@@ -3,14 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { LOGIN_LIMITS } from '../../shared/ratelimit/limits.js';
 import { issueToken } from '../../shared/auth/tokens.js';
 import { rotateApiKey } from '../../shared/clients/clients.js';
-import { newClient, request, useService } from '../helpers/service.js';
+import { newClient, request, useService, type ApiBody, type ErrorBody } from '../helpers/service.js';
 
 const service = useService();
 
 describe('GET /v1/token', () => {
   it('returns a token for a valid client name and API key, and the token opens protected routes', async () => {
     const client = await newClient(service);
-    const reply = await request(`${service.url}/v1/token?username=${client.username}&password=${encodeURIComponent(client.apiKey)}`);
+    const reply = await request<ApiBody<'tokenGet'>>(`${service.url}/v1/token?username=${client.username}&password=${encodeURIComponent(client.apiKey)}`);
     expect(reply.status).toBe(200);
     expect(reply.body.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const lists = await request(`${service.url}/v1/newsletters/lists`, { token: reply.body.token });
@@ -43,11 +43,11 @@ describe('GET /v1/token', () => {
     const client = await newClient(service);
     expect((await request(`${service.url}/v1/newsletters/lists`, { token: client.token })).status).toBe(200);
     const newKey = await rotateApiKey(client.username);
-    const revoked = await request(`${service.url}/v1/newsletters/lists`, { token: client.token });
+    const revoked = await request<ErrorBody>(`${service.url}/v1/newsletters/lists`, { token: client.token });
     expect(revoked.status).toBe(401);
     expect(revoked.body.cause).toMatch(/^Token revoked/);
     const old = await request(`${service.url}/v1/token?username=${client.username}&password=${encodeURIComponent(client.apiKey)}`);
-    const fresh = await request(`${service.url}/v1/token?username=${client.username}&password=${encodeURIComponent(newKey)}`);
+    const fresh = await request<ApiBody<'tokenGet'>>(`${service.url}/v1/token?username=${client.username}&password=${encodeURIComponent(newKey)}`);
     expect(old.status).toBe(401);
     expect(fresh.status).toBe(200);
     expect((await request(`${service.url}/v1/newsletters/lists`, { token: fresh.body.token })).status).toBe(200);
@@ -55,13 +55,13 @@ describe('GET /v1/token', () => {
 });
 
 /** GET /v1/token from a chosen loopback address (the gateway takes the source IP from the socket, as API Gateway does). */
-function tokenFrom(from: string, url: string): Promise<{ status: number; retryAfter?: string; body: any }> {
+function tokenFrom(from: string, url: string): Promise<{ status: number; retryAfter?: string; body: unknown }> {
   return new Promise((done, fail) => {
     http
       .get(url, { localAddress: from }, (res) => {
         let text = '';
         res.on('data', (d: Buffer) => (text += d.toString()));
-        res.on('end', () => done({ status: res.statusCode!, retryAfter: res.headers['retry-after'], body: JSON.parse(text) }));
+        res.on('end', () => done({ status: res.statusCode!, retryAfter: res.headers['retry-after'], body: JSON.parse(text) as unknown }));
       })
       .on('error', fail);
   });
@@ -77,7 +77,7 @@ describe('GET /v1/token resists guessing', () => {
     for (let i = 0; i < LOGIN_LIMITS.perNameAndIp; i++) expect((await tokenFrom(attacker, url(client.username, `guess-${i}`))).status).toBe(401);
     const blocked = await tokenFrom(attacker, url(client.username, 'guess-x'));
     expect(blocked.status).toBe(429);
-    expect(blocked.body).toEqual({ status: 429, cause: expect.stringMatching(/^Too many failed logins from this address; retry in \d+ s$/) });
+    expect(blocked.body).toEqual({ status: 429, cause: expect.stringMatching(/^Too many failed logins from this address; retry in \d+ s$/) as string });
     expect(Number(blocked.retryAfter)).toBeGreaterThan(0);
     // Even the right key is refused from there now: the check comes before the key is looked at.
     expect((await tokenFrom(attacker, url(client.username, client.apiKey))).status).toBe(429);
@@ -107,9 +107,9 @@ describe('X-Service-Client-Token', () => {
   it('answers 401 JSON for a missing, unknown or expired token', async () => {
     const client = await newClient(service);
     const { token: expired } = await issueToken(client.username, client.apiKey, '192.0.2.1', Date.now() - 3601_000);
-    const missing = await request(`${service.url}/v1/newsletters/lists`);
-    const unknown = await request(`${service.url}/v1/newsletters/lists`, { token: 'not-a-token' });
-    const old = await request(`${service.url}/v1/newsletters/lists`, { token: expired });
+    const missing = await request<ErrorBody>(`${service.url}/v1/newsletters/lists`);
+    const unknown = await request<ErrorBody>(`${service.url}/v1/newsletters/lists`, { token: 'not-a-token' });
+    const old = await request<ErrorBody>(`${service.url}/v1/newsletters/lists`, { token: expired });
     expect([missing.status, unknown.status, old.status]).toEqual([401, 401, 401]);
     expect(missing.body.cause).toBe('Missing X-Service-Client-Token header');
     expect(unknown.body.cause).toMatch(/^Unknown token/);

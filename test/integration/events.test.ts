@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { invokeJob } from '../../infra/local/jobs.js';
 import { daysBefore, utcDay } from '../../shared/events/days.js';
 import { recordEvents } from '../../shared/events/record.js';
+import type { SesNotification } from '../../shared/events/ses.js';
 import { eventColumns, eventNames, type EventName, type EventRecord } from '../../shared/events/types.js';
 import { jobList } from '../../shared/jobs.js';
 import { sesFixture, snsEvent } from '../fixtures/ses/fixtures.js';
@@ -17,9 +18,9 @@ const ingest = (event: object) => invokeJob(job('sesEvents'), event) as Promise<
 const download = (client: TestClient, event: string, day: string) => request(`${service.url}/v1/newsletters/events/${event}/${day}`, { token: client.token });
 
 /** A notification with every timestamp moved to `iso`. */
-function at(n: any, iso: string) {
+function at(n: SesNotification, iso: string) {
   n.mail.timestamp = iso;
-  for (const part of ['open', 'click', 'bounce', 'complaint']) if (n[part]) n[part].timestamp = iso;
+  for (const part of ['open', 'click', 'bounce', 'complaint'] as const) if (n[part]) n[part].timestamp = iso;
   return n;
 }
 
@@ -36,7 +37,7 @@ describe('GET /v1/newsletters/events/{event_name}/{date}', () => {
     expect((await request(`${service.url}/v1/newsletters/events/nl_click/${PAST}`)).status).toBe(401);
     const reply = await download(plain, 'nl_click', PAST);
     expect(reply.status).toBe(403);
-    expect(reply.body).toEqual({ status: 403, cause: expect.stringMatching(/premium/) });
+    expect(reply.body).toEqual({ status: 403, cause: expect.stringMatching(/premium/) as string });
   });
 
   it('answers 400 for an unknown event, a malformed date and a future date', async () => {
@@ -50,7 +51,7 @@ describe('GET /v1/newsletters/events/{event_name}/{date}', () => {
     ] as const) {
       const reply = await download(client, event, day);
       expect(reply.status, `${event}/${day}`).toBe(400);
-      expect(reply.body).toEqual({ status: 400, cause: expect.stringMatching(cause) });
+      expect(reply.body).toEqual({ status: 400, cause: expect.stringMatching(cause) as string });
     }
   });
 
@@ -65,7 +66,7 @@ describe('GET /v1/newsletters/events/{event_name}/{date}', () => {
       return n;
     };
     const notSpam = fixture('complaint', t('16:00:00'), 'c@x.io');
-    notSpam.complaint.complaintFeedbackType = 'not-spam';
+    notSpam.complaint!.complaintFeedbackType = 'not-spam';
     const ingested = await ingest(
       snsEvent([
         fixture('send', t('09:00:02'), 's2@x.io'),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { routeList } from '../../shared/routes.js';
-import { request, useService } from '../helpers/service.js';
+import { request, useService, type ErrorBody } from '../helpers/service.js';
 
 const service = useService();
 
@@ -12,14 +12,14 @@ describe('errors of the gateway and the fallback function', () => {
   });
 
   it('answers 405 JSON with Allow for a known path and another method', async () => {
-    const reply = await request(`${service.url}/v1/newsletters/lists`, { method: 'DELETE' });
+    const reply = await request<ErrorBody>(`${service.url}/v1/newsletters/lists`, { method: 'DELETE' });
     expect(reply.status).toBe(405);
     expect(reply.headers.get('allow')).toBe('GET');
     expect(reply.body.cause).toMatch(/Method DELETE is not allowed/);
   });
 
   it('answers 413 JSON for a body above the Lambda payload limit', async () => {
-    const reply = await request(`${service.url}/v1/newsletters/lists`, { method: 'POST', raw: 'x'.repeat(7 * 1024 * 1024) });
+    const reply = await request<ErrorBody>(`${service.url}/v1/newsletters/lists`, { method: 'POST', raw: 'x'.repeat(7 * 1024 * 1024) });
     expect(reply.status).toBe(413);
     expect(reply.body.status).toBe(413);
   });
@@ -33,7 +33,8 @@ describe('errors of the gateway and the fallback function', () => {
 
 describe('GET /v1/openapi.json', () => {
   it('describes every row of the route table', async () => {
-    const reply = await request(`${service.url}/v1/openapi.json`);
+    // What this test reads of the document: its version and each operation's id.
+    const reply = await request<{ openapi: string; paths: Record<string, Record<string, { operationId: string } | undefined> | undefined> }>(`${service.url}/v1/openapi.json`);
     expect(reply.status).toBe(200);
     expect(reply.body.openapi).toBe('3.1.0');
     for (const route of routeList) {

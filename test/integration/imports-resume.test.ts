@@ -8,7 +8,7 @@ import { jobList } from '../../shared/jobs.js';
 import { s3 } from '../../shared/s3.js';
 import { applySubscribers, countSubscribers } from '../../shared/subscribers/service.js';
 import type { SubscriberLine } from '../../shared/subscribers/types.js';
-import { newClient, request, useService, type TestClient } from '../helpers/service.js';
+import { newClient, request, useService, type TestClient, type ApiBody } from '../helpers/service.js';
 import { crashAtCheckpoint, csvRoute, eventLines, s3Event, snapshot, useLoopbackImports } from './imports-helpers.js';
 
 const service = useService();
@@ -50,7 +50,7 @@ beforeAll(() => {
 async function prepare(): Promise<{ client: TestClient; fileId: number }> {
   const client = await newClient(service);
   await applySubscribers(client.username, client.defaultListId, seed);
-  const reply = await request(`${service.url}/v1/files`, {
+  const reply = await request<ApiBody<'filesCreate'>>(`${service.url}/v1/files`, {
     method: 'POST',
     token: client.token,
     body: { email_list_id: client.defaultListId, url: `${loopback.server.url}/big.csv`, update_list: true },
@@ -61,7 +61,7 @@ async function prepare(): Promise<{ client: TestClient; fileId: number }> {
 
 /** Everything an import leaves behind: the list, its counts, the file's report, the events. */
 async function outcome(client: TestClient, fileId: number) {
-  const file = (await request(`${service.url}/v1/files/${fileId}`, { token: client.token })).body;
+  const file = (await request<ApiBody<'filesGet'>>(`${service.url}/v1/files/${fileId}`, { token: client.token })).body;
   return {
     subscribers: (await snapshot(client.username, client.defaultListId)).sort((a, b) => String(a.email).localeCompare(String(b.email))),
     counts: await countSubscribers(client.username, client.defaultListId),
@@ -92,7 +92,7 @@ describe('resumable imports: the same final state, counts, report and events as 
     const absentSubscribed = seed.filter((m) => m.subscribed && !inFile.has(m.email));
     expect(absentSubscribed.length).toBeGreaterThan(40);
     expect(uninterrupted.progress.unsubscribed_absent).toBe(absentSubscribed.length);
-    expect(uninterrupted.errors[0]).toEqual({ line: 7, email: 'bad-email-5', cause: expect.any(String) });
+    expect(uninterrupted.errors[0]).toEqual({ line: 7, email: 'bad-email-5', cause: expect.any(String) as string });
     expect(uninterrupted.counts.subscribed + uninterrupted.counts.unsubscribed).toBe(uninterrupted.subscribers.length);
   });
 
@@ -101,7 +101,7 @@ describe('resumable imports: the same final state, counts, report and events as 
     const crash = crashAtCheckpoint(3, 'injected crash after 3 chunks');
     await expect(runImport(client.username, fileId, { chunkLines: CHUNK })).rejects.toThrow('injected crash');
     crash.mockRestore();
-    const midway = (await request(`${service.url}/v1/files/${fileId}`, { token: client.token })).body;
+    const midway = (await request<ApiBody<'filesGet'>>(`${service.url}/v1/files/${fileId}`, { token: client.token })).body;
     expect(midway.status).toBe('processing');
     expect(midway.progress.lines_read).toBeLessThan(uninterrupted.progress.lines_read);
     expect(await runImport(client.username, fileId, { chunkLines: CHUNK })).toBe('done');
@@ -115,7 +115,7 @@ describe('resumable imports: the same final state, counts, report and events as 
     const crash = crashAtCheckpoint(lineChunks + 2, 'injected crash in the sweep');
     await expect(runImport(client.username, fileId, { chunkLines: CHUNK })).rejects.toThrow('injected crash');
     crash.mockRestore();
-    const midway = (await request(`${service.url}/v1/files/${fileId}`, { token: client.token })).body;
+    const midway = (await request<ApiBody<'filesGet'>>(`${service.url}/v1/files/${fileId}`, { token: client.token })).body;
     expect(midway.progress).toMatchObject({ lines_read: uninterrupted.progress.lines_read, unsubscribed_absent: 0 });
     expect(await runImport(client.username, fileId, { chunkLines: CHUNK })).toBe('done');
     expect(await outcome(client, fileId)).toEqual(uninterrupted);
@@ -126,7 +126,7 @@ describe('resumable imports: the same final state, counts, report and events as 
     let calls = 0;
     const remainingMs = () => (++calls <= 5 ? 600_000 : 1_000);
     expect(await runImport(client.username, fileId, { chunkLines: CHUNK, remainingMs })).toBe('paused');
-    const paused = (await request(`${service.url}/v1/files/${fileId}`, { token: client.token })).body;
+    const paused = (await request<ApiBody<'filesGet'>>(`${service.url}/v1/files/${fileId}`, { token: client.token })).body;
     expect(paused.status).toBe('processing');
     expect(paused.progress.lines_read).toBe(5 * (CHUNK - 2)); // 5 chunks of 100 lines, 2 blank lines each
     const markers = await s3.send(new ListObjectsV2Command({ Bucket: config.importsBucket, Prefix: `uploads/${client.username}/${fileId}/resume-` }));
@@ -149,7 +149,7 @@ describe('the lease on a file (duplicate S3 events, dead workers)', () => {
     } finally {
       clearInterval(renew);
     }
-    expect((await request(`${service.url}/v1/files/${fileId}`, { token: client.token })).body.progress.lines_read).toBe(0);
+    expect((await request<ApiBody<'filesGet'>>(`${service.url}/v1/files/${fileId}`, { token: client.token })).body.progress.lines_read).toBe(0);
   });
 
   it('takes over a file whose worker died (its lease ran out without renewal) and completes it', async () => {

@@ -6,7 +6,7 @@ import { sourceKey } from '../../shared/imports/objects.js';
 import { MAX_STALLED_INVOCATIONS, runImport } from '../../shared/imports/worker.js';
 import { jobList } from '../../shared/jobs.js';
 import { applySubscribers, getSubscriber } from '../../shared/subscribers/service.js';
-import { newClient, request, useService, type TestClient } from '../helpers/service.js';
+import { newClient, request, useService, type TestClient, type ApiBody } from '../helpers/service.js';
 import { crashAtCheckpoint, csvRoute, runWorker, s3Event, useLoopbackImports } from './imports-helpers.js';
 
 const service = useService();
@@ -18,12 +18,12 @@ async function upload(csv: string, { updateList = false, client }: { updateList?
   client ??= await newClient(service);
   const path = `/f-${Math.random().toString(36).slice(2)}.csv`;
   loopback.server.routes.set(path, csvRoute(csv));
-  const reply = await request(`${service.url}/v1/files`, { method: 'POST', token: client.token, body: { email_list_id: client.defaultListId, url: `${loopback.server.url}${path}`, update_list: updateList } });
+  const reply = await request<ApiBody<'filesCreate'>>(`${service.url}/v1/files`, { method: 'POST', token: client.token, body: { email_list_id: client.defaultListId, url: `${loopback.server.url}${path}`, update_list: updateList } });
   expect(reply.status, reply.text).toBe(201);
   return { client, fileId: reply.body.id };
 }
 
-const getFile = async (client: TestClient, id: number) => (await request(`${service.url}/v1/files/${id}`, { token: client.token })).body;
+const getFile = async (client: TestClient, id: number) => (await request<ApiBody<'filesGet'>>(`${service.url}/v1/files/${id}`, { token: client.token })).body;
 
 describe('an import never stays processing', () => {
   it('rejected lines with huge cells: the file ends done, its stored errors clipped and bounded', async () => {
@@ -36,7 +36,7 @@ describe('an import never stays processing', () => {
     expect(file.errors.length).toBeGreaterThan(0);
     expect(file.errors[0]).toMatchObject({ line: 3, email: `bad-0-${'x'.repeat(248)}…` });
     for (const error of file.errors) {
-      expect(error.email.length).toBeLessThanOrEqual(255);
+      expect(error.email!.length).toBeLessThanOrEqual(255);
       expect(error.cause.length).toBeLessThanOrEqual(301);
     }
     expect(Buffer.byteLength(JSON.stringify(file.errors))).toBeLessThanOrEqual(MAX_REPORTED_ERRORS_BYTES);
@@ -48,7 +48,7 @@ describe('an import never stays processing', () => {
     const { client, fileId } = await upload(['email', 'ok1@x.com', cell, cell, 'ok2@x.com'].join('\n') + '\n');
     expect((await runWorker(client.username, fileId)).map((r) => r.outcome)).toEqual(['failed']);
     const file = await getFile(client, fileId);
-    expect(file).toMatchObject({ status: 'failed', failure_cause: `line 3 is longer than ${MAX_ROW_BYTES} bytes; the import stops there`, finished_at: expect.any(String) });
+    expect(file).toMatchObject({ status: 'failed', failure_cause: `line 3 is longer than ${MAX_ROW_BYTES} bytes; the import stops there`, finished_at: expect.any(String) as string });
   });
 
   it(`a file whose runs fail ${MAX_STALLED_INVOCATIONS} times in a row without progress is failed by the next run, with the last error`, async () => {

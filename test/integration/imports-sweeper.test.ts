@@ -8,7 +8,7 @@ import { listUnfinishedImports, readFile } from '../../shared/imports/files.js';
 import { jobList } from '../../shared/jobs.js';
 import { s3 } from '../../shared/s3.js';
 import { countSubscribers } from '../../shared/subscribers/service.js';
-import { newClient, request, useService, type TestClient } from '../helpers/service.js';
+import { newClient, request, useService, type TestClient, type ApiBody } from '../helpers/service.js';
 import { csvRoute, eventLines, runWorker, s3Event, snapshot, useLoopbackImports } from './imports-helpers.js';
 
 const service = useService();
@@ -19,9 +19,9 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 async function upload(client: TestClient): Promise<number> {
   files.server.routes.set('/crash.csv', csvRoute(['email,data_n', ...Array.from({ length: LINES }, (_, i) => `crash${i}@example.com,${i}`)].join('\n') + '\n'));
-  const reply = await request(`${service.url}/v1/files`, { method: 'POST', token: client.token, body: { email_list_id: client.defaultListId, url: `${files.server.url}/crash.csv` } });
+  const reply = await request<ApiBody<'filesCreate'>>(`${service.url}/v1/files`, { method: 'POST', token: client.token, body: { email_list_id: client.defaultListId, url: `${files.server.url}/crash.csv` } });
   expect(reply.status, reply.text).toBe(201);
-  return reply.body.id as number;
+  return reply.body.id;
 }
 
 /** The sweeper as its schedule runs it, then the worker as the marker's S3 notification invokes it. */
@@ -68,7 +68,7 @@ describe('nothing stuck: the sweeper resumes an import whose worker was killed',
     expect([...early.resumed, ...late.resumed]).toContainEqual({ clientId: client.username, fileId });
 
     const file = (await request(`${service.url}/v1/files/${fileId}`, { token: client.token })).body;
-    expect(file).toMatchObject({ status: 'done', progress: expect.objectContaining({ created: LINES, subscribed: LINES }) });
+    expect(file).toMatchObject({ status: 'done', progress: expect.objectContaining({ created: LINES, subscribed: LINES }) as object });
     const stored = await snapshot(client.username, client.defaultListId);
     expect(stored).toHaveLength(LINES);
     // The dead worker's journal (its chunks' counts and events) is settled by the sweeper once its list lease has run out, not by

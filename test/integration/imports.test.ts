@@ -4,7 +4,7 @@ import { NOT_ALLOWED, UNREACHABLE } from '../../shared/net/safe-fetch.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createList } from '../../shared/lists/lists.js';
 import { applySubscribers, countSubscribers, getSubscriber } from '../../shared/subscribers/service.js';
-import { newClient, request, useService, type TestClient } from '../helpers/service.js';
+import { newClient, request, useService, type TestClient, type ApiBody, type ErrorBody } from '../helpers/service.js';
 import { csvRoute, eventLines, runWorker, startFileServer, type FileServer } from './imports-helpers.js';
 import { createHash } from 'node:crypto';
 
@@ -24,8 +24,8 @@ afterEach(() => {
   delete process.env.IMPORT_CONNECT_TIMEOUT_MS;
 });
 
-const post = (client: TestClient, body: unknown) => request(`${service.url}/v1/files`, { method: 'POST', token: client.token, body });
-const getFile = (client: TestClient, id: number) => request(`${service.url}/v1/files/${id}`, { token: client.token });
+const post = <T = ApiBody<'filesCreate'>>(client: TestClient, body: unknown) => request<T>(`${service.url}/v1/files`, { method: 'POST', token: client.token, body });
+const getFile = <T = ApiBody<'filesGet'>>(client: TestClient, id: number) => request<T>(`${service.url}/v1/files/${id}`, { token: client.token });
 
 /** Posts an import with loopback allowed and runs the worker to the end; returns the final imported file. */
 async function importCsv(client: TestClient, listId: number, csv: string | Buffer, { updateList = false, path = `/f-${Math.random().toString(36).slice(2)}.csv` } = {}) {
@@ -55,7 +55,7 @@ describe('POST /v1/files: fetching the URL safely (IMPORT_ALLOW_LOOPBACK off)', 
     files.routes.set('/redirect', (_req, res) => res.writeHead(302, { location: `http://localhost:${files.port}/a.csv` }).end());
     const client = await newClient(service);
     const before = files.total();
-    const reply = await post(client, { email_list_id: client.defaultListId, url: target(files) });
+    const reply = await post<ErrorBody>(client, { email_list_id: client.defaultListId, url: target(files) });
     expect(reply.status).toBe(400);
     expect(reply.body.cause).toBe(`url: ${NOT_ALLOWED}`);
     expect(files.total() - before).toBe(0);
@@ -86,7 +86,7 @@ describe('POST /v1/files: fetching with IMPORT_ALLOW_LOOPBACK=true', () => {
     const path = `/to-${why.replace(/\W/g, '')}`;
     files.routes.set(path, (_req, res) => res.writeHead(302, { location: `http://${host}/latest/meta-data/` }).end());
     const client = await newClient(service);
-    const reply = await post(client, { email_list_id: client.defaultListId, url: `${files.url}${path}` });
+    const reply = await post<ErrorBody>(client, { email_list_id: client.defaultListId, url: `${files.url}${path}` });
     expect(reply.status).toBe(400);
     expect(reply.body.cause, why).toBe(`url: ${NOT_ALLOWED}`);
   });
@@ -94,7 +94,7 @@ describe('POST /v1/files: fetching with IMPORT_ALLOW_LOOPBACK=true', () => {
   it('refuses non-http redirects, too many redirects, error answers, oversized and slow files', async () => {
     process.env.IMPORT_ALLOW_LOOPBACK = 'true';
     const client = await newClient(service);
-    const attempt = (path: string) => post(client, { email_list_id: client.defaultListId, url: `${files.url}${path}` });
+    const attempt = (path: string) => post<ErrorBody>(client, { email_list_id: client.defaultListId, url: `${files.url}${path}` });
     files.routes.set('/to-file', (_req, res) => res.writeHead(302, { location: 'file:///etc/passwd' }).end());
     expect((await attempt('/to-file')).body.cause).toMatch(/^url: only http and https/);
     files.routes.set('/loop', (_req, res) => res.writeHead(302, { location: '/loop' }).end());
@@ -167,10 +167,10 @@ describe('POST /v1/files: request checks', () => {
     const listOfB = await createList(b.username, 'B only');
     expect((await post(a, { email_list_id: 99, url: 'https://example.com/a.csv' })).body).toEqual({ status: 404, cause: 'Unknown list 99' });
     expect((await post(a, { email_list_id: listOfB.id, url: 'https://example.com/a.csv' })).status).toBe(404);
-    expect((await post(a, { email_list_id: a.defaultListId, url: 'ftp://example.com/a.csv' })).body.cause).toMatch(/^url: only http and https URLs/);
-    expect((await post(a, { email_list_id: a.defaultListId })).body.cause).toBe('body.url: is required');
-    expect((await post(a, { email_list_id: 'x', url: 'https://example.com/a.csv' })).body.cause).toMatch(/^body.email_list_id: /);
-    expect((await post(a, { email_list_id: a.defaultListId, url: 'https://example.com/a.csv', update_list: 'yes' })).body.cause).toMatch(/^body.update_list: /);
+    expect((await post<ErrorBody>(a, { email_list_id: a.defaultListId, url: 'ftp://example.com/a.csv' })).body.cause).toMatch(/^url: only http and https URLs/);
+    expect((await post<ErrorBody>(a, { email_list_id: a.defaultListId })).body.cause).toBe('body.url: is required');
+    expect((await post<ErrorBody>(a, { email_list_id: 'x', url: 'https://example.com/a.csv' })).body.cause).toMatch(/^body.email_list_id: /);
+    expect((await post<ErrorBody>(a, { email_list_id: a.defaultListId, url: 'https://example.com/a.csv', update_list: 'yes' })).body.cause).toMatch(/^body.update_list: /);
     expect((await request(`${service.url}/v1/files`, { method: 'POST', body: { email_list_id: 1, url: 'https://example.com/a.csv' } })).status).toBe(401);
   });
 });
@@ -200,12 +200,12 @@ describe('importing a file (fast-csv, spec 2.8 and §3)', () => {
       url: `${files.url}/lists/july.csv`,
       mediatype: 'text',
       subtype: 'csv',
-      created_at: expect.stringMatching(ISO_MS),
+      created_at: expect.stringMatching(ISO_MS) as string,
       size: Buffer.byteLength(csv),
       status: 'uploaded',
       email_list_id: list.id,
       update_list: false,
-      updated_at: expect.stringMatching(ISO_MS),
+      updated_at: expect.stringMatching(ISO_MS) as string,
       finished_at: null,
       failure_cause: null,
       progress: { lines_read: 0, created: 0, subscribed: 0, unsubscribed: 0, data_changed: 0, errors: 0, unsubscribed_absent: 0, update_list_skipped: null },
@@ -215,8 +215,8 @@ describe('importing a file (fast-csv, spec 2.8 and §3)', () => {
     expect(file.finished_at).toMatch(ISO_MS);
     expect(file.progress).toEqual({ lines_read: 6, created: 2, subscribed: 2, unsubscribed: 1, data_changed: 1, errors: 2, unsubscribed_absent: 0, update_list_skipped: null });
     expect(file.errors).toEqual([
-      { line: 5, email: 'not-an-email', cause: expect.stringMatching(/email/) },
-      { line: 8, email: null, cause: expect.stringMatching(/email/) },
+      { line: 5, email: 'not-an-email', cause: expect.stringMatching(/email/) as string },
+      { line: 8, email: null, cause: expect.stringMatching(/email/) as string },
     ]);
     expect(await getSubscriber(client.username, list.id, 'quoted@ex.com')).toMatchObject({
       subscribed: true,
@@ -233,10 +233,10 @@ describe('importing a file (fast-csv, spec 2.8 and §3)', () => {
     expect(await getSubscriber(client.username, list.id, 'kept-off@ex.com')).toMatchObject({ subscribed: false, unsubscribedCause: 'READER' });
     expect(await getSubscriber(client.username, list.id, 'change@ex.com')).toMatchObject({ subscribed: false, unsubscribedCause: 'PUBLISHER', guid: 'new-guid' });
     expect(await countSubscribers(client.username, list.id)).toEqual({ subscribed: 2, unsubscribed: 2, cause: { HARD_BOUNCE: 0, PUBLISHER: 1, READER: 1 } });
-    expect((await eventLines(client.username, 'nl_unsubscribe')).map((l) => JSON.parse(l))).toEqual([
+    expect((await eventLines(client.username, 'nl_unsubscribe')).map((l) => JSON.parse(l) as unknown)).toEqual([
       expect.objectContaining({ email: 'change@ex.com', cause: 'PUBLISHER', email_list_id: list.id }),
     ]);
-    const listed = await request(`${service.url}/v1/files`, { token: client.token });
+    const listed = await request<ApiBody<'filesList'>>(`${service.url}/v1/files`, { token: client.token });
     expect(listed.body).toEqual([file]);
     const other = await newClient(service);
     expect((await getFile(other, created.id)).status).toBe(404);
@@ -280,7 +280,7 @@ describe('importing a file (fast-csv, spec 2.8 and §3)', () => {
     expect(await getSubscriber(client.username, listId, 'gone@ex.com')).toMatchObject({ subscribed: false, unsubscribedCause: 'PUBLISHER' });
     expect(await getSubscriber(client.username, listId, 'already-off@ex.com')).toMatchObject({ subscribed: false, unsubscribedCause: 'READER' });
     expect(await countSubscribers(client.username, listId)).toEqual({ subscribed: 3, unsubscribed: 3, cause: { HARD_BOUNCE: 0, PUBLISHER: 2, READER: 1 } });
-    const unsubscribed = (await eventLines(client.username, 'nl_unsubscribe')).map((l) => JSON.parse(l).email).sort();
+    const unsubscribed = (await eventLines(client.username, 'nl_unsubscribe')).map((l) => (JSON.parse(l) as { email: string }).email).sort();
     expect(unsubscribed).toEqual(['gone2@ex.com', 'gone@ex.com']);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getSubscriber } from '../../shared/subscribers/service.js';
-import { newClient, request, useService } from '../helpers/service.js';
+import { newClient, request, useService, type ApiBody } from '../helpers/service.js';
 import { recount } from '../helpers/subscribers.js';
 
 const service = useService();
@@ -15,7 +15,7 @@ describe('deprecated list-less subscribers API', () => {
       body: { email: 'Ann@x.co', guid: 'u-1', subscribed: 'true', pseudo: 'annie', first_name: 'Ann', last_name: 'Lee', location: 'Oslo', segment: 'vip' },
     });
     expect(reply.status).toBe(200);
-    expect(reply.body).toEqual({ success: '1 subscriber(s) processed', report: expect.objectContaining({ nb_created: 1, nb_subscribed: 1 }) });
+    expect(reply.body).toEqual({ success: '1 subscriber(s) processed', report: expect.objectContaining({ nb_created: 1, nb_subscribed: 1 }) as object });
     expect(reply.headers.get('deprecation')).toBe('@1767225600');
     expect(reply.headers.get('sunset')).toBe('Fri, 31 Dec 2027 00:00:00 GMT');
     expect(reply.headers.get('link')).toBe(`</v1/newsletters/lists/${client.defaultListId}/subscribers>; rel="successor-version"`);
@@ -30,8 +30,8 @@ describe('deprecated list-less subscribers API', () => {
     expect(count.body).toEqual(await recount(client.username, client.defaultListId));
     expect(count.body).toEqual({ subscribed: 1, unsubscribed: 1, cause: { HARD_BOUNCE: 0, PUBLISHER: 1, READER: 0 } });
     expect(count.headers.get('link')).toBe(`</v1/newsletters/lists/${client.defaultListId}/subscribers/count>; rel="successor-version"`);
-    const listed = await request(url('?status=unsubscribed'), { token: client.token });
-    expect(listed.body.map((s: { email: string }) => s.email)).toEqual(['b@x.co']);
+    const listed = await request<ApiBody<'legacySubscribersList'>>(url('?status=unsubscribed'), { token: client.token });
+    expect(listed.body.map((s) => s.email)).toEqual(['b@x.co']);
     expect(listed.headers.get('deprecation')).toBe('@1767225600');
   });
 
@@ -45,7 +45,7 @@ describe('deprecated list-less subscribers API', () => {
 
   it('uses the INVALID_REQUEST shape for every bad body', async () => {
     const client = await newClient(service);
-    const notJson = await request(url(), { method: 'POST', token: client.token, raw: '[{', headers: { 'content-type': 'application/json' } });
+    const notJson = await request<ApiBody<'legacySubscribersPost', 400>>(url(), { method: 'POST', token: client.token, raw: '[{', headers: { 'content-type': 'application/json' } });
     expect(notJson.status).toBe(400);
     expect(notJson.body.status).toBe('INVALID_REQUEST');
     expect(notJson.body.message).toMatch(/^1 error\(s\): body: not valid JSON/);

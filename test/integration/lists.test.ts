@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createList } from '../../shared/lists/lists.js';
-import { newClient, request, useService } from '../helpers/service.js';
+import { newClient, request, useService, type ApiBody } from '../helpers/service.js';
 
 const service = useService();
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -9,9 +9,9 @@ describe('GET /v1/newsletters/lists', () => {
   it("returns the client's lists by id with integer ids and millisecond UTC timestamps", async () => {
     const client = await newClient(service);
     await createList(client.username, 'Weekly');
-    const reply = await request(`${service.url}/v1/newsletters/lists`, { token: client.token });
+    const reply = await request<ApiBody<'listsList'>>(`${service.url}/v1/newsletters/lists`, { token: client.token });
     expect(reply.status).toBe(200);
-    expect(reply.body.map((l: { id: number; name: string }) => [l.id, l.name])).toEqual([
+    expect(reply.body.map((l) => [l.id, l.name])).toEqual([
       [1, 'Default list'],
       [2, 'Weekly'],
     ]);
@@ -31,8 +31,8 @@ describe('GET /v1/newsletters/lists', () => {
     const a = await newClient(service);
     const b = await newClient(service);
     await createList(a.username, 'Secret list of A');
-    const reply = await request(`${service.url}/v1/newsletters/lists`, { token: b.token });
+    const reply = await request<ApiBody<'listsList'>>(`${service.url}/v1/newsletters/lists`, { token: b.token });
     expect(reply.status).toBe(200);
-    expect(reply.body.map((l: { name: string }) => l.name)).toEqual(['Default list']);
+    expect(reply.body.map((l) => l.name)).toEqual(['Default list']);
   });
 });

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { createForm, setClientSetting } from '../../shared/clients/clients.js';
 import { mailsTo, newEmail } from '../helpers/optin.js';
-import { newClient, request, useService } from '../helpers/service.js';
+import { newClient, request, useService, type ErrorBody } from '../helpers/service.js';
 
 const service = useService();
 
@@ -39,7 +39,7 @@ describe('POST /v1/subscribe rate limits', () => {
     expect(limited).toHaveLength(7);
     expect(mailed).toBe(5);
     for (const reply of limited) {
-      expect(reply.body).toEqual({ status: 429, cause: expect.stringMatching(/^Too many requests from this IP address: at most 5 per minute; retry in \d+ s$/) });
+      expect(reply.body).toEqual({ status: 429, cause: expect.stringMatching(/^Too many requests from this IP address: at most 5 per minute; retry in \d+ s$/) as string });
       const retryAfter = Number(reply.headers.get('retry-after'));
       expect(retryAfter >= 1 && retryAfter <= 60).toBe(true);
       expect(reply.headers.get('access-control-expose-headers')).toContain('retry-after');
@@ -51,7 +51,7 @@ describe('POST /v1/subscribe rate limits', () => {
     expect(replies.filter((r) => r.status === 200)).toHaveLength(10);
     const limited = replies.filter((r) => r.status === 429);
     expect(limited).toHaveLength(14);
-    expect(limited[0].body.cause).toMatch(/^Too many requests for this form: at most 10 per minute/);
+    expect((limited[0].body as ErrorBody).cause).toMatch(/^Too many requests for this form: at most 10 per minute/);
     expect(mailed).toBe(10);
   });
 

@@ -11,7 +11,7 @@ import { confirm, messages } from '../../shared/optin/service.js';
 import { s3 } from '../../shared/s3.js';
 import { getSubscriber } from '../../shared/subscribers/service.js';
 import { confirmationLink, DAY_MS, mailsTo, newEmail, runReminderJob } from '../helpers/optin.js';
-import { newClient, request, useService, type TestClient } from '../helpers/service.js';
+import { newClient, request, useService, type TestClient, type ApiBody } from '../helpers/service.js';
 
 const service = useService({ mounts: localMounts });
 
@@ -241,7 +241,7 @@ describe('update: true', () => {
     const reply = await postForm(client, new URLSearchParams({ email: email.toUpperCase(), form_key: listForm, update: 'true', data_plan: 'paid' }).toString());
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ success: messages.updated });
-    expect(reply.body.success).not.toBe(messages.pending);
+    expect((reply.body as ApiBody<'subscribePost'>).success).not.toBe(messages.pending);
     expect((await getSubscriber(client.username, lists[0], email))?.data).toMatchObject({ data_plan: 'paid' });
     expect(await mailsTo(email)).toHaveLength(1);
   });

@@ -16,7 +16,7 @@ import { dropReadCaches } from '../../shared/recos/service.js';
 import { blockSettings } from '../../shared/recos/settings.js';
 import type { Article } from '../../shared/recos/types.js';
 import { articleGuid } from '../../shared/recos/urls.js';
-import { newClient, request, useService } from '../helpers/service.js';
+import { newClient, request, useService, type RecommendationsBody } from '../helpers/service.js';
 import { NEIGHBOUR_MAX_AGE_SECONDS, NEIGHBOUR_REFRESH_SECONDS } from '../../shared/recos/neighbours.js';
 import { CANDIDATES } from '../../shared/recos/recommend.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -98,9 +98,9 @@ describe('recommendations read cache', () => {
     const url = `${service.url}/v1/clients/${blockKey}/users/reader/recommendations`;
     dropReadCaches();
     let before = calls;
-    const cold = await request(url);
+    const cold = await request<RecommendationsBody>(url);
     expect(cold.status, cold.text).toBe(200);
-    expect(cold.body.result.recommendation.map((r: { guid: string }) => r.guid)).toEqual([a.guid, b.guid, c.guid]);
+    expect(cold.body.result.recommendation.map((r) => r.guid)).toEqual([a.guid, b.guid, c.guid]);
     // The block key, then the context BatchGetItem (with the client) and, in parallel, the popular snapshot (none: this client's
     // articles were written directly, no page view made one) and the popularity Query.
     expect(calls - before).toBe(4);
@@ -113,8 +113,8 @@ describe('recommendations read cache', () => {
 
 describe('fresh-list copies and neighbour snapshots', () => {
   const recos = (blockKey: string, userId: string, page?: string) =>
-    request(`${service.url}/v1/clients/${blockKey}/users/${userId}/recommendations?rows=20${page ? `&page_url=${encodeURIComponent(page)}` : ''}`);
-  const guidsOf = (reply: { body: { result: { recommendation: Array<{ guid: string; title: string }> } } }) => reply.body.result.recommendation.map((r) => r.guid);
+    request<RecommendationsBody>(`${service.url}/v1/clients/${blockKey}/users/${userId}/recommendations?rows=20${page ? `&page_url=${encodeURIComponent(page)}` : ''}`);
+  const guidsOf = (reply: { body: RecommendationsBody }) => reply.body.result.recommendation.map((r) => r.guid);
 
   it('a container keeps the fresh list while its version matches; an article added to it is offered at the next request', async () => {
     const { clientId, store, blockKey } = await setup();
@@ -194,7 +194,7 @@ describe('fresh-list copies and neighbour snapshots', () => {
     const n = article('https://cache.example/n', 1, now);
     await batchWrite([...popular, n].map((x) => ({ PutRequest: { Item: recosItems.article(clientId, x) } })));
     await batchWrite([{ PutRequest: { Item: recosItems.covisits(clientId, b.guid, { [n.guid]: 3, [a.guid]: 1 }, now) } }]);
-    const titleOfN = async () => (await recos(blockKey, 'reader', b.url)).body.result.recommendation.find((r: { guid: string }) => r.guid === n.guid)?.title;
+    const titleOfN = async () => (await recos(blockKey, 'reader', b.url)).body.result.recommendation.find((r) => r.guid === n.guid)?.title;
     const snapshotAt = async (at: number) => {
       await batchWrite([{ PutRequest: { Item: recosItems.neighbours(clientId, b.guid, { at, articles: [{ ...n, title: 'as in the snapshot' }] }) } }]);
       dropReadCaches();
@@ -207,7 +207,7 @@ describe('fresh-list copies and neighbour snapshots', () => {
 });
 
 describe('popular snapshot (a cold container)', () => {
-  const recos = (blockKey: string, userId: string) => request(`${service.url}/v1/clients/${blockKey}/users/${userId}/recommendations?rows=20`);
+  const recos = (blockKey: string, userId: string) => request<RecommendationsBody>(`${service.url}/v1/clients/${blockKey}/users/${userId}/recommendations?rows=20`);
   const guidsOf = (reply: { body: { result: { recommendation: Array<{ guid: string }> } } }) => reply.body.result.recommendation.map((r) => r.guid);
 
   it('the page-view consumer writes it; a cold container ranks from it and its fresh articles with one GetItem, no Query; a deleted article never comes from it', async () => {
@@ -268,7 +268,7 @@ describe('popular snapshot (a cold container)', () => {
       dropReadCaches();
       commands.length = 0;
       const reply = await recos(blockKey, 'reader');
-      return { titles: reply.body.result.recommendation.map((r: { title: string }) => r.title), queried: commands.includes('QueryCommand') };
+      return { titles: reply.body.result.recommendation.map((r) => r.title), queried: commands.includes('QueryCommand') };
     };
     await put(now, CANDIDATES.popular, [a, b, c].map((x) => ({ ...x, title: `${x.title} (snapshot)` })));
     expect(await titles()).toEqual({ titles: ['A (snapshot)', 'B (snapshot)', 'C (snapshot)'], queried: false });

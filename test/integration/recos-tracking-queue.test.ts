@@ -17,7 +17,7 @@ import { DynamoViewStore } from '../../shared/recos/dynamo-views.js';
 import { applyViewBatch } from '../../shared/recos/view-batch.js';
 import { POLLERS } from '../../infra/local/queues.js';
 import { articleGuid } from '../../shared/recos/urls.js';
-import { newClient, request, useService, type TestClient } from '../helpers/service.js';
+import { newClient, request, useService, type TestClient, type ErrorBody } from '../helpers/service.js';
 
 const service = useService();
 const site = () => `https://news-${randomUUID().slice(0, 8)}.queue.example`;
@@ -74,10 +74,10 @@ describe('POST /v1/track: a container keeps the key and its client record', () =
       // An anonymous reader id (needs no signature), so the host rule answers.
       const gone = await track(client, `anon-${'0'.repeat(32)}`, 'https://gone.example/a');
       expect(gone.status, gone.text).toBe(403);
-      expect(gone.body.cause).toMatch(/not one of the client's site hosts/);
+      expect((gone.body as ErrorBody).cause).toMatch(/not one of the client's site hosts/);
       const unsigned = await track(client, 'r1', `${site()}/a`);
       expect(unsigned.status, unsigned.text).toBe(403);
-      expect(unsigned.body.cause).toMatch(/requires signed reader ids/);
+      expect((unsigned.body as ErrorBody).cause).toMatch(/requires signed reader ids/);
     } finally {
       clock.mockRestore();
     }

@@ -6,7 +6,7 @@ import { dropReadCaches } from '../../shared/recos/service.js';
 import { DynamoStore } from '../../shared/recos/dynamo-store.js';
 import { applySubscribers } from '../../shared/subscribers/service.js';
 import { articleGuid } from '../../shared/recos/urls.js';
-import { newClient, request, useService, type TestClient } from '../helpers/service.js';
+import { newClient, request, useService, type ApiBody, type ErrorBody, type LegacyRecommendationsBody, type RecommendationsBody, type TestClient } from '../helpers/service.js';
 
 const service = useService();
 /** Fresh sites of the test clients, all under their site hosts entry `*.recos.example`. */
@@ -15,20 +15,20 @@ const site = () => `https://news-${randomUUID().slice(0, 8)}.recos.example`;
 const newRecosClient = (siteHosts = ['*.recos.example']) => newClient(service, { siteHosts });
 const nowIso = (hoursAgo = 1) => new Date(Date.now() - hoursAgo * 3600_000).toISOString();
 
-async function track(client: TestClient, body: Record<string, unknown>, headers: Record<string, string> = {}) {
-  return request(`${service.url}/v1/track/${client.trackingKey}`, { method: 'POST', body, headers });
+async function track<T = ApiBody<'trackPost'>>(client: TestClient, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+  return request<T>(`${service.url}/v1/track/${client.trackingKey}`, { method: 'POST', body, headers });
 }
 
 async function read(client: TestClient, userId: string, url: string, extra: Record<string, unknown> = {}) {
   const reply = await track(client, { user_id: userId, url, title: `Title of ${url}`, published_time: nowIso(), ...extra });
   expect(reply.status, reply.text).toBe(200);
-  return reply.body.guid as string;
+  return reply.body.guid;
 }
 
 /** A request after the page views tracked so far are applied (the tracking queue drained): what a reader sees a few seconds later. */
-async function settled(url: string, init?: Parameters<typeof request>[1]) {
+async function settled<T = RecommendationsBody>(url: string, init?: Parameters<typeof request>[1]) {
   await service.drain();
-  return request(url, init);
+  return request<T>(url, init);
 }
 
 function recosUrl(blockKey: string, userId: string, query = '') {
@@ -66,9 +66,9 @@ describe('POST /v1/track/<tracking_key>', () => {
   it('answers 400 with a cause on bad input and 404 on an unknown key', async () => {
     const client = await newRecosClient();
     expect((await track(client, { url: `${site()}/x` })).body).toEqual({ status: 400, cause: 'body.user_id: is required' });
-    expect((await track(client, { user_id: 'u', url: 'javascript:alert(1)' })).body.cause).toBe('body.url: must be an absolute http(s) URL');
-    expect((await track(client, { user_id: 'u', url: `${site()}/x`, themes: 5 })).body.cause).toMatch(/^body\.themes: must be an array of strings or a comma-separated string/);
-    expect((await track(client, { user_id: 'u', url: `${site()}/x`, published_time: 'yesterday' })).body.cause).toMatch(/^body\.published_time: must be Unix seconds or an ISO 8601 date/);
+    expect((await track<ErrorBody>(client, { user_id: 'u', url: 'javascript:alert(1)' })).body.cause).toBe('body.url: must be an absolute http(s) URL');
+    expect((await track<ErrorBody>(client, { user_id: 'u', url: `${site()}/x`, themes: 5 })).body.cause).toMatch(/^body\.themes: must be an array of strings or a comma-separated string/);
+    expect((await track<ErrorBody>(client, { user_id: 'u', url: `${site()}/x`, published_time: 'yesterday' })).body.cause).toMatch(/^body\.published_time: must be Unix seconds or an ISO 8601 date/);
     expect((await track(client, { user_id: '', url: `${site()}/x` })).status).toBe(400);
     const unknown = await request(`${service.url}/v1/track/no-such-key`, { method: 'POST', body: { user_id: 'u', url: `${site()}/x` } });
     expect(unknown).toMatchObject({ status: 404, body: { status: 404, cause: 'Unknown tracking key' } });
@@ -89,7 +89,7 @@ describe('POST /v1/track/<tracking_key>', () => {
 
   it("refuses a browser page reporting another site's URL", async () => {
     const client = await newRecosClient(['victim.example', 'www.mine.example']);
-    const reply = await track(client, { user_id: 'u', url: 'https://victim.example/a' }, { origin: 'https://attacker.example' });
+    const reply = await track<ErrorBody>(client, { user_id: 'u', url: 'https://victim.example/a' }, { origin: 'https://attacker.example' });
     expect(reply.status).toBe(400);
     expect(reply.body.cause).toMatch(/^body\.url: a page of attacker\.example can only track URLs of its own site/);
     expect((await track(client, { user_id: 'u', url: 'https://www.mine.example/a' }, { origin: 'https://mine.example' })).status).toBe(200);
@@ -118,7 +118,7 @@ describe('POST /v1/track/<tracking_key>', () => {
 
   it('refuses (403) all tracking of a client without site hosts, until support sets them', async () => {
     const client = await newClient(service);
-    const reply = await track(client, { user_id: 'u', url: 'https://news.example.com/a' });
+    const reply = await track<ErrorBody>(client, { user_id: 'u', url: 'https://news.example.com/a' });
     expect(reply.status).toBe(403);
     expect(reply.body.cause).toMatch(/^body\.url: the client has no site hosts yet, so tracking is off/);
     await setSiteHosts(client.username, 'news.example.com');
@@ -143,7 +143,7 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
       ['page_url=ftp://x', /^query\.page_url: must be an absolute http\(s\) URL/],
       ['format=xml', /^query\.format: must be smart-section or legacy/],
     ] as const) {
-      const reply = await settled(recosUrl(block, 'u', query));
+      const reply = await settled<ErrorBody>(recosUrl(block, 'u', query));
       expect(reply.status, query).toBe(400);
       expect(reply.body.cause, query).toMatch(cause);
     }
@@ -222,7 +222,7 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
     const before = await settled(recosUrl(block, 'gourmet'));
     expect(guidsOf(before.body)[0]).toBe(articleGuid(`${s}/football`));
 
-    const put = await request(`${service.url}/v1/users/gourmet/preferences`, { method: 'PUT', token: client.token, body: { themes: ['Cooking'] } });
+    const put = await request<ApiBody<'preferencesPut'>>(`${service.url}/v1/users/gourmet/preferences`, { method: 'PUT', token: client.token, body: { themes: ['Cooking'] } });
     expect(put.status, put.text).toBe(200);
     expect(put.body).toMatchObject({ user_id: 'gourmet', themes: ['cooking'] });
     const after = await settled(recosUrl(block, 'gourmet'));
@@ -242,8 +242,8 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
     expect(item).toMatchObject({ category: 'world', category_display: 'World news', desc: 'Desc' });
     expect(Number.isInteger(item.published_time)).toBe(true);
 
-    for (const reply of [await settled(recosUrl(smartBlock, 'u', 'format=legacy')), await settled(recosUrl(legacyBlock, 'u'))]) {
-      expect(reply.body).toEqual({ count: 1, start: 0, recommendations: [expect.any(Object)] });
+    for (const reply of [await settled<LegacyRecommendationsBody>(recosUrl(smartBlock, 'u', 'format=legacy')), await settled<LegacyRecommendationsBody>(recosUrl(legacyBlock, 'u'))]) {
+      expect(reply.body).toEqual({ count: 1, start: 0, recommendations: [expect.any(Object) as object] });
       expect(Object.keys(reply.body.recommendations[0]).sort()).toEqual(['category', 'desc', 'guid', 'image', 'title', 'url']);
     }
   });
@@ -257,9 +257,9 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
     expect(whole).toHaveLength(7);
     const pages = [];
     for (const start of [0, 3, 6]) {
-      const reply = await settled(recosUrl(block, 'u', `rows=3&start=${start}&format=legacy`));
+      const reply = await settled<LegacyRecommendationsBody>(recosUrl(block, 'u', `rows=3&start=${start}&format=legacy`));
       expect(reply.body.start).toBe(start);
-      pages.push(...reply.body.recommendations.map((r: { guid: string }) => r.guid));
+      pages.push(...reply.body.recommendations.map((r) => r.guid));
     }
     expect(pages).toEqual(whole);
     const shuffledPage = guidsOf((await settled(recosUrl(block, 'u', 'rows=3&shuffle=true'))).body);
@@ -368,10 +368,10 @@ describe('/v1/users/<user_id>/preferences', () => {
     const b = await newRecosClient();
     const empty = await request(`${service.url}/v1/users/r1/preferences`, { token: a.token });
     expect(empty.body).toEqual({ user_id: 'r1', themes: [], updated_at: null });
-    const put = await request(`${service.url}/v1/users/r1/preferences`, { method: 'PUT', token: a.token, body: { themes: 'Climate, cities,climate' } });
+    const put = await request<ApiBody<'preferencesPut'>>(`${service.url}/v1/users/r1/preferences`, { method: 'PUT', token: a.token, body: { themes: 'Climate, cities,climate' } });
     expect(put.body.themes).toEqual(['climate', 'cities']);
-    expect((await request(`${service.url}/v1/users/r1/preferences`, { token: a.token })).body.themes).toEqual(['climate', 'cities']);
-    expect((await request(`${service.url}/v1/users/r1/preferences`, { token: b.token })).body.themes).toEqual([]);
+    expect((await request<ApiBody<'preferencesGet'>>(`${service.url}/v1/users/r1/preferences`, { token: a.token })).body.themes).toEqual(['climate', 'cities']);
+    expect((await request<ApiBody<'preferencesGet'>>(`${service.url}/v1/users/r1/preferences`, { token: b.token })).body.themes).toEqual([]);
     expect((await request(`${service.url}/v1/users/r1/preferences`)).status).toBe(401);
     const bad = await request(`${service.url}/v1/users/r1/preferences`, { method: 'PUT', token: a.token, body: { themes: Array.from({ length: 51 }, (_, i) => `t${i}`) } });
     expect(bad.body).toEqual({ status: 400, cause: 'body.themes: at most 50 themes' });
@@ -384,7 +384,7 @@ describe('the library and the API description', () => {
     expect(lib.status).toBe(200);
     expect(lib.headers.get('content-type')).toContain('application/javascript');
     expect(lib.text).toContain('getRecommendations');
-    const doc = (await request(`${service.url}/v1/openapi.json`)).body;
+    const doc = (await request<{ paths: Record<string, object> }>(`${service.url}/v1/openapi.json`)).body;
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining(['/v1/clients/{block_key}/users/{user_id}/recommendations', '/v1/track/{tracking_key}', '/v1/r/{block_key}/{guid}', '/v1/users/{user_id}/preferences']),
     );
@@ -408,7 +408,7 @@ describe('signed reader ids (per client)', () => {
     const wrong = readerSignature(signingSecret!, `${victim}x`);
     const forbidden = (reply: { status: number; body: unknown }, cause: RegExp) => {
       expect(reply.status).toBe(403);
-      expect(reply.body).toEqual({ status: 403, cause: expect.stringMatching(cause) });
+      expect(reply.body).toEqual({ status: 403, cause: expect.stringMatching(cause) as string });
     };
 
     // Recommendations (JSON and JSONP): unsigned and wrongly signed are refused, so the victim's history does not show.

@@ -12,7 +12,7 @@ import { applySubscribers } from '../../shared/subscribers/service.js';
 import { leaseMs } from '../../shared/subscribers/list-writer.js';
 import { isSubscriberBatch, killAt } from '../helpers/kill.js';
 import { captureOutput } from '../helpers/logs.js';
-import { newClient, request, useService } from '../helpers/service.js';
+import { newClient, request, useService, type ApiBody, type ErrorBody } from '../helpers/service.js';
 import { recount } from '../helpers/subscribers.js';
 
 const service = useService();
@@ -79,7 +79,7 @@ describe('bulk writes under the list writer lease', () => {
       return send(command as never);
     }) as typeof ddb.send);
     const output = captureOutput();
-    const reply = await request(subscribersUrl(client), { method: 'POST', token: client.token, body });
+    const reply = await request<ErrorBody>(subscribersUrl(client), { method: 'POST', token: client.token, body });
     output.restore();
     vi.restoreAllMocks();
     expect(reply.status).toBe(503);
@@ -89,7 +89,7 @@ describe('bulk writes under the list writer lease', () => {
     expect(await counts(client)).toEqual(truth);
     expect(applied).toBeLessThan(1000);
 
-    const retry = await request(subscribersUrl(client), { method: 'POST', token: client.token, body });
+    const retry = await request<ApiBody<'subscribersPost'>>(subscribersUrl(client), { method: 'POST', token: client.token, body });
     expect(retry.status).toBe(200);
     expect(retry.body.report.nb_created).toBe(1000 - applied);
     expect(await counts(client)).toEqual({ ...truth, subscribed: 1000 });
@@ -124,7 +124,7 @@ describe('bulk writes under the list writer lease', () => {
     const realNow = Date.now;
     // Later than the lease: the next writer takes it over and settles first.
     vi.spyOn(Date, 'now').mockImplementation(() => realNow() + leaseMs() + 1_000);
-    const bulk = await request(subscribersUrl(client), { method: 'POST', token: client.token, body: emails.map((email) => ({ email, data_round: 2 })) });
+    const bulk = await request<ApiBody<'subscribersPost'>>(subscribersUrl(client), { method: 'POST', token: client.token, body: emails.map((email) => ({ email, data_round: 2 })) });
     expect(bulk.status).toBe(200);
     expect(bulk.body.report).toMatchObject({ nb_created: 60, nb_data_changed: 40 });
     vi.restoreAllMocks();
@@ -195,9 +195,9 @@ describe('bulk writes under the list writer lease', () => {
 
     it('still sees an address a transactional write added between two bulk writes', async () => {
       const client = await newClient(service);
-      expect((await request(subscribersUrl(client), { method: 'POST', token: client.token, body: bulkOf('first', 150) })).body.report.nb_created).toBe(150);
+      expect((await request<ApiBody<'subscribersPost'>>(subscribersUrl(client), { method: 'POST', token: client.token, body: bulkOf('first', 150) })).body.report.nb_created).toBe(150);
       await request(subscribersUrl(client), { method: 'POST', token: client.token, body: { email: 'between@example.com', data_city: 'Lyon' } });
-      const second = await request(subscribersUrl(client), { method: 'POST', token: client.token, body: bulkOf('second', 150, [{ email: 'between@example.com', subscribed: false }, { email: 'first3@example.com', data_x: 1 }]) });
+      const second = await request<ApiBody<'subscribersPost'>>(subscribersUrl(client), { method: 'POST', token: client.token, body: bulkOf('second', 150, [{ email: 'between@example.com', subscribed: false }, { email: 'first3@example.com', data_x: 1 }]) });
       expect(second.body.report).toMatchObject({ nb_created: 150, nb_unsubscribed: 1, nb_data_changed: 1 });
       const truth = await recount(client.username, client.defaultListId);
       expect(truth).toMatchObject({ subscribed: 300, unsubscribed: 1 });
@@ -212,7 +212,7 @@ describe('bulk writes under the list writer lease', () => {
       vi.resetModules();
       const other = await import('../../shared/subscribers/index.js');
       await other.applySubscribers(clientId, listId, [{ line: 1, email: 'theirs@example.com' }, ...Array.from({ length: 99 }, (_, i) => ({ line: i + 2, email: `mine${i}@example.com` }))]);
-      const again = await request(subscribersUrl(client), { method: 'POST', token: client.token, body: bulkOf('more', 150, [{ email: 'theirs@example.com', subscribed: false }]) });
+      const again = await request<ApiBody<'subscribersPost'>>(subscribersUrl(client), { method: 'POST', token: client.token, body: bulkOf('more', 150, [{ email: 'theirs@example.com', subscribed: false }]) });
       expect(again.body.report).toMatchObject({ nb_created: 150, nb_unsubscribed: 1 });
       const truth = await recount(clientId, listId);
       expect(truth).toMatchObject({ subscribed: 300, unsubscribed: 1 });

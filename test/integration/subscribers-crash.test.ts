@@ -13,7 +13,7 @@ import { leaseMs } from '../../shared/subscribers/list-writer.js';
 import { sweepListWriters } from '../../shared/subscribers/index.js';
 import { applySubscribers, countSubscribers } from '../../shared/subscribers/service.js';
 import { killAt, seeded } from '../helpers/kill.js';
-import { newClient, request, useService } from '../helpers/service.js';
+import { newClient, request, useService, type ApiBody, type ErrorBody } from '../helpers/service.js';
 import { rawEventObjects, recount } from '../helpers/subscribers.js';
 
 const service = useService();
@@ -133,7 +133,7 @@ describe('a request near its time budget', () => {
       if ((command as object).constructor.name === 'BatchWriteCommand' && ++batches === 1) skew = 23_000;
       return send(command as never);
     }) as typeof ddb.send);
-    const reply = await request(url, { method: 'POST', token: client.token, body });
+    const reply = await request<ErrorBody>(url, { method: 'POST', token: client.token, body });
     vi.restoreAllMocks();
     expect(reply.status).toBe(503);
     const applied = Number(/ran out of time after (\d+) of 8000 subscribers were applied; the rest were not\. Retry the request/.exec(reply.body.cause)?.[1]);
@@ -143,7 +143,7 @@ describe('a request near its time budget', () => {
     const truth = await recount(client.username, client.defaultListId);
     expect(truth.subscribed).toBe(applied);
     await expectExact(client.username, client.defaultListId);
-    const again = await request(url, { method: 'POST', token: client.token, body });
+    const again = await request<ApiBody<'subscribersPost'>>(url, { method: 'POST', token: client.token, body });
     expect(again.status).toBe(200);
     expect(again.body.report.nb_created).toBe(8000 - applied);
     await expectExact(client.username, client.defaultListId);

@@ -4,7 +4,7 @@ import { hashForLog } from '../../shared/observability/index.js';
 import { s3 } from '../../shared/s3.js';
 import { applySubscribers } from '../../shared/subscribers/service.js';
 import { captureOutput } from '../helpers/logs.js';
-import { newClient, request, useService } from '../helpers/service.js';
+import { newClient, request, useService, type ErrorBody, type Reply } from '../helpers/service.js';
 import { rawEventObjects, recount } from '../helpers/subscribers.js';
 
 const service = useService();
@@ -47,9 +47,9 @@ describe('events when S3 fails after the subscribers were written', () => {
     const client = await newClient(service);
     failEventWrites(10);
     const output = captureOutput();
-    let reply: { status: number; body: any };
+    let reply: Reply<ErrorBody>;
     try {
-      reply = await request(`${service.url}/v1/newsletters/lists/${client.defaultListId}/subscribers`, {
+      reply = await request<ErrorBody>(`${service.url}/v1/newsletters/lists/${client.defaultListId}/subscribers`, {
         method: 'POST',
         token: client.token,
         body: [{ email: 'a@x.co' }, { email: 'b@x.co' }],
@@ -62,8 +62,8 @@ describe('events when S3 fails after the subscribers were written', () => {
     // The error lines carry the request's keys and the events, with no address in them.
     const lines = output.json().filter((l) => l.level === 'ERROR');
     const stored = lines.find((l) => l.message === 'events not stored');
-    expect(stored).toMatchObject({ route: 'POST /v1/newsletters/lists/{list_id}/subscribers', clientId: client.username, function_request_id: expect.any(String), correlation_id: expect.any(String) });
-    expect(stored!.events.map((e: { emailHash: string }) => e.emailHash).sort()).toEqual([hashForLog('a@x.co'), hashForLog('b@x.co')].sort());
+    expect(stored).toMatchObject({ route: 'POST /v1/newsletters/lists/{list_id}/subscribers', clientId: client.username, function_request_id: expect.any(String) as string, correlation_id: expect.any(String) as string });
+    expect((stored!.events as Array<{ emailHash: string }>).map((e) => e.emailHash).sort()).toEqual([hashForLog('a@x.co'), hashForLog('b@x.co')].sort());
     expect(lines.filter((l) => l.message === 'request failed')).toHaveLength(1);
     expect(output.text()).not.toMatch(/[ab]@x\.co/);
     expect(await recount(client.username, client.defaultListId)).toMatchObject({ subscribed: 2 });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { applySubscribers } from '../../shared/subscribers/service.js';
-import { newClient, request, useService, type TestClient } from '../helpers/service.js';
+import { newClient, request, useService, type TestClient, type ApiBody, type ErrorBody } from '../helpers/service.js';
 
 const service = useService();
 let client: TestClient;
@@ -13,7 +13,7 @@ beforeAll(async () => {
   await applySubscribers(client.username, client.defaultListId, [...emails, ...extra].map((email, i) => ({ line: i + 1, email, subscribed: i % 3 !== 0 })));
 });
 
-const page = (query: string) => request(`${service.url}/v1/newsletters/lists/${client.defaultListId}/subscribers?${query}`, { token: client.token });
+const page = <T = ApiBody<'subscribersList'>>(query: string) => request<T>(`${service.url}/v1/newsletters/lists/${client.defaultListId}/subscribers?${query}`, { token: client.token });
 const emailsOf = (body: Array<{ email: string }>) => body.map((s) => s.email);
 
 describe('GET /v1/newsletters/lists/{list_id}/subscribers', () => {
@@ -60,7 +60,7 @@ describe('GET /v1/newsletters/lists/{list_id}/subscribers', () => {
   it("refuses a cursor of another listing or another client's list", async () => {
     const first = await page('count=5');
     const cursor = first.headers.get('x-next-cursor')!;
-    const otherStatus = await page(`status=subscribed&count=5&cursor=${cursor}`);
+    const otherStatus = await page<ErrorBody>(`status=subscribed&count=5&cursor=${cursor}`);
     expect(otherStatus.status).toBe(400);
     expect(otherStatus.body.cause).toMatch(/^query.cursor: not a cursor of this listing/);
     const other = await newClient(service);
@@ -80,7 +80,7 @@ describe('GET /v1/newsletters/lists/{list_id}/subscribers', () => {
       ['status=subscribed', enc({ ...decoded, sk: 'SUB#someone-else@example.com' })],
       ['status=subscribed', enc({ ...decoded, pk: 'SUBS#other#1' })],
     ]) {
-      const reply = await page(`${query}&cursor=${cursor}`);
+      const reply = await page<ErrorBody>(`${query}&cursor=${cursor}`);
       expect(reply.status, `${query} ${cursor}`).toBe(400);
       expect(reply.body.cause).toMatch(/^query.cursor: not a cursor of this listing/);
     }

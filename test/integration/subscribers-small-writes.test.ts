@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createForm, setClientSetting } from '../../shared/clients/clients.js';
 import { confirmationLink, mailsTo } from '../helpers/optin.js';
-import { newClient, request, useService } from '../helpers/service.js';
+import { newClient, request, useService, type ApiBody } from '../helpers/service.js';
 import { recount } from '../helpers/subscribers.js';
 import { csvRoute, runWorker, startFileServer, type FileServer } from './imports-helpers.js';
 
@@ -61,7 +61,7 @@ describe('small writes during a bulk write of the same list', () => {
     for (let i = 0; i < lines; i++) csv += `imported${i}@example.com;${i}\n`;
     process.env.IMPORT_ALLOW_LOOPBACK = 'true';
     files.routes.set('/small-writes.csv', csvRoute(csv));
-    const created = await request(`${service.url}/v1/files`, { method: 'POST', token: client.token, body: { email_list_id: client.defaultListId, url: `${files.url}/small-writes.csv` } });
+    const created = await request<ApiBody<'filesCreate'>>(`${service.url}/v1/files`, { method: 'POST', token: client.token, body: { email_list_id: client.defaultListId, url: `${files.url}/small-writes.csv` } });
     delete process.env.IMPORT_ALLOW_LOOPBACK;
     expect(created.status, created.text).toBe(201);
     let importing = true;

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { createList } from '../../shared/lists/lists.js';
 import { defaultGuid } from '../../shared/subscribers/rules.js';
-import { newClient, request, useService, type TestClient } from '../helpers/service.js';
+import { newClient, request, useService, type ApiBody, type ErrorBody, type TestClient } from '../helpers/service.js';
 import { rawEventObjects, recount } from '../helpers/subscribers.js';
 
 const service = useService();
 const subscribersUrl = (listId: number | string) => `${service.url}/v1/newsletters/lists/${listId}/subscribers`;
 const post = (client: TestClient, body: unknown, listId: number = client.defaultListId) =>
-  request(subscribersUrl(listId), { method: 'POST', token: client.token, body });
+  request<ApiBody<'subscribersPost'>>(subscribersUrl(listId), { method: 'POST', token: client.token, body });
 const count = async (client: TestClient, listId = client.defaultListId) => (await request(`${subscribersUrl(listId)}/count`, { token: client.token })).body;
-const list = async (client: TestClient, query = '', listId = client.defaultListId) => request(`${subscribersUrl(listId)}?${query}`, { token: client.token });
+const list = async (client: TestClient, query = '', listId = client.defaultListId) => request<ApiBody<'subscribersList'>>(`${subscribersUrl(listId)}?${query}`, { token: client.token });
 
 describe('POST /v1/newsletters/lists/{list_id}/subscribers: the report', () => {
   it('reports one new subscriber', async () => {
@@ -66,7 +66,7 @@ describe('POST /v1/newsletters/lists/{list_id}/subscribers: the report', () => {
   it('lets the last line of a repeated address win', async () => {
     const client = await newClient(service);
     await post(client, [{ email: 'a@x.co', subscribed: false }, { email: 'a@x.co', subscribed: true, guid: 'last' }]);
-    expect((await list(client)).body).toEqual([{ email: 'a@x.co', guid: 'last', subscribed: true, subscribed_at: expect.any(String) }]);
+    expect((await list(client)).body).toEqual([{ email: 'a@x.co', guid: 'last', subscribed: true, subscribed_at: expect.any(String) as string }]);
   });
 
   it('sets subscribed_at when an address becomes subscribed and keeps it while it stays subscribed', async () => {
@@ -94,7 +94,7 @@ describe('POST /v1/newsletters/lists/{list_id}/subscribers: the report', () => {
     const unsubscribes = await rawEventObjects(client.username, 'nl_unsubscribe');
     expect(subscribes.map((o) => o.length).sort()).toEqual([1, 2]);
     expect(subscribes.flat().map((e) => e.email).sort()).toEqual(['a@x.co', 'b@x.co', 'c@x.co']);
-    expect(unsubscribes).toEqual([[{ date: expect.any(String), email: 'a@x.co', cause: 'PUBLISHER', email_list_id: client.defaultListId }]]);
+    expect(unsubscribes).toEqual([[{ date: expect.any(String) as string, email: 'a@x.co', cause: 'PUBLISHER', email_list_id: client.defaultListId }]]);
   });
 });
 
@@ -109,7 +109,7 @@ describe('POST …/subscribers: bad input', () => {
     ['a form body', { raw: 'email=a@x.co', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 415, /Content-Type must be application\/json/],
   ])('rejects %s with a cause and writes nothing', async (_name, options, status, cause) => {
     const client = await newClient(service);
-    const reply = await request(subscribersUrl(client.defaultListId), { method: 'POST', token: client.token, ...options });
+    const reply = await request<ErrorBody>(subscribersUrl(client.defaultListId), { method: 'POST', token: client.token, ...options });
     expect(reply.status).toBe(status);
     expect(reply.body.cause).toMatch(cause);
     expect(await recount(client.username, client.defaultListId)).toMatchObject({ subscribed: 0, unsubscribed: 0 });
@@ -156,7 +156,7 @@ describe('POST …/subscribers: bad input', () => {
 
   it('rejects a list id that is not a positive integer', async () => {
     const client = await newClient(service);
-    const reply = await request(`${subscribersUrl('abc')}/count`, { token: client.token });
+    const reply = await request<ErrorBody>(`${subscribersUrl('abc')}/count`, { token: client.token });
     expect(reply.status).toBe(400);
     expect(reply.body.cause).toBe('path.list_id: list_id must be a positive integer');
   });

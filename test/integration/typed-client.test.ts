@@ -53,6 +53,6 @@ describe('a typed client generated from /v1/openapi.json', () => {
 
     const refused = await api.GET('/v1/newsletters/lists/{list_id}/subscribers/count', { params: { path: { list_id: 1 } }, headers: { 'X-Service-Client-Token': 'nope' } });
     expect(refused.response.status).toBe(401);
-    expect(refused.error).toMatchObject({ status: 401, cause: expect.stringMatching(/^Unknown token/) });
+    expect(refused.error).toMatchObject({ status: 401, cause: expect.stringMatching(/^Unknown token/) as string });
   });
 });

@@ -4,7 +4,7 @@ import { ddb } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
 import { createList } from '../../shared/lists/lists.js';
 import { applySubscribers, getSubscriber } from '../../shared/subscribers/service.js';
-import { newClient, request, useService } from '../helpers/service.js';
+import { newClient, request, useService, type ErrorBody } from '../helpers/service.js';
 import { recount } from '../helpers/subscribers.js';
 
 const service = useService();
@@ -107,7 +107,7 @@ describe('POST /v1/users/delete', () => {
       }
       return send(command as never);
     }) as typeof ddb.send);
-    const reply = await request(url(), { method: 'POST', token: client.token, body: [{ email: 'both@x.co' }] });
+    const reply = await request<ErrorBody>(url(), { method: 'POST', token: client.token, body: [{ email: 'both@x.co' }] });
     vi.restoreAllMocks();
     expect(reply.status).toBe(503);
     expect(reply.body.cause).toBe(

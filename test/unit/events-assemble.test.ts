@@ -5,6 +5,7 @@ import { MAX_CATCH_UP_DAYS, runDailyAssembly } from '../../shared/events/daily.j
 import { mergeSorted, splitLines, timedLines, type TimedLine } from '../../shared/events/merge.js';
 import { eventPaths } from '../../shared/events/paths.js';
 import type { EventStore } from '../../shared/events/store.js';
+import { asyncIterable } from '../helpers/async-iterable.js';
 import { memoryStore } from '../helpers/memory-event-store.js';
 
 const day = '2026-03-04';
@@ -12,8 +13,10 @@ const at = (s: number) => new Date(Date.parse(`${day}T00:00:00.000Z`) + s * 1000
 const raw = (name: string) => `${eventPaths.raw('acme', 'nl_send', day)}${name}.jsonl`;
 
 /** A source yielding its items in batches of two (so batch edges are exercised). */
-async function* fromArray(items: TimedLine[]) {
-  for (let i = 0; i < items.length; i += 2) yield items.slice(i, i + 2);
+function fromArray(items: TimedLine[]) {
+  return asyncIterable((function* () {
+    for (let i = 0; i < items.length; i += 2) yield items.slice(i, i + 2);
+  })());
 }
 
 describe('mergeSorted', () => {
@@ -29,15 +32,12 @@ describe('mergeSorted', () => {
   it('splits chunked bytes into lines, including a last line without LF and CRLF ends', async () => {
     const chunks = ['{"date":"2026-01-01T00:00:00Z"}\r', '\n\n{"da', 'te":"2026-01-01T00:00:01Z"}'];
     const lines: string[] = [];
-    for await (const batch of splitLines((async function* () { yield* chunks.map((c) => Buffer.from(c)); })())) lines.push(...batch);
+    for await (const batch of splitLines(asyncIterable(chunks.map((c) => Buffer.from(c))))) lines.push(...batch);
     expect(lines).toEqual(['{"date":"2026-01-01T00:00:00Z"}', '{"date":"2026-01-01T00:00:01Z"}']);
   });
 
   it('refuses a streamed source that goes back in time', async () => {
-    const lines = (async function* () {
-      yield [JSON.stringify({ date: at(5) })];
-      yield [JSON.stringify({ date: at(4) })];
-    })();
+    const lines = asyncIterable([[JSON.stringify({ date: at(5) })], [JSON.stringify({ date: at(4) })]]);
     await expect(async () => {
       for await (const _ of timedLines(lines, 'k')) void _;
     }).rejects.toThrow(/k is not sorted/);

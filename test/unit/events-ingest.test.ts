@@ -6,28 +6,29 @@ import { sesFixture, sqsEvent } from '../fixtures/ses/fixtures.js';
 const writes: Array<{ clientId: string; records: EventRecord[] }> = [];
 let failWrites = new Set<string>();
 vi.mock('../../shared/events/record.js', () => ({
-  recordEvents: vi.fn(async (clientId: string, records: EventRecord[]) => {
-    if (failWrites.has(clientId)) throw new Error('S3 down');
+  recordEvents: vi.fn((clientId: string, records: EventRecord[]) => {
+    if (failWrites.has(clientId)) return Promise.reject(new Error('S3 down'));
     writes.push({ clientId, records });
+    return Promise.resolve();
   }),
 }));
-vi.mock('../../shared/clients/clients.js', () => ({ getClient: vi.fn(async (id: string) => (id === 'ghost' ? undefined : { id })) }));
+vi.mock('../../shared/clients/clients.js', () => ({ getClient: vi.fn((id: string) => Promise.resolve(id === 'ghost' ? undefined : { id })) }));
 vi.mock('../../shared/subscribers/store.js', () => ({
-  listsOfEmail: vi.fn(async (_c: string, email: string) => {
-    if (email === 'broken@x.io') throw new Error('DynamoDB throttled');
-    return [1];
+  listsOfEmail: vi.fn((_c: string, email: string) => {
+    if (email === 'broken@x.io') return Promise.reject(new Error('DynamoDB throttled'));
+    return Promise.resolve([1]);
   }),
 }));
 vi.mock('../../shared/subscribers/index.js', () => ({
-  getSubscriber: vi.fn(async () => ({ subscribed: true })),
-  applySubscribers: vi.fn(async () => ({ nb_unsubscribed: 1 })),
+  getSubscriber: vi.fn(() => Promise.resolve({ subscribed: true })),
+  applySubscribers: vi.fn(() => Promise.resolve({ nb_unsubscribed: 1 })),
 }));
 
 const { ingestSesEvents } = await import('../../shared/events/ingest.js');
 
 function bounce(client: string, email: string) {
   const n = sesFixture('bounce-permanent', { client });
-  n.bounce.bouncedRecipients[0].emailAddress = email;
+  n.bounce!.bouncedRecipients[0].emailAddress = email;
   return n;
 }
 

@@ -37,8 +37,8 @@ describe('parseSesNotification (SES event publishing format)', () => {
 
   it('Click without link tags takes target_id/target_position from the link query', () => {
     const n = sesFixture('click');
-    delete n.click.linkTags;
-    n.click.link = 'https://r.example.com/go?target_id=a9&target_position=12';
+    delete n.click!.linkTags;
+    n.click!.link = 'https://r.example.com/go?target_id=a9&target_position=12';
     expect(parseSesNotification(n)).toMatchObject({ records: [{ target_id: 'a9', target_position: 12 }] });
   });
 
@@ -62,23 +62,23 @@ describe('parseSesNotification (SES event publishing format)', () => {
       unsubscribe: [{ email: 'recipient@example.com', cause: 'READER' }],
     });
     const notSpam = sesFixture('complaint');
-    notSpam.complaint.complaintFeedbackType = 'not-spam';
+    notSpam.complaint!.complaintFeedbackType = 'not-spam';
     expect(parseSesNotification(notSpam)).toMatchObject({ records: [{ type: 'not-spam' }], unsubscribe: [] });
   });
 
   it('a hard bounce or a complaint without a list tag still unsubscribes (from every list: the ingester finds them)', () => {
     const bounce = sesFixture('bounce-permanent');
-    delete bounce.mail.tags.email_list_id;
+    delete bounce.mail.tags!.email_list_id;
     expect(parseSesNotification(bounce)).toMatchObject({ unsubscribe: [{ email: 'recipient@example.com', cause: 'HARD_BOUNCE' }] });
     const complaint = sesFixture('complaint');
-    delete complaint.mail.tags.email_list_id;
+    delete complaint.mail.tags!.email_list_id;
     expect(parseSesNotification(complaint)).toMatchObject({ unsubscribe: [{ email: 'recipient@example.com', cause: 'READER' }] });
   });
 
   it('ignores Delivery, notifications without a client tag, and a list tag that is not an integer', () => {
     expect(parseSesNotification(sesFixture('delivery'))).toMatchObject({ kind: 'ignored' });
     const untagged = sesFixture('send');
-    delete untagged.mail.tags.client_id;
+    delete untagged.mail.tags!.client_id;
     expect(parseSesNotification(untagged)).toMatchObject({ kind: 'ignored', reason: 'Send: no valid client_id tag' });
     const badList = parseSesNotification(sesFixture('bounce-permanent', { list: 'x' }));
     expect((badList as { records: object[] }).records[0]).not.toHaveProperty('email_list_id');
@@ -109,10 +109,10 @@ describe('unwrapDeliveries', () => {
     expect(unwrapDeliveries(enveloped)).toEqual([{ id: 'sns-1', notification: n, itemId: enveloped.Records[0].messageId }]);
     const raw = sqsEvent([n, n], { raw: true });
     const [a, b] = unwrapDeliveries(raw);
-    expect(a).toEqual({ id: expect.stringMatching(/^[0-9a-f]{32}$/), notification: n, itemId: raw.Records[0].messageId });
+    expect(a).toEqual({ id: expect.stringMatching(/^[0-9a-f]{32}$/) as string, notification: n, itemId: raw.Records[0].messageId });
     expect(b.id).toBe(a.id);
     expect(b.itemId).toBe(raw.Records[1].messageId);
     const garbage = unwrapDeliveries({ Records: [{ messageId: 'q-1', body: 'not json' }] });
-    expect(garbage).toEqual([{ id: expect.any(String), notification: undefined, itemId: 'q-1' }]);
+    expect(garbage).toEqual([{ id: expect.any(String) as string, notification: undefined, itemId: 'q-1' }]);
   });
 });

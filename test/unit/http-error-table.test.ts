@@ -98,7 +98,7 @@ describe('the domain error table (shared/http/error-table.ts)', () => {
   it('has a row for every error class of every domain, and each sets its name (minified bundles rename classes)', () => {
     const modules = { auth, clients, events, imports, lists, net, optin, ratelimit, recos, subscribers: errors };
     for (const [domain, mod] of Object.entries(modules)) {
-      const classes = Object.values(mod).filter((c): c is new () => Error => typeof c === 'function' && c.prototype instanceof Error);
+      const classes = Object.values(mod).filter((c: unknown): c is new () => Error => typeof c === 'function' && (c as { prototype: unknown }).prototype instanceof Error);
       // A base class (extended by others of its domain) is never thrown itself.
       const leaves = classes.filter((c) => !classes.some((other) => other.prototype instanceof c));
       expect(leaves.length, domain).toBeGreaterThan(0);

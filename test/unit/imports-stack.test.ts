@@ -3,12 +3,13 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { expect, it } from 'vitest';
 import { ServiceStack } from '../../infra/service-stack.js';
 import { UPLOADS_PREFIX } from '../../shared/imports/objects.js';
+import type { CfnResource } from '../helpers/cdk.js';
 
 const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
 const template = Template.fromStack(new ServiceStack(app, 'Test'));
 
 it('the stack sends ObjectCreated notifications of the imports bucket under the uploads prefix to the import worker', () => {
-  const notifications = Object.values(template.findResources('Custom::S3BucketNotifications')) as Array<{ Properties: Record<string, any> }>;
+  const notifications = Object.values(template.findResources('Custom::S3BucketNotifications')) as CfnResource[];
   expect(notifications).toHaveLength(1);
   const { BucketName, NotificationConfiguration } = notifications[0].Properties;
   expect(BucketName.Ref).toMatch(/^Imports/);
@@ -23,19 +24,19 @@ it('the stack sends ObjectCreated notifications of the imports bucket under the 
 
 it('the import worker gets 2 async retries, then its event goes to the failure job, which may invoke nothing else', () => {
   // Scheduled jobs and the failure job have their own (onFailure to a queue); this one is the worker's.
-  const configs = (Object.values(template.findResources('AWS::Lambda::EventInvokeConfig')) as Array<{ Properties: Record<string, any> }>).filter((c) =>
+  const configs = (Object.values(template.findResources('AWS::Lambda::EventInvokeConfig')) as CfnResource[]).filter((c) =>
     /^importsWorker(?!Failed)/.test(c.Properties.FunctionName.Ref),
   );
   expect(configs).toHaveLength(1);
   expect(configs[0].Properties).toMatchObject({
-    FunctionName: { Ref: expect.stringMatching(/^importsWorker(?!Failed)/) },
+    FunctionName: { Ref: expect.stringMatching(/^importsWorker(?!Failed)/) as string },
     MaximumRetryAttempts: 2,
     DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [expect.stringMatching(/^importsWorkerFailed/), 'Arn'] } } },
   });
   // The worker's role may invoke the failure function (the destination).
-  const policies = Object.entries(template.findResources('AWS::IAM::Policy') as Record<string, { Properties: Record<string, any> }>).filter(([id]) =>
+  const policies = Object.entries(template.findResources('AWS::IAM::Policy') as Record<string, CfnResource>).filter(([id]) =>
     /^importsWorker(?!Failed)/.test(id),
   );
-  const statements = policies.flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Array<Record<string, any>>);
+  const statements = policies.flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
   expect(statements.some((st) => [st.Action].flat().includes('lambda:InvokeFunction') && JSON.stringify(st.Resource).includes('importsWorkerFailed'))).toBe(true);
 });

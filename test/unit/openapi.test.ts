@@ -23,6 +23,29 @@ const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** What these tests read of the OpenAPI document (a view: each schema keyword is there only where the document has it). */
+interface Schema {
+  type: string;
+  maximum: number;
+  maxItems: number;
+  enum: unknown[];
+  items: Schema;
+  anyOf: Schema[];
+  properties: Record<string, Schema>;
+  patternProperties: Record<string, Schema>;
+}
+interface OpenApiOperation {
+  parameters: Array<{ name: string; in: string; schema: Schema }>;
+  security: unknown;
+  requestBody: { content: Record<string, { schema: Schema }> };
+  responses: Record<string, { content: Record<string, unknown> }>;
+}
+interface OpenApiView {
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: { securitySchemes: Record<string, unknown> };
+  servers: unknown[];
+}
+
 describe('the OpenAPI document', () => {
   it('passes redocly lint (recommended rules) with no error', { timeout: 60_000 }, async () => {
     const out = await run(bin('redocly'), ['lint', file, '--extends', 'recommended', '--format', 'json'], { env, maxBuffer: 10 * 1024 * 1024 }).catch((err: { stdout: string }) => err);
@@ -41,8 +64,8 @@ describe('the OpenAPI document', () => {
   });
 
   it('types integers, booleans, arrays and the token as the service means them', () => {
-    const doc = openApiDocument('http://localhost:3000') as any;
-    const params = (path: string, method = 'get') => Object.fromEntries(doc.paths[path][method].parameters.map((p: any) => [p.name, p.schema]));
+    const doc = openApiDocument('http://localhost:3000') as unknown as OpenApiView;
+    const params = (path: string, method = 'get') => Object.fromEntries(doc.paths[path][method].parameters.map((p) => [p.name, p.schema]));
     expect(params('/v1/newsletters/lists/{list_id}/subscribers')).toMatchObject({ list_id: { type: 'integer' }, offset: { type: 'integer' }, count: { type: 'integer', maximum: 1000 } });
     expect(params('/v1/files/{file_id}').file_id.type).toBe('integer');
     expect(params('/v1/clients/{block_key}/users/{user_id}/recommendations')).toMatchObject({
@@ -64,7 +87,7 @@ describe('the OpenAPI document', () => {
     for (const route of routeList) {
       const op = doc.paths[route.path][route.method.toLowerCase()];
       expect(op.security, route.id).toEqual(route.auth === 'token' ? [{ clientToken: [] }] : []);
-      expect(op.parameters.some((p: any) => p.in === 'header'), route.id).toBe(false);
+      expect(op.parameters.some((p) => p.in === 'header'), route.id).toBe(false);
     }
     expect(doc.servers).toEqual([expect.objectContaining({ url: 'http://localhost:3000' })]);
     expect(Object.keys(doc.paths['/v1/clients/{block_key}/users/{user_id}/recommendations'].get.responses['200'].content)).toEqual(['application/json', 'application/javascript']);

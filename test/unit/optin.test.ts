@@ -117,7 +117,7 @@ describe('SES mailer', () => {
   it('sends simple content through SES v2: one line of header values, text and HTML, the Auto-Submitted header', async () => {
     // Prepare: no network; capture the command the SDK would send
     // eslint-disable-next-line @typescript-eslint/no-misused-promises -- the SDK's send overloads include a callback form returning void; this mock is the Promise form
-    const send = vi.spyOn(SESv2Client.prototype, 'send').mockImplementation(async () => ({ MessageId: 'm-1' }));
+    const send = vi.spyOn(SESv2Client.prototype, 'send').mockImplementation(() => Promise.resolve({ MessageId: 'm-1' }));
     try {
       // Act
       await new SesMailer('newsletter@example.com').send({ to: 'reader@example.com', subject: 'S\r\nBcc: evil@example.com', text: 'T', html: '<p>H</p>' });

@@ -21,9 +21,10 @@ function recorder() {
   return {
     stored,
     fail: (on: boolean) => (failing = on),
-    record: async (_clientId: string, events: EventRecord[], name: string) => {
-      if (failing) throw new Error('S3 down');
+    record: (_clientId: string, events: EventRecord[], name: string) => {
+      if (failing) return Promise.reject(new Error('S3 down'));
       stored.set(name, events);
+      return Promise.resolve();
     },
     /** Emails of the stored nl_subscribe events (an object stored twice under one name counts once). */
     subscribed: () => [...stored.values()].flat().filter((e) => e.event === 'nl_subscribe').map((e) => e.email).sort(),
