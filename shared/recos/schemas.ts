@@ -3,6 +3,7 @@ import { isWellFormed } from '../db/storable.js';
 import { BoolParam } from '../params.js';
 import { MAX_DATE_CHARS, MAX_PUBLISHED_MILLISECONDS, MAX_PUBLISHED_SECONDS, MIN_PUBLISHED_SECONDS, rangeProblem, readDate } from './dates.js';
 import { LIMITS } from './limits.js';
+import { plainText } from './plain-text.js';
 import { canonicalUrl } from './urls.js';
 
 export { MAX_PUBLISHED_SECONDS, toUnixSeconds } from './dates.js';
@@ -32,10 +33,11 @@ const ArticleUrlSchema = v.pipe(
   v.transform((url) => canonicalUrl(url)!),
 );
 
-const text = (max: number) => v.optional(v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`), v.transform((s) => s.trim())));
+/** Stored text: at most `max` characters as sent, kept as plain text (plain-text.ts: control characters and markup removed, trimmed). */
+const text = (max: number) => v.optional(v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`), v.transform(plainText)));
 
-/** A theme: trimmed, lower-cased, 1 to 64 characters. */
-const normaliseThemes = (raw: string[]) => [...new Set(raw.flatMap((t) => t.split(',')).map((t) => t.trim().toLowerCase()).filter((t) => t !== ''))];
+/** Themes: comma-separated values split, plain text, lower-cased, empty ones and duplicates dropped. */
+const normaliseThemes = (raw: string[]) => [...new Set(raw.flatMap((t) => t.split(',')).map((t) => plainText(t).toLowerCase()).filter((t) => t !== ''))];
 
 const ThemesSchema = (max: number) =>
   v.pipe(
@@ -77,7 +79,8 @@ const articleFields = {
       v.string(),
       v.maxLength(ARTICLE_TEXT_LIMITS.url, `must be at most ${ARTICLE_TEXT_LIMITS.url} characters`),
       v.check((s) => s.trim() === '' || canonicalUrl(s) !== undefined, 'must be an absolute http(s) URL'),
-      v.transform((s) => s.trim()),
+      // Stored as the URL's standard serialisation: spaces, quotes and angle brackets percent-encoded.
+      v.transform((s) => (s.trim() === '' ? '' : new URL(s.trim()).href)),
     ),
   ),
   category: text(ARTICLE_TEXT_LIMITS.category),
