@@ -34,7 +34,15 @@ const ArticleUrlSchema = v.pipe(
 );
 
 /** Stored text: at most `max` characters as sent, kept as plain text (plain-text.ts: control characters and markup removed, trimmed). */
-const text = (max: number) => v.optional(v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`), v.transform(plainText)));
+const text = (max: number) =>
+  v.optional(
+    v.pipe(
+      v.string(),
+      v.maxLength(max, `must be at most ${max} characters`),
+      v.description('Stored as plain text: markup (anything from a `<` that opens a tag to the next `>`) and control characters are removed, then spaces trimmed'),
+      v.transform(plainText),
+    ),
+  );
 
 /** Themes: comma-separated values split, plain text, lower-cased, empty ones and duplicates dropped. */
 const normaliseThemes = (raw: string[]) => [...new Set(raw.flatMap((t) => t.split(',')).map((t) => plainText(t).toLowerCase()).filter((t) => t !== ''))];
@@ -55,6 +63,9 @@ const PUBLISHED_TIME_RULE = `must be Unix seconds or an ISO 8601 date from 1970 
 const PublishedTimeSchema = v.optional(
   v.pipe(
     v.union([v.number(), v.pipe(v.string(), v.maxLength(MAX_DATE_CHARS, `${PUBLISHED_TIME_RULE}: is longer than ${MAX_DATE_CHARS} characters`))], PUBLISHED_TIME_RULE),
+    v.description(
+      `Unix seconds (${MIN_PUBLISHED_SECONDS} to ${MAX_PUBLISHED_SECONDS}), milliseconds (a number above ${MAX_PUBLISHED_SECONDS}, up to ${MAX_PUBLISHED_MILLISECONDS}), a numeric string, or an ISO 8601 date (\`2025-06-10\`, \`2025-06-10T06:30:00+02:00\`; no offset: UTC) from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z; anything else is refused`,
+    ),
     v.rawTransform(({ dataset, addIssue, NEVER }) => {
       const value = dataset.value;
       if (typeof value === 'string' && value.trim() === '') return undefined;

@@ -2119,10 +2119,14 @@ export interface operations {
                     /** @description Lowercase hex HMAC-SHA256 of the user id under the client's signing secret; required when the client has signed reader ids on (403 otherwise) */
                     sig?: string;
                     url: string;
+                    /** @description Stored as plain text: markup (anything from a `<` that opens a tag to the next `>`) and control characters are removed, then spaces trimmed */
                     title?: string;
+                    /** @description Stored as plain text: markup (anything from a `<` that opens a tag to the next `>`) and control characters are removed, then spaces trimmed */
                     description?: string;
                     image?: string;
+                    /** @description Stored as plain text: markup (anything from a `<` that opens a tag to the next `>`) and control characters are removed, then spaces trimmed */
                     category?: string;
+                    /** @description Unix seconds (0 to 253402300799), milliseconds (a number above 253402300799, up to 253402300799999), a numeric string, or an ISO 8601 date (`2025-06-10`, `2025-06-10T06:30:00+02:00`; no offset: UTC) from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z; anything else is refused */
                     published_time?: number | string;
                     themes?: string[] | string;
                 };
@@ -2131,10 +2135,14 @@ export interface operations {
                     /** @description Lowercase hex HMAC-SHA256 of the user id under the client's signing secret; required when the client has signed reader ids on (403 otherwise) */
                     sig?: string;
                     url: string;
+                    /** @description Stored as plain text: markup (anything from a `<` that opens a tag to the next `>`) and control characters are removed, then spaces trimmed */
                     title?: string;
+                    /** @description Stored as plain text: markup (anything from a `<` that opens a tag to the next `>`) and control characters are removed, then spaces trimmed */
                     description?: string;
                     image?: string;
+                    /** @description Stored as plain text: markup (anything from a `<` that opens a tag to the next `>`) and control characters are removed, then spaces trimmed */
                     category?: string;
+                    /** @description Unix seconds (0 to 253402300799), milliseconds (a number above 253402300799, up to 253402300799999), a numeric string, or an ISO 8601 date (`2025-06-10`, `2025-06-10T06:30:00+02:00`; no offset: UTC) from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z; anything else is refused */
                     published_time?: number | string;
                     themes?: string[] | string;
                 };
@@ -2599,10 +2607,14 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
+                    /** @description Stored as plain text: markup (anything from a `<` that opens a tag to the next `>`) and control characters are removed, then spaces trimmed */
                     title?: string;
+                    /** @description Stored as plain text: markup (anything from a `<` that opens a tag to the next `>`) and control characters are removed, then spaces trimmed */
                     description?: string;
                     image?: string;
+                    /** @description Stored as plain text: markup (anything from a `<` that opens a tag to the next `>`) and control characters are removed, then spaces trimmed */
                     category?: string;
+                    /** @description Unix seconds (0 to 253402300799), milliseconds (a number above 253402300799, up to 253402300799999), a numeric string, or an ISO 8601 date (`2025-06-10`, `2025-06-10T06:30:00+02:00`; no offset: UTC) from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z; anything else is refused */
                     published_time?: number | string;
                     themes?: string[] | string;
                 }[];
