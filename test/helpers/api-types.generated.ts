@@ -346,7 +346,7 @@ export interface paths {
         put?: never;
         /**
          * Record a page view (navigation tracking)
-         * @description JSON, or a form body (what the browser library sends with sendBeacon: no CORS preflight). `themes` is an array or a comma-separated string; `published_time` Unix seconds 0 to 253402300799 (milliseconds accepted, up to 253402300799999) or ISO 8601 up to 9999-12-31. Asynchronous: the view is queued (two DynamoDB reads, one SQS message) and counts about 5 to 7 seconds later, when the consumer applies its batch; a view of a deleted article is accepted the same way and not counted.
+         * @description JSON, or a form body (what the browser library sends with sendBeacon: no CORS preflight). `themes` is an array or a comma-separated string; `published_time` Unix seconds 0 to 253402300799 (a larger number is milliseconds, up to 253402300799999) or ISO 8601 up to 9999-12-31; title, description, category and themes are stored as plain text (markup and control characters removed). Asynchronous: the view is queued (two DynamoDB reads, one SQS message) and counts about 5 to 7 seconds later, when the consumer applies its batch; a view of a deleted article is accepted the same way and not counted.
          */
         post: operations["trackPost"];
         delete?: never;
