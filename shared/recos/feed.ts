@@ -14,7 +14,8 @@
  */
 import { decodeHTML } from 'entities';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { isoUtc, MAX_DATE_CHARS, rangeProblem, readDate } from './dates.js';
+import { MAX_DATE_CHARS, rangeProblem } from './dates.js';
+import { isoUtc, readFeedDate } from './feed-dates.js';
 import { LIMITS } from './limits.js';
 import { plainText, withoutMarkup } from './plain-text.js';
 import { ARTICLE_TEXT_LIMITS } from './schemas.js';
@@ -256,7 +257,7 @@ function image(raw: Raw, base: string | undefined): string | undefined {
 }
 
 /**
- * A feed date (ISO 8601, RFC 822, Unix seconds: dates.ts) as ISO 8601 UTC;
+ * A feed date (ISO 8601, RFC 822, Unix seconds: feed-dates.ts) as ISO 8601 UTC;
  * undefined when it cannot be read as a date (the next date field is
  * tried). A date outside 1970 … 9999-12-31 is kept (as ISO 8601, or as
  * written when even that cannot show it), so the catalogue rejects the item
@@ -264,7 +265,7 @@ function image(raw: Raw, base: string | undefined): string | undefined {
  */
 function isoDate(value: string | undefined): string | undefined {
   if (!value) return undefined;
-  const reading = readDate(value, { rfc822: true });
+  const reading = readFeedDate(value);
   if (!('seconds' in reading)) return undefined;
   if (rangeProblem(reading.seconds) === undefined) return isoUtc(reading.seconds);
   const iso = Math.abs(reading.seconds) < 8.64e12 ? isoUtc(reading.seconds) : undefined;

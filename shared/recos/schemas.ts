@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { isWellFormed } from '../db/storable.js';
 import { BoolParam } from '../params.js';
-import { MAX_DATE_CHARS, MAX_PUBLISHED_MILLISECONDS, MAX_PUBLISHED_SECONDS, MIN_PUBLISHED_SECONDS, rangeProblem, readDate } from './dates.js';
+import { MAX_DATE_CHARS, MAX_PUBLISHED_MILLISECONDS, MAX_PUBLISHED_SECONDS, MIN_PUBLISHED_SECONDS, PUBLISHED_RANGE_ISO, rangeProblem, readDate } from './dates.js';
 import { LIMITS } from './limits.js';
 import { plainText } from './plain-text.js';
 import { canonicalUrl } from './urls.js';
@@ -63,9 +63,7 @@ const PUBLISHED_TIME_RULE = `must be Unix seconds or an ISO 8601 date from 1970 
 const PublishedTimeSchema = v.optional(
   v.pipe(
     v.union([v.number(), v.pipe(v.string(), v.maxLength(MAX_DATE_CHARS, `${PUBLISHED_TIME_RULE}: is longer than ${MAX_DATE_CHARS} characters`))], PUBLISHED_TIME_RULE),
-    v.description(
-      `Unix seconds (${MIN_PUBLISHED_SECONDS} to ${MAX_PUBLISHED_SECONDS}), milliseconds (a number above ${MAX_PUBLISHED_SECONDS}, up to ${MAX_PUBLISHED_MILLISECONDS}), a numeric string, or an ISO 8601 date (\`2025-06-10\`, \`2025-06-10T06:30:00+02:00\`; no offset: UTC) from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z; anything else is refused`,
-    ),
+    v.description(`Unix seconds, milliseconds (a number above ${MAX_PUBLISHED_SECONDS}) or ISO 8601 (no offset: UTC), from ${PUBLISHED_RANGE_ISO.min} to ${PUBLISHED_RANGE_ISO.max}`),
     v.rawTransform(({ dataset, addIssue, NEVER }) => {
       const value = dataset.value;
       if (typeof value === 'string' && value.trim() === '') return undefined;

@@ -2126,7 +2126,7 @@ export interface operations {
                     image?: string;
                     /** @description Stored as plain text: markup (anything from a `<` that opens a tag to the next `>`) and control characters are removed, then spaces trimmed */
                     category?: string;
-                    /** @description Unix seconds (0 to 253402300799), milliseconds (a number above 253402300799, up to 253402300799999), a numeric string, or an ISO 8601 date (`2025-06-10`, `2025-06-10T06:30:00+02:00`; no offset: UTC) from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z; anything else is refused */
+                    /** @description Unix seconds, milliseconds (a number above 253402300799) or ISO 8601 (no offset: UTC), from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z */
                     published_time?: number | string;
                     themes?: string[] | string;
                 };
@@ -2142,7 +2142,7 @@ export interface operations {
                     image?: string;
                     /** @description Stored as plain text: markup (anything from a `<` that opens a tag to the next `>`) and control characters are removed, then spaces trimmed */
                     category?: string;
-                    /** @description Unix seconds (0 to 253402300799), milliseconds (a number above 253402300799, up to 253402300799999), a numeric string, or an ISO 8601 date (`2025-06-10`, `2025-06-10T06:30:00+02:00`; no offset: UTC) from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z; anything else is refused */
+                    /** @description Unix seconds, milliseconds (a number above 253402300799) or ISO 8601 (no offset: UTC), from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z */
                     published_time?: number | string;
                     themes?: string[] | string;
                 };
@@ -2614,7 +2614,7 @@ export interface operations {
                     image?: string;
                     /** @description Stored as plain text: markup (anything from a `<` that opens a tag to the next `>`) and control characters are removed, then spaces trimmed */
                     category?: string;
-                    /** @description Unix seconds (0 to 253402300799), milliseconds (a number above 253402300799, up to 253402300799999), a numeric string, or an ISO 8601 date (`2025-06-10`, `2025-06-10T06:30:00+02:00`; no offset: UTC) from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z; anything else is refused */
+                    /** @description Unix seconds, milliseconds (a number above 253402300799) or ISO 8601 (no offset: UTC), from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z */
                     published_time?: number | string;
                     themes?: string[] | string;
                 }[];

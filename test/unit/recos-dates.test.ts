@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { isoUtc, MAX_PUBLISHED_MILLISECONDS, MAX_PUBLISHED_SECONDS, rangeProblem, readDate, toUnixSeconds } from '../../shared/recos/dates.js';
+import { MAX_PUBLISHED_MILLISECONDS, MAX_PUBLISHED_SECONDS, MIN_PUBLISHED_SECONDS, PUBLISHED_RANGE_ISO, rangeProblem, readDate, toUnixSeconds } from '../../shared/recos/dates.js';
+import { isoUtc, readFeedDate } from '../../shared/recos/feed-dates.js';
 import { ArticleInputSchema } from '../../shared/recos/schemas.js';
 
 /** `published_time` as the catalogue and tracking read it: the seconds, or the cause of the 400 / rejected line. */
@@ -64,6 +65,10 @@ describe('published_time: the issue\'s dates', () => {
     expect(cause).toBe(
       `published_time: must be Unix seconds or an ISO 8601 date from 1970 to 9999-12-31 (seconds 0 to 253402300799; milliseconds 253402300800 to 253402300799999): ${JSON.stringify(value)} ${problem}`,
     );
+  });
+
+  it('the range named in causes is the range of the constants', () => {
+    expect(PUBLISHED_RANGE_ISO).toEqual({ min: isoUtc(MIN_PUBLISHED_SECONDS), max: isoUtc(MAX_PUBLISHED_SECONDS) });
   });
 
   it('an empty string is no date (the stored one is kept); text longer than 64 characters is refused', () => {
@@ -150,13 +155,13 @@ describe('feed dates (RFC 822 as well)', () => {
     ['Tue, 10 Jun 25 04:30:00 UT', 1_749_529_800],
     ['Fri, 31 Dec 9999 23:59:59 GMT', MAX_PUBLISHED_SECONDS],
   ])('%s is read', (text, expected) => {
-    expect(readDate(text, { rfc822: true })).toEqual({ seconds: expected });
+    expect(readFeedDate(text)).toEqual({ seconds: expected });
   });
 
   it('an RFC 822 date outside the range is read as itself', () => {
-    expect(readDate('Wed, 31 Dec 1969 23:00:00 GMT', { rfc822: true })).toEqual({ seconds: -3600 });
-    expect(readDate('Tue, 10 Jun 2025 06:30:00 XYZ', { rfc822: true })).toEqual({ problem: 'has a zone (XYZ) that is not known' });
-    expect(readDate('31 Feb 2025 10:00 GMT', { rfc822: true })).toEqual({ problem: 'is not a calendar date' });
+    expect(readFeedDate('Wed, 31 Dec 1969 23:00:00 GMT')).toEqual({ seconds: -3600 });
+    expect(readFeedDate('Tue, 10 Jun 2025 06:30:00 XYZ')).toEqual({ problem: 'has a zone (XYZ) that is not known' });
+    expect(readFeedDate('31 Feb 2025 10:00 GMT')).toEqual({ problem: 'is not a calendar date' });
   });
 
   it('agrees with Date.parse on RFC 822 dates at numeric offsets', () => {
@@ -166,7 +171,7 @@ describe('feed dates (RFC 822 as well)', () => {
         const abs = Math.abs(minutes);
         const text = `${local.toUTCString().replace(' GMT', '')} ${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}${String(abs % 60).padStart(2, '0')}`;
         if (local.getUTCFullYear() > 9999) return;
-        expect(readDate(text, { rfc822: true })).toEqual({ seconds: t });
+        expect(readFeedDate(text)).toEqual({ seconds: t });
       }),
       { numRuns: 1000 },
     );
