@@ -24,6 +24,27 @@ export function localServiceEnv(o: { dynamoEndpoint: string; s3Endpoint: string;
   };
 }
 
+/** The settings that let a process fetch loopback addresses (feeds, imports): never on unless the running stack has them on. */
+export const LOOPBACK_ALLOWANCES = ['FEED_ALLOW_LOOPBACK', 'IMPORT_ALLOW_LOOPBACK'] as const;
+
+/**
+ * What `npm start` writes to DATA_DIR/local-env.json for the other local
+ * processes (`npm run job`, the admin CLI): each of `names` as this process
+ * runs with it (the user's value where they set one, else the default
+ * localServiceEnv gave), and the loopback allowances always, `true` or
+ * `false` as shared/config.ts reads them, so another process allows exactly
+ * what the running stack allows.
+ */
+export function envForOtherProcesses(names: Iterable<string>, running: Record<string, string | undefined> = process.env): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of names) {
+    const value = running[name];
+    if (value !== undefined) env[name] = value;
+  }
+  for (const name of LOOPBACK_ALLOWANCES) env[name] = String((running[name] ?? '').toLowerCase() === 'true');
+  return env;
+}
+
 /** Applies variables to this process without overriding ones the user set. */
 export function applyEnv(env: Record<string, string>, { override = false } = {}): void {
   for (const [name, value] of Object.entries(env)) {

@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { applyEnv, localNames, localServiceEnv } from './env.js';
+import { applyEnv, envForOtherProcesses, localNames, localServiceEnv } from './env.js';
 import { ensureBuckets, ensureTable, isPortFree, startDynamoLocal, startS3Emulator, type Running } from './services.js';
 
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
@@ -40,7 +40,8 @@ async function main() {
   const queues = await startLocalQueues();
   running.push(queues);
   applyEnv(queues.env, { override: true });
-  const env = { ...serviceEnv, ...queues.env };
+  // What this process runs with (a variable the user set wins over serviceEnv's default), not the defaults.
+  const env = envForOtherProcesses([...Object.keys(serviceEnv), ...Object.keys(queues.env)]);
   writeFileSync(join(dataDir, 'local-env.json'), JSON.stringify(env, null, 2));
   await ensureTable(dynamo.endpoint, localNames.TABLE_NAME);
   await ensureBuckets(s3.endpoint, [localNames.IMPORTS_BUCKET, localNames.EVENTS_BUCKET]);

@@ -98,6 +98,9 @@ function decode(bytes: Buffer, contentType: string | undefined): string {
 
 export type PollOutcome = 'ok' | 'not-modified' | 'failed';
 
+/** The cause recorded for a document the parser failed on without saying why (its error is logged). */
+export const UNREADABLE_FEED = 'the document could not be read as a feed (the parser failed on it; the detail is logged)';
+
 /** Polls one client's feed and records the outcome on the client. Never throws for the feed's own faults. */
 export async function pollFeed(client: Pick<Client, 'id' | 'siteHosts' | 'feed'>, now = new Date()): Promise<PollOutcome> {
   const feed = client.feed;
@@ -136,8 +139,10 @@ export async function pollFeed(client: Pick<Client, 'id' | 'siteHosts' | 'feed'>
   try {
     parsed = parseFeed(xml, documentUrl);
   } catch (err) {
-    if (err instanceof FeedFormatError) return fail(`feed: ${err.message}`);
-    throw err;
+    // Whatever a document makes the parser throw is that feed's failure, never the run's: the other feeds are polled and the job succeeds.
+    if (err instanceof FeedFormatError) return fail(`feed: ${err.message}`, (err.cause as Error | undefined)?.message);
+    logger.error('catalogue feed document not read: an unexpected parser error', { clientId: client.id, error: err as Error });
+    return fail(`feed: ${UNREADABLE_FEED}`);
   }
   const report = await upsertArticles(client.id, siteHosts, parsed.lines, { where: 'feed.items', revive: false });
   await recordFeedPoll(client.id, feed.url, {

@@ -1,8 +1,15 @@
 import * as v from 'valibot';
 import { isWellFormed } from '../db/storable.js';
 import { BoolParam } from '../params.js';
+import { MAX_DATE_CHARS, MAX_PUBLISHED_MILLISECONDS, MAX_PUBLISHED_SECONDS, MIN_PUBLISHED_SECONDS, PUBLISHED_RANGE_ISO, rangeProblem, readDate } from './dates.js';
 import { LIMITS } from './limits.js';
+import { plainText } from './plain-text.js';
 import { canonicalUrl } from './urls.js';
+
+export { MAX_PUBLISHED_SECONDS, toUnixSeconds } from './dates.js';
+
+/** The catalogue's limits on an article's text, in characters (UTF-16 units): `PUT /v1/articles`, tracking, feeds. */
+export const ARTICLE_TEXT_LIMITS = { title: 500, description: 2000, category: 200, theme: 64, url: 2048 } as const;
 
 /** A reader's id: the tracking user id, the anonymous cookie value or a subscriber's guid (one id space, spec 2.3). */
 export const UserIdSchema = v.pipe(
@@ -21,66 +28,72 @@ export const SigSchema = v.optional(v.pipe(v.string(), v.maxLength(128, 'must be
 
 const ArticleUrlSchema = v.pipe(
   v.string(),
-  v.maxLength(2048, 'must be at most 2048 characters'),
+  v.maxLength(ARTICLE_TEXT_LIMITS.url, `must be at most ${ARTICLE_TEXT_LIMITS.url} characters`),
   v.check((url) => canonicalUrl(url) !== undefined, 'must be an absolute http(s) URL'),
   v.transform((url) => canonicalUrl(url)!),
 );
 
-const text = (max: number) => v.optional(v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`), v.transform((s) => s.trim())));
+/** Stored text: at most `max` characters as sent, kept as plain text (plain-text.ts: control characters and markup removed, trimmed). */
+const text = (max: number) =>
+  v.optional(
+    v.pipe(
+      v.string(),
+      v.maxLength(max, `must be at most ${max} characters`),
+      v.description('Stored as plain text: markup (anything from a `<` that opens a tag to the next `>`) and control characters are removed, then spaces trimmed'),
+      v.transform(plainText),
+    ),
+  );
 
-/** A theme: trimmed, lower-cased, 1 to 64 characters. */
-const normaliseThemes = (raw: string[]) => [...new Set(raw.flatMap((t) => t.split(',')).map((t) => t.trim().toLowerCase()).filter((t) => t !== ''))];
+/** Themes: comma-separated values split, plain text, lower-cased, empty ones and duplicates dropped. */
+const normaliseThemes = (raw: string[]) => [...new Set(raw.flatMap((t) => t.split(',')).map((t) => plainText(t).toLowerCase()).filter((t) => t !== ''))];
 
 const ThemesSchema = (max: number) =>
   v.pipe(
     v.union([v.array(v.string()), v.string()], 'must be an array of strings or a comma-separated string'),
     v.transform((value) => normaliseThemes(Array.isArray(value) ? value : [value])),
-    v.check((themes) => themes.every((t) => t.length <= 64), 'each theme must be at most 64 characters'),
+    v.check((themes) => themes.every((t) => t.length <= ARTICLE_TEXT_LIMITS.theme), `each theme must be at most ${ARTICLE_TEXT_LIMITS.theme} characters`),
     v.check((themes) => themes.every(isWellFormed), 'themes must not contain unpaired surrogates (invalid Unicode)'),
     v.check((themes) => themes.length <= max, `at most ${max} themes`),
   );
 
-/** Latest published_time accepted: 9999-12-31T23:59:59Z in Unix seconds. */
-export const MAX_PUBLISHED_SECONDS = 253_402_300_799;
+/** What `published_time` accepts, for its causes (built from the constants of dates.ts). */
+const PUBLISHED_TIME_RULE = `must be Unix seconds or an ISO 8601 date from 1970 to 9999-12-31 (seconds ${MIN_PUBLISHED_SECONDS} to ${MAX_PUBLISHED_SECONDS}; milliseconds ${MAX_PUBLISHED_SECONDS + 1} to ${MAX_PUBLISHED_MILLISECONDS})`;
 
-/**
- * Unix seconds from seconds, milliseconds (values above 10^11), a numeric
- * string or an ISO 8601 date; undefined for anything else or outside
- * 1970-01-01 … 9999-12-31 (what storage and dates can hold).
- */
-export function toUnixSeconds(value: number | string): number | undefined {
-  const n = typeof value === 'number' ? value : /^\d{1,20}(\.\d{1,20})?$/.test(value.trim()) ? Number(value) : Date.parse(value) / 1000;
-  if (!Number.isFinite(n) || n < 0) return undefined;
-  const seconds = Math.floor(n > 1e11 ? n / 1000 : n);
-  return seconds <= MAX_PUBLISHED_SECONDS ? seconds : undefined;
-}
+/** `published_time`: Unix seconds, milliseconds or ISO 8601 (dates.ts), within the range; a 400 (a rejected line in a catalogue batch) that says what is wrong otherwise. Empty text: absent. */
+const PublishedTimeSchema = v.optional(
+  v.pipe(
+    v.union([v.number(), v.pipe(v.string(), v.maxLength(MAX_DATE_CHARS, `${PUBLISHED_TIME_RULE}: is longer than ${MAX_DATE_CHARS} characters`))], PUBLISHED_TIME_RULE),
+    v.description(`Unix seconds, milliseconds (a number above ${MAX_PUBLISHED_SECONDS}) or ISO 8601 (no offset: UTC), from ${PUBLISHED_RANGE_ISO.min} to ${PUBLISHED_RANGE_ISO.max}`),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const value = dataset.value;
+      if (typeof value === 'string' && value.trim() === '') return undefined;
+      const reading = readDate(value);
+      const problem = 'seconds' in reading ? rangeProblem(reading.seconds) : reading.problem;
+      if (problem === undefined && 'seconds' in reading) return reading.seconds;
+      addIssue({ message: `${PUBLISHED_TIME_RULE}: ${JSON.stringify(value)} ${problem}` });
+      return NEVER;
+    }),
+  ),
+);
 
 export const TrackParamsSchema = v.object({ tracking_key: PublicKeySchema });
 
 /** An article's fields, as tracking and the catalogue accept them (url canonicalised). */
 const articleFields = {
   url: ArticleUrlSchema,
-  title: text(500),
-  description: text(2000),
+  title: text(ARTICLE_TEXT_LIMITS.title),
+  description: text(ARTICLE_TEXT_LIMITS.description),
   image: v.optional(
     v.pipe(
       v.string(),
-      v.maxLength(2048, 'must be at most 2048 characters'),
+      v.maxLength(ARTICLE_TEXT_LIMITS.url, `must be at most ${ARTICLE_TEXT_LIMITS.url} characters`),
       v.check((s) => s.trim() === '' || canonicalUrl(s) !== undefined, 'must be an absolute http(s) URL'),
-      v.transform((s) => s.trim()),
+      // Stored as the URL's standard serialisation: spaces, quotes and angle brackets percent-encoded.
+      v.transform((s) => (s.trim() === '' ? '' : new URL(s.trim()).href)),
     ),
   ),
-  category: text(200),
-  published_time: v.optional(
-    v.pipe(
-      v.union([v.number(), v.pipe(v.string(), v.maxLength(64))], 'must be Unix seconds or an ISO 8601 date'),
-      v.check(
-        (t) => (typeof t === 'string' && t.trim() === '') || toUnixSeconds(t) !== undefined,
-        'must be Unix seconds or an ISO 8601 date from 1970 to 9999-12-31 (0 to 253402300799 seconds; milliseconds above 10^11 accepted)',
-      ),
-      v.transform((t) => (typeof t === 'string' && t.trim() === '' ? undefined : toUnixSeconds(t))),
-    ),
-  ),
+  category: text(ARTICLE_TEXT_LIMITS.category),
+  published_time: PublishedTimeSchema,
   themes: v.optional(ThemesSchema(LIMITS.themesPerArticle)),
 };
 

@@ -1,7 +1,8 @@
 /** Rows of the route table (shared/routes.ts): a reader's theme preferences, a group of their own so that their functions do not bundle the other recommendation routes. */
 import type { RouteDef } from '../http/route.js';
 import { ErrorSchema, errorResponses } from '../http/schemas.js';
-import { PreferencesBodySchema, PreferencesParamsSchema, PreferencesQuerySchema, PreferencesSchema } from '../recos/schemas.js';
+import { LIMITS } from '../recos/limits.js';
+import { ARTICLE_TEXT_LIMITS, PreferencesBodySchema, PreferencesParamsSchema, PreferencesQuerySchema, PreferencesSchema } from '../recos/schemas.js';
 
 export const preferenceRoutes = {
   preferencesGet: {
@@ -23,7 +24,7 @@ export const preferenceRoutes = {
     auth: 'token',
     access: { table: 'RW' },
     summary: "Set a reader's theme preferences (spec 4.13)",
-    description: 'Replaces the themes (array or comma-separated string; trimmed, lower-cased, at most 50 of 64 characters); `[]` clears them. The themes match the `service:themes` meta of articles.',
+    description: `Replaces the themes (array or comma-separated string; trimmed, lower-cased, at most ${LIMITS.preferencesPerReader} of ${ARTICLE_TEXT_LIMITS.theme} characters); \`[]\` clears them. The themes match the \`service:themes\` meta of articles.`,
     tags: ['recommendations'],
     request: { params: PreferencesParamsSchema, query: PreferencesQuerySchema, body: PreferencesBodySchema },
     responses: {

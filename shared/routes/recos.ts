@@ -4,7 +4,8 @@ import type { RouteDef } from '../http/route.js';
 import { ErrorSchema, errorResponses } from '../http/schemas.js';
 import { READ_CACHE_SECONDS } from '../recos/read-cache.js';
 import { preferenceRoutes } from './preferences.js';
-import { LegacyRecommendationsSchema, RecommendationsParamsSchema, RecommendationsQuerySchema, RedirectParamsSchema, RedirectQuerySchema, MAX_PUBLISHED_SECONDS, SmartSectionSchema, TrackBodySchema, TrackParamsSchema, TrackResultSchema } from '../recos/schemas.js';
+import { LegacyRecommendationsSchema, RecommendationsParamsSchema, RecommendationsQuerySchema, RedirectParamsSchema, RedirectQuerySchema, SmartSectionSchema, TrackBodySchema, TrackParamsSchema, TrackResultSchema } from '../recos/schemas.js';
+import { MAX_PUBLISHED_MILLISECONDS, MAX_PUBLISHED_SECONDS } from '../recos/dates.js';
 
 export const recoRoutes = {
   recosGet: {
@@ -38,7 +39,7 @@ export const recoRoutes = {
     access: { table: 'R', trackingQueue: true },
     summary: 'Record a page view (navigation tracking)',
     description:
-      'JSON, or a form body (what the browser library sends with sendBeacon: no CORS preflight). `themes` is an array or a comma-separated string; `published_time` Unix seconds 0 to ' + `${MAX_PUBLISHED_SECONDS} (milliseconds accepted, up to ${MAX_PUBLISHED_SECONDS}999) or ISO 8601 up to 9999-12-31.` + ' Asynchronous: the view is queued (two DynamoDB reads, one SQS message) and counts about 5 to 7 seconds later, when the consumer applies its batch; a view of a deleted article is accepted the same way and not counted.',
+      'JSON, or a form body (what the browser library sends with sendBeacon: no CORS preflight). `themes` is an array or a comma-separated string; `published_time` Unix seconds 0 to ' + `${MAX_PUBLISHED_SECONDS} (a larger number is milliseconds, up to ${MAX_PUBLISHED_MILLISECONDS}) or ISO 8601 up to 9999-12-31; title, description, category and themes are stored as plain text (markup and control characters removed).` + ' Asynchronous: the view is queued (two DynamoDB reads, one SQS message) and counts about 5 to 7 seconds later, when the consumer applies its batch; a view of a deleted article is accepted the same way and not counted.',
     tags: ['recommendations'],
     request: { params: TrackParamsSchema, body: TrackBodySchema, bodyTypes: ['json', 'form'] },
     responses: {

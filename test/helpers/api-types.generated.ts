@@ -346,7 +346,7 @@ export interface paths {
         put?: never;
         /**
          * Record a page view (navigation tracking)
-         * @description JSON, or a form body (what the browser library sends with sendBeacon: no CORS preflight). `themes` is an array or a comma-separated string; `published_time` Unix seconds 0 to 253402300799 (milliseconds accepted, up to 253402300799999) or ISO 8601 up to 9999-12-31. Asynchronous: the view is queued (two DynamoDB reads, one SQS message) and counts about 5 to 7 seconds later, when the consumer applies its batch; a view of a deleted article is accepted the same way and not counted.
+         * @description JSON, or a form body (what the browser library sends with sendBeacon: no CORS preflight). `themes` is an array or a comma-separated string; `published_time` Unix seconds 0 to 253402300799 (a larger number is milliseconds, up to 253402300799999) or ISO 8601 up to 9999-12-31; title, description, category and themes are stored as plain text (markup and control characters removed). Asynchronous: the view is queued (two DynamoDB reads, one SQS message) and counts about 5 to 7 seconds later, when the consumer applies its batch; a view of a deleted article is accepted the same way and not counted.
          */
         post: operations["trackPost"];
         delete?: never;
@@ -2119,10 +2119,14 @@ export interface operations {
                     /** @description Lowercase hex HMAC-SHA256 of the user id under the client's signing secret; required when the client has signed reader ids on (403 otherwise) */
                     sig?: string;
                     url: string;
+                    /** @description Stored as plain text: markup (anything from a `<` that opens a tag to the next `>`) and control characters are removed, then spaces trimmed */
                     title?: string;
+                    /** @description Stored as plain text: markup (anything from a `<` that opens a tag to the next `>`) and control characters are removed, then spaces trimmed */
                     description?: string;
                     image?: string;
+                    /** @description Stored as plain text: markup (anything from a `<` that opens a tag to the next `>`) and control characters are removed, then spaces trimmed */
                     category?: string;
+                    /** @description Unix seconds, milliseconds (a number above 253402300799) or ISO 8601 (no offset: UTC), from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z */
                     published_time?: number | string;
                     themes?: string[] | string;
                 };
@@ -2131,10 +2135,14 @@ export interface operations {
                     /** @description Lowercase hex HMAC-SHA256 of the user id under the client's signing secret; required when the client has signed reader ids on (403 otherwise) */
                     sig?: string;
                     url: string;
+                    /** @description Stored as plain text: markup (anything from a `<` that opens a tag to the next `>`) and control characters are removed, then spaces trimmed */
                     title?: string;
+                    /** @description Stored as plain text: markup (anything from a `<` that opens a tag to the next `>`) and control characters are removed, then spaces trimmed */
                     description?: string;
                     image?: string;
+                    /** @description Stored as plain text: markup (anything from a `<` that opens a tag to the next `>`) and control characters are removed, then spaces trimmed */
                     category?: string;
+                    /** @description Unix seconds, milliseconds (a number above 253402300799) or ISO 8601 (no offset: UTC), from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z */
                     published_time?: number | string;
                     themes?: string[] | string;
                 };
@@ -2599,10 +2607,14 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
+                    /** @description Stored as plain text: markup (anything from a `<` that opens a tag to the next `>`) and control characters are removed, then spaces trimmed */
                     title?: string;
+                    /** @description Stored as plain text: markup (anything from a `<` that opens a tag to the next `>`) and control characters are removed, then spaces trimmed */
                     description?: string;
                     image?: string;
+                    /** @description Stored as plain text: markup (anything from a `<` that opens a tag to the next `>`) and control characters are removed, then spaces trimmed */
                     category?: string;
+                    /** @description Unix seconds, milliseconds (a number above 253402300799) or ISO 8601 (no offset: UTC), from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z */
                     published_time?: number | string;
                     themes?: string[] | string;
                 }[];

@@ -251,3 +251,56 @@ describe('catalogue articles in recommendations', () => {
     expect(await covisitItem()).toBeUndefined();
   });
 });
+
+describe('hostile dates and text through the API and tracking', () => {
+  const RULE = 'must be Unix seconds or an ISO 8601 date from 1970 to 9999-12-31 (seconds 0 to 253402300799; milliseconds 253402300800 to 253402300799999)';
+
+  it('PUT stores far-ahead dates exactly (before: 9999-12-31 as 1978-01-11, 6000-01-01 as 1974) and rejects the line of one outside the range with its cause (before: +275760 as 2243)', async () => {
+    const client = await newCatalogueClient();
+    const s = site();
+    const reply = await put(client, [
+      { url: `${s}/far`, published_time: '9999-12-31T00:00:00Z' },
+      { url: `${s}/y6000`, published_time: '6000-01-01T00:00:00Z' },
+      { url: `${s}/offset`, published_time: '2025-06-10T06:30:00.5+02:00' },
+      { url: `${s}/seconds`, published_time: 253_402_300_799 },
+      { url: `${s}/beyond`, published_time: '+275760-09-13T00:00:00Z' },
+      { url: `${s}/before`, published_time: '1969-12-31T23:59:59Z' },
+    ]);
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ created: 4, rejected: 2 });
+    expect(reply.body.lines.slice(4).map((l: { cause: string }) => l.cause)).toEqual([
+      `body[4].published_time: ${RULE}: "+275760-09-13T00:00:00Z" is after 9999-12-31T23:59:59Z`,
+      `body[5].published_time: ${RULE}: "1969-12-31T23:59:59Z" is before 1970-01-01T00:00:00Z`,
+    ]);
+    const listed = (await list(client)).body as Array<{ url: string; published_time: number }>;
+    expect(listed.map((a) => [a.url.slice(s.length), a.published_time])).toEqual([
+      ['/seconds', 253_402_300_799],
+      ['/far', 253_402_214_400],
+      ['/y6000', 127_174_492_800],
+      ['/offset', 1_749_529_800],
+    ]);
+  });
+
+  it('tracking refuses a date outside the range with a 400 that says why', async () => {
+    const client = await newCatalogueClient();
+    const reply = await track(client, 'u1', `${site()}/a`, { published_time: '+275760-09-13T00:00:00Z' });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({ status: 400, cause: `body.published_time: ${RULE}: "+275760-09-13T00:00:00Z" is after 9999-12-31T23:59:59Z` });
+  });
+
+  it('text from PUT and from the public tracking key is stored as plain text: no markup, no control characters', async () => {
+    const client = await newCatalogueClient();
+    const s = site();
+    const put1 = await put(client, [{ url: `${s}/put`, title: '<img src=x onerror=alert(1)>Put <b>title</b>', description: 'One\u0000\ntwo<script>', category: '<i>World</i>', themes: '<b>Climate</b>, 1 < 2, x<y' }]);
+    expect(put1.body).toMatchObject({ created: 1, rejected: 0 });
+    // Form body, as the browser library sends it.
+    const form = new URLSearchParams({ user_id: 'u1', url: `${s}/tracked`, title: '<svg onload=alert(2)>Tracked', category: 'News<!--', themes: 'a,<b>b</b>' });
+    const tracked = await request(`${service.url}/v1/track/${client.trackingKey}`, { method: 'POST', raw: form.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8' } });
+    expect(tracked.status, tracked.text).toBe(200);
+    const listed = (await list(client)).body as Array<{ url: string; title: string; description: string; category: string; themes: string[] }>;
+    const byPath = Object.fromEntries(listed.map((a) => [a.url.slice(s.length), a]));
+    expect(byPath['/put']).toMatchObject({ title: 'Put title', description: 'One two', category: 'World', themes: ['climate', '1 < 2', 'x'] });
+    // "<y" would open a tag in a page, and it is never closed: dropped to the end, as a browser would.
+    expect(byPath['/tracked']).toMatchObject({ title: 'Tracked', category: 'News', themes: ['a', 'b'] });
+  });
+});

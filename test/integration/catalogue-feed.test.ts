@@ -4,9 +4,12 @@
  * upserts, failures that keep the catalogue and show on the client.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createBlock, getClient } from '../../shared/clients/clients.js';
 import { ddb } from '../../shared/db/client.js';
@@ -23,6 +26,7 @@ vi.hoisted(() => {
 });
 
 const service = useService();
+const root = resolve(import.meta.dirname, '../..');
 
 interface FeedAnswer {
   status: number;
@@ -32,6 +36,8 @@ interface FeedAnswer {
   lastModified?: string;
 }
 let answer: FeedAnswer = { status: 404, body: '' };
+/** Answers for a path of their own (several clients' feeds in one run); every other path gets `answer`. */
+const answers = new Map<string, FeedAnswer>();
 const seen: http.IncomingHttpHeaders[] = [];
 let feedServer: http.Server;
 let feedUrl: string;
@@ -39,6 +45,7 @@ let feedUrl: string;
 beforeAll(async () => {
   feedServer = http.createServer((req, res) => {
     seen.push(req.headers);
+    const answer = answers.get(req.url ?? '') ?? globalAnswer();
     const validators = { ...(answer.etag ? { etag: answer.etag } : {}), ...(answer.lastModified ? { 'last-modified': answer.lastModified } : {}) };
     if (answer.etag && req.headers['if-none-match'] === answer.etag) {
       res.writeHead(304, validators);
@@ -54,6 +61,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise((done) => feedServer.close(done));
 });
+
+/** The answer for paths without one of their own (read when a request arrives). */
+const globalAnswer = () => answer;
 
 const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000);
 const rss = (items: Array<{ url: string; title: string; at: Date; cats?: string[] }>) =>
@@ -238,5 +248,75 @@ describe('catalogue feed job', () => {
     expect(seen).toEqual([]);
     expect(await feedOf(client)).toMatchObject({ lastStatus: 'failed', lastError: 'feed url: the address is not allowed: only public http(s) addresses can be imported' });
     await setFeed(client.username, undefined);
+  });
+  it("hostile feeds fail only their own client: the run succeeds, every other feed is applied, the cause shows on the client, in the admin CLI and the metric", { timeout: 120_000 }, async () => {
+    const site = `https://hostile-${randomUUID().slice(0, 8)}.feed.example`;
+    const item = (title: string, path: string, extra = '') => `<item><title>${title}</title><link>${site}/${path}</link>${extra}</item>`;
+    const feed = (prolog: string, items: string) => `<?xml version="1.0"?>${prolog}<rss version="2.0"><channel><title>t</title><link>${site}/</link>${items}</channel></rss>`;
+    const hostile = {
+      // 93 bytes: blocked the job for 49 s before (exponential backtracking); n = 40 would have taken hours.
+      doctype: { body: `<?xml version="1.0"?><!DOCTYPE ${'[]'.repeat(40)}`, cause: 'feed: the feed is not well-formed XML' },
+      entities: { body: feed(`<!DOCTYPE rss [<!ENTITY a "${'a'.repeat(9000)}">]>`, item('&a;'.repeat(20), 'e')), cause: 'feed: the feed cannot be read: its entities expand to more than 100,000 characters (or more than 10,000 references)' },
+      nesting: { body: feed('', item('n', 'n', `<description>${'<x>'.repeat(150)}${'</x>'.repeat(150)}</description>`)), cause: 'feed: the feed cannot be read: elements are nested more than 100 deep' },
+      proto: { body: feed('', item('p', 'p', '<__proto__>x</__proto__>')), cause: 'feed: the feed cannot be read: an element or attribute is named __proto__, constructor or prototype, which is not read' },
+    };
+    const hostileClients: Array<{ client: TestClient; cause: string }> = [];
+    for (const [name, { body, cause }] of Object.entries(hostile)) {
+      const client = await newClient(service, { siteHosts: ['*.feed.example'] });
+      const path = `/hostile-${name}-${randomUUID().slice(0, 8)}.xml`;
+      answers.set(path, { status: 200, body });
+      await setFeed(client.username, new URL(path, feedUrl).href);
+      hostileClients.push({ client, cause });
+    }
+    // A good feed next to them, with far-ahead dates (stored as 1978 and 1974 before; +275760 was taken for 2243) and HTML in its text.
+    const fine = await newClient(service, { siteHosts: ['*.feed.example'] });
+    const finePath = `/fine-${randomUUID().slice(0, 8)}.xml`;
+    answers.set(finePath, {
+      status: 200,
+      body: feed(
+        '',
+        item('Far ahead', 'far', '<pubDate>9999-12-31T00:00:00Z</pubDate>') +
+          item('Year 6000', 'y6000', '<pubDate>6000-01-01T00:00:00Z</pubDate>') +
+          item('Beyond', 'beyond', '<pubDate>+275760-09-13T00:00:00Z</pubDate>') +
+          item('&amp;lt;script&amp;gt;alert(1)&amp;lt;/script&amp;gt;Markup', 'markup', '<category>&lt;img src=x onerror=alert(2)&gt;World</category><category>&lt;b&gt;Tech&lt;/b&gt;</category><pubDate>Tue, 10 Jun 2025 06:30:00 +0200</pubDate>'),
+      ),
+    });
+    await setFeed(fine.username, new URL(finePath, feedUrl).href);
+
+    const started = Date.now();
+    const output = captureOutput();
+    let summary: { clients: number; ok: number; failed: number };
+    try {
+      summary = (await runJob()) as typeof summary;
+    } finally {
+      output.restore();
+    }
+    expect(Date.now() - started).toBeLessThan(60_000);
+    expect(summary.failed).toBeGreaterThanOrEqual(hostileClients.length);
+    expect(summary.ok).toBeGreaterThanOrEqual(1);
+    for (const { client, cause } of hostileClients) expect(await feedOf(client)).toMatchObject({ lastStatus: 'failed', lastError: cause, consecutiveFailures: 1 });
+    expect(output.json().some((l) => l.message === 'job failed')).toBe(false);
+    // EMF gives one value per count() call, or a list of them.
+    const failures = output.json().flatMap((l) => (l._aws && l.CatalogueFeedFailures !== undefined ? [l.CatalogueFeedFailures as number | number[]].flat() : []));
+    expect(failures.reduce((sum, n) => sum + n, 0)).toBeGreaterThanOrEqual(hostileClients.length);
+
+    const far = `${site}/far`;
+    expect(await feedOf(fine)).toMatchObject({
+      lastStatus: 'ok',
+      lastCounts: { created: 3, updated: 0, rejected: 1 },
+      firstRejection: 'feed.items[2].published_time: must be Unix seconds or an ISO 8601 date from 1970 to 9999-12-31 (seconds 0 to 253402300799; milliseconds 253402300800 to 253402300799999): "+275760-09-13T00:00:00Z" is after 9999-12-31T23:59:59Z',
+    });
+    const articles = await catalogue(fine);
+    expect(articles.map((a) => [a.url, (a as unknown as { published_time: number }).published_time])).toEqual([
+      [far, 253_402_214_400],
+      [`${site}/y6000`, 127_174_492_800],
+      [`${site}/markup`, 1_749_529_800],
+    ]);
+    expect(articles[2]).toMatchObject({ title: 'alert(1)Markup', category: 'World', themes: ['world', 'tech'] });
+
+    // Support sees the cause with the admin CLI (show-client), as for any failed poll.
+    const { stdout } = await promisify(execFile)(resolve(root, 'node_modules/.bin/tsx'), ['infra/admin.ts', 'show-client', hostileClients[0].client.username], { cwd: root, env: process.env });
+    expect(JSON.parse(stdout).feed).toMatchObject({ lastStatus: 'failed', lastError: hostile.doctype.cause });
+    for (const { client } of [...hostileClients, { client: fine }]) await setFeed(client.username, undefined);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import * as v from 'valibot';
 import { FeedFormatError, MAX_FEED_ARTICLES, parseFeed, type FeedLine } from '../../shared/recos/feed.js';
 import { ArticleInputSchema } from '../../shared/recos/schemas.js';
@@ -429,14 +430,93 @@ describe('parseFeed: limits', () => {
     expect(lines.at(-1)).toEqual({ url: 'https://limits.example/s/999' });
   });
 
-  it('leaves out what the catalogue would refuse: non-http links and images, unreadable or out-of-range dates, empty fields', () => {
+  it('leaves out what the catalogue would refuse: non-http links and images, unreadable dates, empty fields; keeps an out-of-range date for the catalogue to refuse the item with its cause', () => {
     const { lines } = parseFeed(
       rss(
         item('<title>Mail</title><link>mailto:desk@limits.example</link><enclosure url="ftp://limits.example/a.jpg" type="image/jpeg"/><pubDate>1969-12-31T23:59:59Z</pubDate>') +
           item('<title> </title><link>https://limits.example/empty</link><description><![CDATA[<p> &nbsp; </p>]]></description><category></category><pubDate>someday</pubDate>'),
       ),
     );
-    expect(lines).toEqual([{ title: 'Mail' }, { url: 'https://limits.example/empty' }]);
+    // Before, the 1969 date was dropped and the item published at the time of the poll; now the item is skipped with a cause.
+    expect(lines).toEqual([{ title: 'Mail', published_time: '1969-12-31T23:59:59Z' }, { url: 'https://limits.example/empty' }]);
     expect(validated(lines[1])).toEqual({ url: 'https://limits.example/empty' });
+    const refused = v.safeParse(ArticleInputSchema, { ...lines[0], url: 'https://limits.example/mail' });
+    expect(refused.issues?.map((i) => `${v.getDotPath(i)}: ${i.message}`)).toEqual([expect.stringMatching(/^published_time: must be Unix seconds or an ISO 8601 date .*: "1969-12-31T23:59:59Z" is before 1970-01-01T00:00:00Z$/)]);
   });
+});
+
+describe('parseFeed: hostile feeds fail alone, in linear time', () => {
+  const rss = (prolog: string, item: string) => `<?xml version="1.0"?>${prolog}<rss version="2.0"><channel><title>t</title><link>https://s.example/</link><item><link>https://s.example/a</link>${item}</item></channel></rss>`;
+
+  /** Milliseconds `fn` takes; measured again when over `limit`, so one GC pause or a busy neighbour is not a failure. */
+  function timed(fn: () => void, limit: number): number {
+    let best = Infinity;
+    for (let attempt = 0; attempt < 3 && best > limit; attempt++) {
+      const started = performance.now();
+      fn();
+      best = Math.min(best, performance.now() - started);
+    }
+    return best;
+  }
+  const readOrRefuse = (xml: string) => () => {
+    try {
+      parseFeed(xml);
+    } catch (err) {
+      if (!(err instanceof FeedFormatError)) throw err;
+    }
+  };
+
+  it.each([31, 40, 10_000])('"<!DOCTYPE " and "[]" repeated %i times is refused at once (before: 49 s at 31, hours at 40)', (n) => {
+    const xml = `<!DOCTYPE ${'[]'.repeat(n)}`;
+    expect(timed(readOrRefuse(xml), 50)).toBeLessThan(50);
+    expect(failure(xml)).toEqual(new FeedFormatError('the feed is not well-formed XML'));
+  });
+
+  it('a doctype whose internal subset holds "]" in a comment and in quotes is skipped as a whole', () => {
+    const doctype = `<!DOCTYPE rss [<!-- ] --><!ENTITY a "x]y"><!ENTITY b 'p]q'>]>`;
+    expect(parseFeed(rss(doctype, '<title>&a; &b;</title>')).lines).toEqual([{ url: 'https://s.example/a', title: 'x]y p]q' }]);
+  });
+
+  it.each([
+    ['entities expanding past 100,000 characters', rss(`<!DOCTYPE rss [<!ENTITY a "${'a'.repeat(9000)}">]>`, `<title>${'&a;'.repeat(20)}</title>`), 'the feed cannot be read: its entities expand to more than 100,000 characters (or more than 10,000 references)'],
+    ['more than 10,000 entity references', rss('<!DOCTYPE rss [<!ENTITY a "aa">]>', `<title>${'&a;'.repeat(10_001)}</title>`), 'the feed cannot be read: its entities expand to more than 100,000 characters (or more than 10,000 references)'],
+    ['nesting deeper than 100 elements', rss('', `<description>${'<x>'.repeat(150)}${'</x>'.repeat(150)}</description>`), 'the feed cannot be read: elements are nested more than 100 deep'],
+    ['an element named __proto__', rss('', '<__proto__>x</__proto__>'), 'the feed cannot be read: an element or attribute is named __proto__, constructor or prototype, which is not read'],
+    ['an element named constructor', rss('', '<constructor/>'), 'the feed cannot be read: an element or attribute is named __proto__, constructor or prototype, which is not read'],
+    ['a sitemap with an element named prototype', '<urlset><url><loc>https://s.example/a</loc><prototype/></url></urlset>', 'the sitemap cannot be read: an element or attribute is named __proto__, constructor or prototype, which is not read'],
+    ['more than 5 MiB of characters', `<rss><channel>${' '.repeat(5 * 1024 * 1024)}</channel></rss>`, 'the feed is longer than 5,242,880 characters'],
+  ])('%s: a FeedFormatError that says so (before: a plain Error that failed the whole job)', (_name, xml, message) => {
+    const err = failure(xml);
+    expect(err).toBeInstanceOf(FeedFormatError);
+    expect(err.message).toBe(message);
+  });
+
+  it('keeps feed text plain: HTML in categories and themes is dropped, escaped markup in titles is not decoded into markup', () => {
+    const { lines } = parseFeed(
+      rss(
+        '',
+        `<title>&amp;lt;script&amp;gt;alert(1)&amp;lt;/script&amp;gt; Title</title><description>&amp;lt;img src=x onerror=alert(3)&amp;gt;Text&#0;&#x7f;</description><category>&lt;img src=x onerror=alert(2)&gt;World</category><category><![CDATA[<b>Tech</b>]]></category>`,
+      ),
+    );
+    expect(lines).toEqual([{ url: 'https://s.example/a', title: 'alert(1) Title', description: 'Text', category: 'World', themes: ['world', 'tech'] }]);
+  });
+
+  it('property: any prefix of doctype, bracket, entity and markup pieces is read or refused with a FeedFormatError, in time linear in its length', () => {
+    const pieces = fc.constantFrom(
+      '<!DOCTYPE ', '<!doctype rss ', '[', ']', '[]', '<!ENTITY ', 'a ', '% ', '"', "'", '<!--', '-->', '<?', '?>', '>', '<', '&', '&a;', ';', '&#', '&#x', '1',
+      'x', 'SYSTEM ', ' ', '\n', '<rss>', '<channel>', '<item>', '<title>', '</title>', '<![CDATA[', ']]>', '<__proto__>', '\uFEFF', '<a b="', '=', '/>', '<!', '<!E',
+    );
+    const documents = fc.tuple(fc.array(pieces, { minLength: 1, maxLength: 16 }), fc.integer({ min: 1, max: 20_000 }), fc.boolean()).map(([parts, times, closed]) => {
+      const prefix = parts.join('').repeat(times).slice(0, 200_000);
+      return closed ? rss(prefix, `<title>${prefix.slice(0, 1000)}</title>`) : prefix;
+    });
+    fc.assert(
+      fc.property(documents, (xml) => {
+        // 2 µs per byte and 50 ms: some 20 times what a linear read takes here; a quadratic one takes seconds at 200 KB.
+        const limit = 50 + xml.length * 0.002;
+        expect(timed(readOrRefuse(xml), limit)).toBeLessThan(limit);
+      }),
+      { numRuns: 150 },
+    );
+  }, 120_000);
 });
