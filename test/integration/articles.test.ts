@@ -268,7 +268,7 @@ describe('hostile dates and text through the API and tracking', () => {
     ]);
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ created: 4, rejected: 2 });
-    expect(reply.body.lines.slice(4).map((l: { cause: string }) => l.cause)).toEqual([
+    expect(reply.body.lines.slice(4).map((l) => l.cause)).toEqual([
       `body[4].published_time: ${RULE}: "+275760-09-13T00:00:00Z" is after 9999-12-31T23:59:59Z`,
       `body[5].published_time: ${RULE}: "1969-12-31T23:59:59Z" is before 1970-01-01T00:00:00Z`,
     ]);

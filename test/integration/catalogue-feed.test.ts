@@ -316,7 +316,7 @@ describe('catalogue feed job', () => {
 
     // Support sees the cause with the admin CLI (show-client), as for any failed poll.
     const { stdout } = await promisify(execFile)(resolve(root, 'node_modules/.bin/tsx'), ['infra/admin.ts', 'show-client', hostileClients[0].client.username], { cwd: root, env: process.env });
-    expect(JSON.parse(stdout).feed).toMatchObject({ lastStatus: 'failed', lastError: hostile.doctype.cause });
+    expect((JSON.parse(stdout) as { feed?: unknown }).feed).toMatchObject({ lastStatus: 'failed', lastError: hostile.doctype.cause });
     for (const { client } of [...hostileClients, { client: fine }]) await setFeed(client.username, undefined);
   });
 });
