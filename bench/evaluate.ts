@@ -32,6 +32,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { ImportFailure, readCsv } from '../shared/imports/csv.js';
+import { toUnixSeconds } from '../shared/recos/dates.js';
 import { BLOCK_DEFAULTS } from '../shared/recos/settings.js';
 import type { Weights } from '../shared/recos/types.js';
 import { articleGuid, canonicalUrl } from '../shared/recos/urls.js';
@@ -102,10 +103,9 @@ export function parseTime(raw: string): number | undefined {
   return Number.isFinite(ms) ? ms / 1000 : undefined;
 }
 
-/** Whole Unix seconds from Unix seconds or an ISO 8601 date (as `published_time`); undefined otherwise. */
+/** Unix seconds, read by the service's own rule for `published_time` (shared/recos/dates.ts: exact over 1970..9999); undefined otherwise. */
 function parsePublished(raw: string): number | undefined {
-  const t = parseTime(raw);
-  return t === undefined || t < 0 || t > 253_402_300_799 ? undefined : Math.floor(t);
+  return toUnixSeconds(raw.trim());
 }
 
 /** Maps the header cells to columns; a missing required column or a column given twice: LogError. */

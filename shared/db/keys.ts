@@ -88,11 +88,10 @@ export const keys = {
   articlesByPublished: (clientId: string) => `ARTNEW#${clientId}`,
   /**
    * The page-view consumer's snapshot of a client's most popular articles (their ranking fields, one packed attribute): a
-   * container without its own copy reads it instead of querying gsi1 (shared/recos/read-cache.ts).
+   * container without its own copy reads it instead of querying gsi1 (shared/recos/read-cache.ts). Next to it, sort key
+   * `POPULARTURN`: when a consumer last took the turn to rewrite it (`POPULAR_SNAPSHOT_TURN` in shared/recos/dynamo-views.ts).
    */
   popularSnapshot: (clientId: string) => ({ pk: `ARTHOT#${clientId}`, sk: 'POPULAR' }),
-  /** When a consumer last took the turn to rewrite the popular snapshot (one writer per refresh period, whatever the containers). */
-  popularSnapshotTurn: (clientId: string) => ({ pk: `ARTHOT#${clientId}`, sk: 'POPULARTURN' }),
   /** A client's newest catalogue articles (attributes `p_<guid>` = publication time): the fresh candidates of recommendations. */
   freshArticles: (clientId: string) => ({ pk: `ARTFRESH#${clientId}`, sk: 'FRESH' }),
   /** A counter every fresh-list addition bumps: a container's copy of the fresh list is current while it matches. */

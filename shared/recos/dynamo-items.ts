@@ -49,15 +49,6 @@ export const recosItems = {
     a: packNeighbours(snapshot.articles),
     ttl: snapshot.at + DAY,
   }),
-  popular: (clientId: string, snapshot: PopularSnapshot): Item => ({
-    ...keys.popularSnapshot(clientId),
-    type: 'popular',
-    at: snapshot.at,
-    limit: snapshot.limit,
-    a: packNeighbours(snapshot.articles),
-    f: packNeighbours(snapshot.fresh),
-    ttl: snapshot.at + DAY,
-  }),
   covisits: (clientId: string, guid: string, counts: Covisits, now: number): Item => ({
     ...keys.covisits(clientId, guid),
     type: 'covisit',
@@ -117,10 +108,20 @@ export function fitPopular(snapshot: PopularSnapshot): PopularSnapshot {
   return fitted;
 }
 
-export function fromPopularItem(item: Item | undefined): PopularSnapshot | undefined {
-  if (!item || typeof item.a !== 'string' || typeof item.at !== 'number' || typeof item.limit !== 'number') return undefined;
-  return { at: item.at, limit: item.limit, articles: unpackNeighbours(item.a), fresh: typeof item.f === 'string' ? unpackNeighbours(item.f) : [] };
-}
+/** The popular snapshot's item (a function of its own, not in `recosItems`: only the consumer's bundle carries it). */
+export const popularItem = (clientId: string, snapshot: PopularSnapshot): Item => ({
+  ...keys.popularSnapshot(clientId),
+  type: 'popular',
+  at: snapshot.at,
+  limit: snapshot.limit,
+  a: packNeighbours(snapshot.articles),
+  f: packNeighbours(snapshot.fresh),
+  ttl: snapshot.at + DAY,
+});
+
+/** The snapshot of an item written by `popularItem` (undefined without one). */
+export const fromPopularItem = (item: Item | undefined): PopularSnapshot | undefined =>
+  item?.a ? { at: Number(item.at), limit: Number(item.limit), articles: unpackNeighbours(item.a as string), fresh: unpackNeighbours((item.f as string | undefined) ?? '[]') } : undefined;
 
 export function toFresh(item: Item): FreshEntry[] {
   const entries: FreshEntry[] = [];

@@ -13,7 +13,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, batchWrite, ddb, isConditionFailure, runPool, tableName } from '../db/client.js';
 import { hotSortKey, keys } from '../db/keys.js';
-import { addCoReadCounts, articleFields, DAY, DELETED, fitPopular, toFresh, isLive, MASS_PREFIX, READER_VERSION, recosItems, strip, toArticle, toCovisits, updateLiveArticle, updateParts, type Item } from './dynamo-items.js';
+import { addCoReadCounts, articleFields, DAY, DELETED, fitPopular, isLive, popularItem, toFresh, MASS_PREFIX, READER_VERSION, recosItems, strip, toArticle, toCovisits, updateLiveArticle, updateParts, type Item } from './dynamo-items.js';
 import { DynamoStore } from './dynamo-store.js';
 import { scoreFromBuckets, viewIncrement } from './ranking.js';
 import type { VersionedReader, ViewBatchStore } from './port.js';
@@ -24,6 +24,13 @@ import { CANDIDATES } from './recommend.js';
 import { POPULAR_SNAPSHOT_REFRESH_SECONDS } from './read-cache.js';
 import { FRESH_AHEAD_SECONDS } from './settings.js';
 
+
+/**
+ * Sort key of the item beside the popular snapshot (keys.popularSnapshot) that says when a consumer last took the turn to
+ * rewrite it: one writer per refresh period, whatever the containers. (Here, not in keys.ts: only the consumer's bundle
+ * needs it, and the request functions' bundles are at their size bound.)
+ */
+export const POPULAR_SNAPSHOT_TURN = 'POPULARTURN';
 
 /** Updates of one batch run this many calls at once. */
 const CONCURRENCY = 16;
@@ -169,7 +176,7 @@ export class DynamoViewStore implements ViewBatchStore {
       await ddb.send(
         new UpdateCommand({
           TableName: tableName(),
-          Key: keys.popularSnapshotTurn(clientId),
+          Key: { ...keys.popularSnapshot(clientId), sk: POPULAR_SNAPSHOT_TURN },
           UpdateExpression: 'SET #at = :now, #ttl = :ttl',
           ConditionExpression: 'attribute_not_exists(#at) OR #at <= :due',
           ExpressionAttributeNames: { '#at': 'at', '#ttl': 'ttl' },
@@ -191,7 +198,7 @@ export class DynamoViewStore implements ViewBatchStore {
       .sort((a, b) => b.published - a.published || (a.guid < b.guid ? -1 : 1))
       .slice(0, CANDIDATES.fresh);
     const fresh = newest.length > 0 ? (await batchGet<Item>(newest.map((e) => keys.article(clientId, e.guid)))).filter(isLive).map(toArticle) : [];
-    await ddb.send(new PutCommand({ TableName: tableName(), Item: recosItems.popular(clientId, fitPopular({ at: now, limit: CANDIDATES.popular, articles, fresh })) }));
+    await ddb.send(new PutCommand({ TableName: tableName(), Item: popularItem(clientId, fitPopular({ at: now, limit: CANDIDATES.popular, articles, fresh })) }));
     return true;
   }
 

@@ -22,7 +22,7 @@ import { CANDIDATES } from '../../shared/recos/recommend.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
-import { fitPopular, fromPopularItem, POPULAR_SNAPSHOT_MAX_BYTES } from '../../shared/recos/dynamo-items.js';
+import { fitPopular, fromPopularItem, POPULAR_SNAPSHOT_MAX_BYTES, popularItem } from '../../shared/recos/dynamo-items.js';
 import { DynamoViewStore } from '../../shared/recos/dynamo-views.js';
 import { POPULAR_SNAPSHOT_MAX_AGE_SECONDS, POPULAR_SNAPSHOT_REFRESH_SECONDS } from '../../shared/recos/read-cache.js';
 
@@ -263,7 +263,7 @@ describe('popular snapshot (a cold container)', () => {
   it('a snapshot older than POPULAR_SNAPSHOT_MAX_AGE_SECONDS, or holding fewer articles than asked while there were more, is not used: the index is queried', async () => {
     const { clientId, a, b, c, blockKey } = await setup();
     const now = nowSeconds();
-    const put = (at: number, limit: number, articles: Article[]) => batchWrite([{ PutRequest: { Item: recosItems.popular(clientId, { at, limit, articles, fresh: [] }) } }]);
+    const put = (at: number, limit: number, articles: Article[]) => batchWrite([{ PutRequest: { Item: popularItem(clientId, { at, limit, articles, fresh: [] }) } }]);
     const titles = async () => {
       dropReadCaches();
       commands.length = 0;
@@ -309,7 +309,7 @@ describe('popular snapshot (a cold container)', () => {
     expect(fitted.fresh).toEqual([]);
     expect(fitted.articles.length).toBe(fitted.limit);
     expect(fitted.limit).toBeLessThan(200);
-    expect(JSON.stringify(recosItems.popular(clientId, fitted)).length).toBeLessThanOrEqual(POPULAR_SNAPSHOT_MAX_BYTES + 1000);
+    expect(JSON.stringify(popularItem(clientId, fitted)).length).toBeLessThanOrEqual(POPULAR_SNAPSHOT_MAX_BYTES + 1000);
     const small = fitPopular({ at: now, limit: 200, articles: articles.slice(0, 3), fresh: articles.slice(3, 5) });
     expect([small.limit, small.articles.length, small.fresh.length]).toEqual([200, 3, 2]);
   });
