@@ -41,10 +41,12 @@ export function backoffMs(attempt: number): number {
  * Writes any number of put/delete requests with BatchWriteItem: chunks of 25,
  * `concurrency` requests in flight, UnprocessedItems retried with backoff.
  * Throws after `maxAttempts` rounds that still leave items unprocessed.
+ * `beforeCall` runs right before each call (a retry included); what it
+ * throws stops the write (a lease holder's fence: list-writer.ts).
  */
 export async function batchWrite(
   requests: WriteRequest[],
-  { concurrency = 8, maxAttempts = 10 }: { concurrency?: number; maxAttempts?: number } = {},
+  { concurrency = 8, maxAttempts = 10, beforeCall }: { concurrency?: number; maxAttempts?: number; beforeCall?: () => void } = {},
 ): Promise<void> {
   const chunks: WriteRequest[][] = [];
   for (let i = 0; i < requests.length; i += 25) chunks.push(requests.slice(i, i + 25));
@@ -53,6 +55,7 @@ export async function batchWrite(
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt >= maxAttempts) throw new UnprocessedError(`BatchWriteItem left ${pending.length} items unprocessed`);
       if (attempt > 0) await sleep(backoffMs(attempt));
+      beforeCall?.();
       const out = await ddb.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
       pending = (out.UnprocessedItems?.[tableName()] ?? []);
     }

@@ -89,8 +89,9 @@ const OUTBOX_AGE_MS = 10_000;
  * Stores event records under a name (idempotent: the same name rewrites the
  * same objects); shared/events/record.ts recordEventsOnce. Handed in by the
  * caller, so a path that changes no subscription (the opt-in form's update,
- * deletions) does not bundle the event store; without it, such a path waits
- * for a dead writer's lease instead of taking it over (the sweeper settles it).
+ * deletions) does not bundle the event store; such a path still takes a dead
+ * writer's lease over: the settled entries' events go to an outbox entry,
+ * which the sweeper stores.
  */
 export type RecordEvents = (clientId: string, records: EventRecord[], name: string) => Promise<void>;
 
@@ -195,6 +196,8 @@ class Hold {
   readonly released: Promise<void>;
   markReleased!: () => void;
   seq = 0;
+  /** Set once a chunk started under this hold (a hold taken only to settle a dead writer yields to nobody at release). */
+  wrote = false;
   filter?: AddressFilter;
   seen = { writes: 0, generation: 0 };
   /** Last time the waiting mark was read, and whether someone waited since this hold began. */
@@ -208,7 +211,8 @@ class Hold {
     readonly owner: string,
     readonly acquiredAt: number,
     readonly expiresAt: number,
-    readonly record: RecordEvents,
+    /** The event store a dead writer's journal is settled with; without it (deletions, the form's update) its events go to an outbox entry. */
+    readonly record: RecordEvents | undefined,
   ) {
     this.released = new Promise((done) => (this.markReleased = done));
   }
@@ -223,6 +227,10 @@ class Hold {
   /** Throws unless the lease has time left for one more chunk and nothing under it is left unsettled. */
   checkTime(): void {
     if (this.poisoned) throw new ListLeaseLostError('a chunk under this lease could not be settled; the sweeper settles it');
+    this.fence();
+  }
+  /** Throws unless the lease has more than leaseSafetyMs left (checked right before each BatchWriteItem call). */
+  fence(): void {
     if (Date.now() > this.expiresAt - leaseSafetyMs()) throw new ListLeaseLostError('the list writer lease is about to expire');
   }
   /** No further chunk starts under this hold, and no write joins it. */
@@ -262,7 +270,7 @@ const holdKey = (clientId: string, listId: number) => `${clientId}#${listId}`;
 const until = (p: Promise<unknown>, deadline: number) => Promise.race([p.catch(() => undefined), sleep(Math.max(0, deadline - Date.now()))]);
 
 /** Runs `work` holding the list's writer lease (shared with this process's bulk writes of the list that started within HOLD_MS). */
-async function withListLease<T>(clientId: string, listId: number, deadline: number, record: RecordEvents, work: (hold: Hold) => Promise<T>): Promise<T> {
+async function withListLease<T>(clientId: string, listId: number, deadline: number, record: RecordEvents | undefined, work: (hold: Hold) => Promise<T>): Promise<T> {
   const hold = await joinOrAcquire(clientId, listId, deadline, record);
   hold.users++;
   try {
@@ -273,11 +281,17 @@ async function withListLease<T>(clientId: string, listId: number, deadline: numb
   }
 }
 
-async function joinOrAcquire(clientId: string, listId: number, deadline: number, record: RecordEvents): Promise<Hold> {
+async function joinOrAcquire(clientId: string, listId: number, deadline: number, record: RecordEvents | undefined): Promise<Hold> {
   const key = holdKey(clientId, listId);
   for (;;) {
     if (Date.now() > deadline) throw new ListBusyError(clientId, listId);
-    const held = container.holds.get(key);
+    let held = container.holds.get(key);
+    if (held && Date.now() > held.expiresAt) {
+      // Its lease ran out under a stalled chunk (a hung call): the hold no longer holds the list; take the lease anew.
+      held.stop();
+      container.holds.delete(key);
+      held = undefined;
+    }
     if (held?.joinable) return held;
     const waitFor = held?.released ?? container.acquiring.get(key);
     if (waitFor) {
@@ -299,7 +313,7 @@ async function joinOrAcquire(clientId: string, listId: number, deadline: number,
 const shardIndexes = Array.from({ length: LEASE_SHARDS }, (_, i) => i);
 
 /** Takes the lease (waiting for a live holder, taking over an expired one), then settles any journal a dead writer left. */
-async function acquire(clientId: string, listId: number, deadline: number, record: RecordEvents): Promise<Hold> {
+async function acquire(clientId: string, listId: number, deadline: number, record: RecordEvents | undefined): Promise<Hold> {
   const owner = randomUUID();
   await markForSweep(clientId, listId);
   for (let attempt = 0; ; attempt++) {
@@ -374,7 +388,9 @@ const WAIT_POLL_MS = 100;
  * For a transactional writer that found the lease held: reads the lease
  * (one consistent GetItem every WAIT_POLL_MS or so) until it is free, then
  * returns (the caller tries its transaction again); when the holder's lease
- * has expired (it died), takes it over, settles and releases it. Returns at
+ * has expired (it died), takes it over, settles and releases it (with or
+ * without the event store: see settleJournal), so a small write never waits
+ * for the sweeper behind a dead writer. Returns at
  * `deadline` at the latest. Polling with a read, not with the transaction:
  * tens of waiters retrying their transactions every few tens of
  * milliseconds slowed DynamoDB Local's BatchWriteItem calls of the holder's
@@ -388,8 +404,7 @@ async function waitForLease(clientId: string, listId: number, deadline: number, 
     const shard = out.Item as LeaseItem | undefined;
     if (!shard?.owner) return;
     if ((shard.expiresAt ?? 0) < Date.now()) {
-      if (record) await withListLease(clientId, listId, deadline, record, async () => undefined);
-      else await sleep(WAIT_POLL_MS); // without the event store it cannot settle a dead writer: the sweeper will
+      await withListLease(clientId, listId, deadline, record, async () => undefined);
       return;
     }
     if (Date.now() > deadline) return;
@@ -423,8 +438,9 @@ async function release(hold: Hold): Promise<void> {
     );
     if (hold.filter) keepKnowledge(container.known, hold.clientId, hold.listId, { filter: hold.filter, ...hold.seen });
     // Transactional writers that waited go first: the lease is taken again once none waits (at most YIELD_CAP_MS).
+    // A hold that wrote nothing (taken over to settle a dead writer) is not taken again: no yield.
     const releasedAt = Date.now();
-    while (Date.now() - releasedAt < YIELD_CAP_MS) {
+    while (hold.wrote && Date.now() - releasedAt < YIELD_CAP_MS) {
       const waiting = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.listWriterWaiting(hold.clientId, hold.listId), ConsistentRead: true }));
       if (!waits(waiting.Item)) break;
       await sleep(50);
@@ -483,6 +499,19 @@ async function journalChunk(hold: Hold, lines: JournalLine[], events: EventRecor
   return { writeId, eventsName: entryName };
 }
 
+/** The transaction item that fails unless `hold` still holds its lease (one random shard). */
+function leaseHeldCheck(hold: Hold) {
+  return {
+    ConditionCheck: {
+      TableName: tableName(),
+      Key: keys.listWriterShard(hold.clientId, hold.listId, Math.floor(Math.random() * LEASE_SHARDS)),
+      ConditionExpression: '#o = :o',
+      ExpressionAttributeNames: { '#o': 'owner' },
+      ExpressionAttributeValues: { ':o': hold.owner },
+    },
+  };
+}
+
 /** Folds the hold's settled entries into the counters, fenced by the lease. A failure poisons the hold. */
 async function foldJournal(hold: Hold): Promise<void> {
   while (hold.journals.length > 0) {
@@ -491,15 +520,7 @@ async function foldJournal(hold: Hold): Promise<void> {
     for (const entry of batch) addDeltas(total, entry.deltas);
     const counter = counterUpdate(hold.clientId, hold.listId, total);
     const items = [
-      {
-        ConditionCheck: {
-          TableName: tableName(),
-          Key: keys.listWriterShard(hold.clientId, hold.listId, Math.floor(Math.random() * LEASE_SHARDS)),
-          ConditionExpression: '#o = :o',
-          ExpressionAttributeNames: { '#o': 'owner' },
-          ExpressionAttributeValues: { ':o': hold.owner },
-        },
-      },
+      leaseHeldCheck(hold),
       ...batch.map((entry) => ({ Delete: { TableName: tableName(), Key: entry.key, ConditionExpression: 'attribute_exists(pk)' } })),
       ...(counter ? [counter] : []),
     ];
@@ -523,8 +544,12 @@ async function foldJournal(hold: Hold): Promise<void> {
  * Settles journal entries: for each, reads its lines' items; the lines whose
  * item carries the entry's stamp landed: their events are stored (under the
  * entry's name) and their deltas added to the counters in one transaction
- * with the entry's deletion. Returns the addresses that landed, by writeId.
- * On failure the hold is poisoned (left to expire) and it throws.
+ * with the entry's deletion, fenced by the hold's lease (a writer that lost
+ * its lease settles nothing). Without the event store (a deletion or the
+ * form's update taking a dead writer over) the events go into an outbox
+ * entry in that same transaction, which the sweeper stores under the same
+ * name. Returns the addresses that landed, by writeId. On failure the hold
+ * is poisoned (left to expire) and it throws.
  */
 async function settleJournal(hold: Hold, entries: JournalItem[]): Promise<Map<string, Set<string>>> {
   const landed = new Map<string, Set<string>>();
@@ -536,11 +561,20 @@ async function settleJournal(hold: Hold, entries: JournalItem[]): Promise<Map<st
       const landedDeltas = zeroDeltas();
       for (const line of lines) if (stamped.has(line.email)) addDeltas(landedDeltas, line.deltas);
       const events = unpackEvents(entry.events).filter((e) => stamped.has(e.email));
-      if (events.length > 0) await hold.record(hold.clientId, events, entry.eventsName ?? `w-${entry.writeId}`);
+      const name = entry.eventsName ?? `w-${entry.writeId}`;
+      let outbox: Array<Record<string, unknown>> = [];
+      if (events.length > 0 && hold.record) await hold.record(hold.clientId, events, name);
+      else if (events.length > 0) {
+        await markForSweep(hold.clientId, hold.listId);
+        // `at` 0: no live writer stores these events; the sweeper's next run does.
+        outbox = [{ Put: { TableName: tableName(), Item: { ...keys.listWriterOutbox(hold.clientId, hold.listId, randomUUID()), events: packEvents(events), eventsName: name, at: 0 } } }];
+      }
       const counter = counterUpdate(hold.clientId, hold.listId, landedDeltas);
       await transactWrite([
+        leaseHeldCheck(hold),
         { Delete: { TableName: tableName(), Key: keys.listWriterJournal(hold.clientId, hold.listId, entry.writeId), ConditionExpression: 'attribute_exists(pk)' } },
         ...(counter ? [counter] : []),
+        ...outbox,
       ]);
       landed.set(entry.writeId, stamped);
       if (stamped.size < lines.length) count('ListWriterCorrections', 1);
@@ -717,9 +751,10 @@ class ChunkFailure extends Error {
  * When the items cannot all be written, settles the entry (counters and
  * events keep only the lines that landed) and throws a ChunkFailure naming them.
  */
-async function writeChunk(hold: Hold, lines: SubscriberLine[]) {
+async function writeChunk(hold: Hold, lines: SubscriberLine[], record: RecordEvents) {
   const { clientId, listId } = hold;
   hold.checkTime();
+  hold.wrote = true;
   const filter = hold.filter;
   const toRead = filter ? lines.filter((l) => filter.has(l.email)) : lines;
   const current = toRead.length > 0 ? await readSortedSubscribers(container.rangeSkips, clientId, listId, toRead.map((l) => l.email)) : new Map<string, SubscriberItem>();
@@ -745,9 +780,11 @@ async function writeChunk(hold: Hold, lines: SubscriberLine[]) {
   const written = changes.filter(({ change }) => change.next);
   if (filter) for (const { line } of written) filter.add(line.email);
   try {
+    // The fence: no BatchWriteItem call (a retry included) starts with less than leaseSafetyMs left on the lease,
+    // however long this writer was paused since its journal entry (see "Fencing" in docs/architecture.md).
     await batchWrite(
       written.map(({ change }) => ({ PutRequest: { Item: { ...toItem(clientId, listId, change.next!), ...(entry ? { writeId: entry.writeId } : {}) } } })),
-      { concurrency: 4 },
+      { concurrency: 4, beforeCall: () => hold.fence() },
     );
   } catch (err) {
     // Which items landed: this writer holds the list, so an item at the version it wrote is its own.
@@ -766,7 +803,7 @@ async function writeChunk(hold: Hold, lines: SubscriberLine[]) {
   }
   if (entry) {
     try {
-      await storeEvents(hold.record, clientId, events, entry.eventsName, lines.some((l) => l.opId === undefined), lines.length);
+      await storeEvents(record, clientId, events, entry.eventsName, lines.some((l) => l.opId === undefined), lines.length);
     } catch (err) {
       hold.poisoned = true; // the entry stays: the sweeper stores its events and counts it after the lease expires
       throw new ChunkFailure({ outcomes: changes.map(({ change }) => change.outcome), count: lines.length }, err);
@@ -809,7 +846,7 @@ async function applyBulk(clientId: string, listId: number, unique: SubscriberLin
                 chunk.map((l) => l.email),
                 done,
               );
-              const result = await writeChunk(hold, chunk);
+              const result = await writeChunk(hold, chunk, record);
               acc.outcomes.push(...result.outcomes);
               acc.refused.push(...result.refused);
               acc.applied += result.count;
