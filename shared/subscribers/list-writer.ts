@@ -9,7 +9,7 @@
  *   and its retry live. After the transaction the events are stored (named
  *   after the lines' opIds, or the outbox id) and the outbox entry deleted.
  * - Bulk path (more lines): under the list's writer lease, per chunk of
- *   BULK_CHUNK_LINES the lines' deltas and events go into a journal entry
+ *   BULK_CHUNK_LINES (LARGE_CHUNK_LINES for an import's chunks) the lines' deltas and events go into a journal entry
  *   `J#<writeId>` (one PutItem), the items with BatchWriteItem stamped with
  *   the writeId, then the chunk's events are stored. At release the entries
  *   are folded into the counters (one transaction per 98 entries).
@@ -76,6 +76,13 @@ export const TRANSACTIONS_IN_FLIGHT = 8;
 export const MAX_CONFLICT_RETRIES = 12;
 /** Lines per chunk of a bulk write (one journal entry; reads: one Query or two BatchGetItem; eight BatchWriteItem calls). */
 export const BULK_CHUNK_LINES = 200;
+/**
+ * Lines per bulk chunk of an import (a chunk of the file is one bulk chunk): each chunk costs a journal PutItem,
+ * an S3 object of events and a read besides its BatchWriteItem calls; an import cut into chunks of 200 (its
+ * 500-line chunks into 200 + 200 + 100) took 1.46× the raw writes, with 500 1.15–1.2× (bench:imports,
+ * 2026-11-25). API requests keep BULK_CHUNK_LINES: a small write waits for the chunks in flight.
+ */
+export const LARGE_CHUNK_LINES = 500;
 /** Bulk chunks in flight per write. */
 export const BULK_CHUNKS_IN_FLIGHT = 8;
 /** Sweep mark partitions. */
@@ -263,6 +270,8 @@ const container = {
   acquiring: new Map<string, Promise<Hold>>(),
   known: new Map() as KnownLists,
   rangeSkips: new Map() as RangeSkips,
+  /** Lists this process found populated: no counters read for the address filter (it is for lists filled from empty). */
+  populated: new Set<string>(),
 };
 const holdKey = (clientId: string, listId: number) => `${clientId}#${listId}`;
 
@@ -342,8 +351,13 @@ async function acquire(clientId: string, listId: number, deadline: number, recor
       const dead = partition.filter((i) => i.sk.startsWith(keys.listWriterJournalPrefix())) as unknown as JournalItem[];
       await settleJournal(hold, dead);
       hold.filter = await filterForHold(container.known, clientId, listId, hold.seen, async () => {
+        const key = holdKey(clientId, listId);
+        if (container.populated.has(key)) return false;
         const c = await readCounters(clientId, listId);
-        return c.subscribed + c.unsubscribed === 0;
+        if (c.subscribed + c.unsubscribed === 0) return true;
+        container.populated.add(key);
+        if (container.populated.size > 1_000) container.populated.delete(container.populated.keys().next().value!);
+        return false;
       });
       if (dead.length > 0) {
         logger.warn('list writer journal settled after a writer died', { clientId, listId, entries: dead.length });
@@ -423,19 +437,7 @@ async function release(hold: Hold): Promise<void> {
   hold.stop();
   try {
     if (hold.poisoned) return;
-    await foldJournal(hold);
-    await transactWrite(
-      shardIndexes.map((shard) => ({
-        Update: {
-          TableName: tableName(),
-          Key: keys.listWriterShard(hold.clientId, hold.listId, shard),
-          UpdateExpression: 'REMOVE #o, expiresAt',
-          ConditionExpression: '#o = :o',
-          ExpressionAttributeNames: { '#o': 'owner' },
-          ExpressionAttributeValues: { ':o': hold.owner },
-        },
-      })),
-    );
+    await foldJournal(hold, true);
     if (hold.filter) keepKnowledge(container.known, hold.clientId, hold.listId, { filter: hold.filter, ...hold.seen });
     // Transactional writers that waited go first: the lease is taken again once none waits (at most YIELD_CAP_MS).
     // A hold that wrote nothing (taken over to settle a dead writer) is not taken again: no yield.
@@ -476,10 +478,13 @@ async function claimAddresses(hold: Hold, emails: string[], done: Promise<unknow
 
 /** Entries folded per transaction (with the lease check and the counter shard: 100 items). */
 const FOLD_BATCH = 98;
+/** Entries folded in the release's transaction (with the 16 lease shards' updates and the counter shard). */
+const FOLD_WITH_RELEASE = 100 - LEASE_SHARDS - 1;
 
 interface JournalItem {
   writeId: string;
-  lines?: string;
+  /** The lines (encodeLine, one per row) gzipped; a string in entries written before 2026-11-25. */
+  lines?: string | Uint8Array;
   /** The chunk's events (EventRecord[]) as gzipped JSON. */
   events?: Uint8Array;
   eventsName?: string;
@@ -495,7 +500,7 @@ async function journalChunk(hold: Hold, lines: JournalLine[], events: EventRecor
   const writeId = `${hold.owner}#${String(++hold.seq).padStart(9, '0')}`;
   const key = keys.listWriterJournal(hold.clientId, hold.listId, writeId);
   const entryName = name(writeId);
-  await ddb.send(new PutCommand({ TableName: tableName(), Item: { ...key, writeId, lines: lines.map(encodeLine).join('\n'), events: packEvents(events), eventsName: entryName } }));
+  await ddb.send(new PutCommand({ TableName: tableName(), Item: { ...key, writeId, lines: gzipSync(lines.map(encodeLine).join('\n')), events: packEvents(events), eventsName: entryName } }));
   return { writeId, eventsName: entryName };
 }
 
@@ -512,15 +517,21 @@ function leaseHeldCheck(hold: Hold) {
   };
 }
 
-/** Folds the hold's settled entries into the counters, fenced by the lease. A failure poisons the hold. */
-async function foldJournal(hold: Hold): Promise<void> {
-  while (hold.journals.length > 0) {
-    const batch = hold.journals.slice(0, FOLD_BATCH);
+/**
+ * Folds the hold's settled entries into the counters, fenced by the lease; with `release`, the last batch's
+ * transaction also frees the lease (its 16 shards' owner removed, each conditioned on this owner): one
+ * transaction where a fold and a release took two. A failure poisons the hold.
+ */
+async function foldJournal(hold: Hold, release = false): Promise<void> {
+  for (;;) {
+    const last = release && hold.journals.length <= FOLD_WITH_RELEASE;
+    if (!last && hold.journals.length === 0) return;
+    const batch = hold.journals.slice(0, last ? FOLD_WITH_RELEASE : FOLD_BATCH);
     const total = zeroDeltas();
     for (const entry of batch) addDeltas(total, entry.deltas);
     const counter = counterUpdate(hold.clientId, hold.listId, total);
     const items = [
-      leaseHeldCheck(hold),
+      ...(last ? releaseUpdates(hold) : [leaseHeldCheck(hold)]),
       ...batch.map((entry) => ({ Delete: { TableName: tableName(), Key: entry.key, ConditionExpression: 'attribute_exists(pk)' } })),
       ...(counter ? [counter] : []),
     ];
@@ -529,7 +540,10 @@ async function foldJournal(hold: Hold): Promise<void> {
         await transactWrite(items);
         break;
       } catch (err) {
-        if (!isTransactionConflict(err) || reasonCodes(err)[0] === 'ConditionalCheckFailed' || attempt >= 8) {
+        const lost = reasonCodes(err)
+          .slice(0, last ? LEASE_SHARDS : 1)
+          .includes('ConditionalCheckFailed');
+        if (!isTransactionConflict(err) || lost || attempt >= 8) {
           hold.poisoned = true;
           throw err;
         }
@@ -537,7 +551,22 @@ async function foldJournal(hold: Hold): Promise<void> {
       }
     }
     hold.journals.splice(0, batch.length);
+    if (last) return;
   }
+}
+
+/** The release: every lease shard's owner removed, each conditioned on this hold's owner. */
+function releaseUpdates(hold: Hold) {
+  return shardIndexes.map((shard) => ({
+    Update: {
+      TableName: tableName(),
+      Key: keys.listWriterShard(hold.clientId, hold.listId, shard),
+      UpdateExpression: 'REMOVE #o, expiresAt',
+      ConditionExpression: '#o = :o',
+      ExpressionAttributeNames: { '#o': 'owner' },
+      ExpressionAttributeValues: { ':o': hold.owner },
+    },
+  }));
 }
 
 /**
@@ -555,7 +584,8 @@ async function settleJournal(hold: Hold, entries: JournalItem[]): Promise<Map<st
   const landed = new Map<string, Set<string>>();
   try {
     for (const entry of entries) {
-      const lines = entry.lines ? entry.lines.split('\n').map(decodeLine) : [];
+      const text = typeof entry.lines === 'string' ? entry.lines : entry.lines ? gunzipSync(entry.lines).toString() : '';
+      const lines = text ? text.split('\n').map(decodeLine) : [];
       const items = await batchGet<SubscriberItem & { writeId?: string }>(lines.map((l) => keys.subscriber(hold.clientId, hold.listId, l.email)));
       const stamped = new Set(items.filter((i) => i.writeId === entry.writeId).map((i) => i.email));
       const landedDeltas = zeroDeltas();
@@ -817,12 +847,19 @@ async function writeChunk(hold: Hold, lines: SubscriberLine[], record: RecordEve
  * Applies deduplicated lines in bulk chunks, in short holds of the list's
  * lease (HOLD_MS, or less when a transactional writer waits).
  */
-async function applyBulk(clientId: string, listId: number, unique: SubscriberLine[], deadline: number, record: RecordEvents | undefined): Promise<Applied> {
+async function applyBulk(
+  clientId: string,
+  listId: number,
+  unique: SubscriberLine[],
+  deadline: number,
+  record: RecordEvents | undefined,
+  chunkLines = BULK_CHUNK_LINES,
+): Promise<Applied> {
   if (!record) throw new Error('a bulk write needs the event store');
   // Sorted by address, each chunk is one key range of the list (readSortedSubscribers).
   const sorted = [...unique].sort((a, b) => compareKeys(a.email, b.email));
   const chunks: SubscriberLine[][] = [];
-  for (let i = 0; i < sorted.length; i += BULK_CHUNK_LINES) chunks.push(sorted.slice(i, i + BULK_CHUNK_LINES));
+  for (let i = 0; i < sorted.length; i += chunkLines) chunks.push(sorted.slice(i, i + chunkLines));
   const acc: Applied = { outcomes: [], refused: [], applied: 0 };
   let next = 0;
   const timeIsUp = () => Date.now() > deadline - CHUNK_MARGIN_MS;
@@ -900,10 +937,11 @@ export function applyLines(clientId: string, listId: number, lines: SubscriberLi
 /**
  * Like applyLines, always on the bulk path (the import worker: its chunks
  * hold the list's lease whatever their size, and its bundle leaves the
- * transactional path out).
+ * transactional path out). `chunkLines`: lines per bulk chunk (the worker
+ * makes each chunk of its file one bulk chunk).
  */
-export function applyLinesInBulk(clientId: string, listId: number, lines: SubscriberLine[], record: RecordEvents): Promise<Report> {
-  return settle(lines, (unique) => applyBulk(clientId, listId, unique, Number.POSITIVE_INFINITY, record));
+export function applyLinesInBulk(clientId: string, listId: number, lines: SubscriberLine[], record: RecordEvents, chunkLines?: number): Promise<Report> {
+  return settle(lines, (unique) => applyBulk(clientId, listId, unique, Number.POSITIVE_INFINITY, record, chunkLines));
 }
 
 /** Deduplicates the lines, applies them with `apply`, and turns what happened into the report or a domain error. */
