@@ -1,45 +1,45 @@
 /**
- * `npm run bench:imports [-- --million]`: a 100,000-line CSV served from a
- * loopback HTTP server, imported (POST /v1/files service → S3 emulator →
- * worker) against DynamoDB Local: lines/s, peak RSS, and the ratio to a raw
- * BatchWriteItem of the same rows in the same run. The import runs in a
- * child process of its own (as each Lambda function does), so its RSS is
- * the import's, not the emulators'. `--million` adds a 1,000,000-line import
+ * `npm run bench:imports [-- --million] [-- --shuffled]`: a 100,000-line CSV
+ * served from a loopback HTTP server, imported (POST /v1/files service → S3
+ * emulator → worker) against DynamoDB Local: lines/s, peak RSS, and the ratio
+ * to a raw BatchWriteItem of the same rows in the same run. Each run imports
+ * the file twice: into a new list alone, and into a list of 2,000 members
+ * while small writes (single-subscriber POSTs, opt-in confirmations,
+ * unsubscribes, users/delete; bench/small-writes.ts) go to that list through
+ * the local gateway; and, as a control, into another such list while the
+ * same small writes go to a third list (the same load on the machine, no
+ * give-way of the lease). BENCH_RUNS runs (default 3); medians of the ratios and
+ * of the small writes' p50/p99. Exits non-zero when the median ratio with
+ * small writes is above 1.5, a small write is not 200 or its kind's p99 is
+ * above 3 s, or a count is not its recount (issue 31). The import runs in a
+ * child process of its own (as each Lambda function does), so its RSS is the
+ * import's, not the emulators'. `--million` adds a 1,000,000-line import
  * reporting its peak RSS (slow on DynamoDB Local). BENCH_IMPORT_LINES
  * overrides the 100,000. `--shuffled` writes the file's addresses in a
  * scattered order (the default file lists them in key order, which lets the
  * worker read each chunk's key range with one Query; scattered, most chunks
  * fall back to BatchGetItem).
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { applyEnv, localNames, localServiceEnv } from '../infra/local/env.js';
-import { ensureBuckets, ensureTable, freePort, startDynamoLocal, startS3Emulator } from '../infra/local/services.js';
+import { startBenchStack } from './local-stack.js';
+import { clientWithMembers, describeSmall, type ImportChildResult, importWithSmallWrites, median, overall, runImportChild, smallFailures } from './small-writes.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+// The handlers under the local gateway log through Powertools (a warning per request): errors only here.
+process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
 const N = Number(process.env.BENCH_IMPORT_LINES ?? 100_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const MILLION = process.argv.includes('--million');
 const SHUFFLED = process.argv.includes('--shuffled');
+/** Members of the list the small writes go to (they unsubscribe and delete some of them). */
+const MEMBERS = 2_000;
+/** The issue's bound for an import with small writes running, as a multiple of the raw writes. */
+const RATIO_BOUND = 1.5;
 /** The address of line i: in key order, or scattered (a permutation of the same addresses). */
 const addressOf = (i: number, lines: number) => `reader${SHUFFLED ? (i * 7_919 + 13) % lines : i}@bench.example`;
 const MiB = (bytes: number) => Math.round(bytes / 1024 / 1024);
-
-interface ChildResult {
-  fileId: number;
-  size: number;
-  uploadMs: number;
-  workerMs: number;
-  startRss: number;
-  uploadPeakRss: number;
-  workerPeakRss: number;
-  linesRead: number;
-  calls: string[];
-}
 
 /** Samples this process's RSS; `peak()` is the highest seen since `reset()`. */
 function rssSampler() {
@@ -71,14 +71,14 @@ async function child(clientId: string, listId: number, url: string, lines: numbe
   const ticker = setInterval(() => {
     void getImportedFile(clientId, file.id).then((f) => console.error(`    … ${((performance.now() - t1) / 1000).toFixed(0)} s: ${f.progress.lines_read}/${lines} lines, worker peak RSS so far ${rss.peak()} MiB`));
   }, 60_000);
-  // A line of its own before the worker starts (bench/subscribers.ts starts its small writes on it).
+  // A line of its own before the worker starts (the small writes start on it: bench/small-writes.ts).
   console.log(JSON.stringify({ workerStarted: file.id }));
   const outcome = await runImport(clientId, file.id).finally(() => clearInterval(ticker));
   const t2 = performance.now();
   const workerPeakRss = rss.peak();
   const final = await getImportedFile(clientId, file.id);
   if (outcome !== 'done') throw new Error(`import ended ${outcome}: ${JSON.stringify(final)}`);
-  const result: ChildResult = { fileId: file.id, size: file.size, uploadMs: t1 - t0, workerMs: t2 - t1, startRss, uploadPeakRss, workerPeakRss, linesRead: final.progress.lines_read, calls: calls.report(lines) };
+  const result: ImportChildResult = { fileId: file.id, size: file.size, uploadMs: t1 - t0, workerMs: t2 - t1, startRss, uploadPeakRss, workerPeakRss, linesRead: final.progress.lines_read, calls: calls.report(lines) };
   console.log(JSON.stringify(result));
 }
 
@@ -97,32 +97,15 @@ function csvStream(lines: number): Readable {
   );
 }
 
-function runChild(args: string[]): Promise<ChildResult> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [...process.execArgv, import.meta.filename, '--child', ...args], { env: process.env, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    proc.once('exit', (code) => {
-      const last = out.trim().split('\n').pop() ?? '';
-      if (code === 0) resolve(JSON.parse(last) as ChildResult);
-      else reject(new Error(`import child exited ${code}: ${out}`));
-    });
-  });
-}
-
 async function main() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'nl-bench-imports-'));
-  const dynamo = await startDynamoLocal({ port: await freePort() });
-  const s3 = await startS3Emulator({ port: await freePort(), directory: join(dataDir, 's3') });
+  const stack = await startBenchStack();
   const server = http.createServer((req, res) => {
     const lines = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('lines'));
     res.writeHead(200, { 'content-type': 'text/csv' });
     csvStream(lines).pipe(res);
   });
+  const failures: string[] = [];
   try {
-    await ensureTable(dynamo.endpoint, localNames.TABLE_NAME);
-    await ensureBuckets(s3.endpoint, [localNames.IMPORTS_BUCKET, localNames.EVENTS_BUCKET]);
-    applyEnv(localServiceEnv({ dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, publicBaseUrl: 'http://127.0.0.1', dataDir }), { override: true });
     Object.assign(process.env, { IMPORT_ALLOW_LOOPBACK: 'true', IMPORT_MAX_BYTES: String(1024 ** 3), IMPORT_FETCH_TIMEOUT_MS: '900000' });
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     const fileUrl = (lines: number) => `http://127.0.0.1:${(server.address() as AddressInfo).port}/bench.csv?lines=${lines}`;
@@ -132,19 +115,20 @@ async function main() {
     const { countSubscribers } = await import('../shared/subscribers/service.js');
     const { toItem } = await import('../shared/subscribers/store.js');
     const { defaultGuid } = await import('../shared/subscribers/rules.js');
+    const { recountList } = await import('./recount.js');
 
     async function importRun(lines: number, metered = false) {
       const { client } = await createClient(`bench-${lines}-${Date.now()}`);
-      const run = await runChild([client.id, String(client.defaultListId), fileUrl(lines), String(lines), String(metered)]);
+      const run = await runImportChild([client.id, String(client.defaultListId), fileUrl(lines), String(lines), String(metered)]);
       const count = await countSubscribers(client.id, client.defaultListId);
       if (run.linesRead !== lines || count.subscribed !== lines) throw new Error(`benchmark result is wrong: ${JSON.stringify(run)} ${JSON.stringify(count)}`);
       return { ...run, clientId: client.id, totalMs: run.uploadMs + run.workerMs };
     }
 
     const rate = (n: number, ms: number) => Math.round(n / (ms / 1000));
-    console.log(`imports benchmark: ${N} lines served from a loopback HTTP server, DynamoDB Local, s3rver; the import in its own process`);
+    console.log(`imports benchmark: ${N} lines served from a loopback HTTP server, DynamoDB Local, s3rver; the import in its own process; ${RUNS} run(s)`);
     // DynamoDB Local runs its first calls of each kind on a cold JVM: a metered 10,000-line import warms it up and
-    // counts the calls per line; then the raw baseline is measured before and after the timed import (the faster counts).
+    // counts the calls per line; then the raw baseline is measured before and after each run (the faster counts).
     const warm = await importRun(10_000, true);
     const now = new Date().toISOString();
     const rawItems = (listId: number) =>
@@ -154,22 +138,54 @@ async function main() {
         return { PutRequest: { Item: toItem(warm.clientId, listId, { email, guid: defaultGuid(email), subscribed: true, subscribedAt: now, data, createdAt: now, updatedAt: now, version: 1 }) } };
       });
     // Baseline: the same rows written raw into another list partition: no reads, no conditions, no counters, no events.
-    const timedRaw = async (listId: number) => {
-      const items = rawItems(listId);
+    let rawList = 900;
+    const timedRaw = async () => {
+      const items = rawItems(rawList++);
       const r0 = performance.now();
       await batchWrite(items);
       return performance.now() - r0;
     };
-    const rawBefore = await timedRaw(998);
-    const run = await importRun(N);
-    const rawAfter = await timedRaw(999);
-    const rawMs = Math.min(rawBefore, rawAfter);
-    console.log(`  file: ${(run.size / 1024 / 1024).toFixed(1)} MiB; download + store in S3: ${run.uploadMs.toFixed(0)} ms, peak RSS ${run.uploadPeakRss} MiB (process start ${run.startRss} MiB)`);
-    console.log(`  worker (parse + apply + checkpoints): ${run.workerMs.toFixed(0)} ms  (${rate(N, run.workerMs)} lines/s), peak RSS ${run.workerPeakRss} MiB`);
-    console.log(`  whole import: ${run.totalMs.toFixed(0)} ms  (${rate(N, run.totalMs)} lines/s)`);
-    console.log(`  raw BatchWriteItem of the same ${N} rows (25/request, 8 in flight): ${rawMs.toFixed(0)} ms  (${rate(N, rawMs)} items/s; before ${rawBefore.toFixed(0)} ms, after ${rawAfter.toFixed(0)} ms, the faster is the baseline)`);
-    console.log(`  ratio import / raw: ${(run.totalMs / rawMs).toFixed(2)}x (worker only: ${(run.workerMs / rawMs).toFixed(2)}x)`);
+    const runs: Array<{ rawMs: number; rawBefore: number; rawAfter: number; alone: Awaited<ReturnType<typeof importRun>>; busyMs: number; busy: ImportChildResult; controlMs: number; small: ReturnType<typeof overall> }> = [];
+    let rawBefore = await timedRaw();
+    for (let r = 0; r < RUNS; r++) {
+      const alone = await importRun(N);
+      const target = await clientWithMembers(stack.url, `imports-${r}`, MEMBERS);
+      const { run: busy, small } = await importWithSmallWrites(stack.url, target, target.listId, MEMBERS, `imports${r}`, [target.id, String(target.listId), fileUrl(N), String(N), 'false']);
+      const count = await countSubscribers(target.id, target.listId);
+      const truth = await recountList(target.id, target.listId);
+      // The control: the same import and the same stream of small writes, but to another list (the same load on this
+      // machine, no give-way of the lease): what the small writes cost the import through the shared CPU alone.
+      const [controlTarget, elsewhere] = [await clientWithMembers(stack.url, `control-${r}`, MEMBERS), await clientWithMembers(stack.url, `elsewhere-${r}`, MEMBERS)];
+      const { run: control } = await importWithSmallWrites(stack.url, elsewhere, elsewhere.listId, MEMBERS, `elsewhere${r}`, [controlTarget.id, String(controlTarget.listId), fileUrl(N), String(N), 'false']);
+      const controlMs = control.uploadMs + control.workerMs;
+      const rawAfter = await timedRaw();
+      const rawMs = Math.min(rawBefore, rawAfter);
+      const busyMs = busy.uploadMs + busy.workerMs;
+      runs.push({ rawMs, rawBefore, rawAfter, alone, busyMs, busy, controlMs, small: overall(small) });
+      console.log(`  run ${r + 1}: raw ${rawMs.toFixed(0)} ms (before ${rawBefore.toFixed(0)}, after ${rawAfter.toFixed(0)}; the faster counts)`);
+      console.log(`    alone, new list: ${alone.totalMs.toFixed(0)} ms (worker ${alone.workerMs.toFixed(0)} ms, ${rate(N, alone.workerMs)} lines/s, peak RSS ${alone.workerPeakRss} MiB)  ratio ${(alone.totalMs / rawMs).toFixed(2)}x`);
+      console.log(`    with small writes, list of ${MEMBERS} members: ${busyMs.toFixed(0)} ms (worker ${busy.workerMs.toFixed(0)} ms)  ratio ${(busyMs / rawMs).toFixed(2)}x`);
+      console.log(describeSmall(small, '      '));
+      console.log(`    control, the same small writes to another list: ${controlMs.toFixed(0)} ms  ratio ${(controlMs / rawMs).toFixed(2)}x`);
+      console.log(`      count ${JSON.stringify(count)} recount ${JSON.stringify(truth)}`);
+      failures.push(...smallFailures(`run ${r + 1}`, small));
+      if (JSON.stringify(count) !== JSON.stringify(truth)) failures.push(`run ${r + 1}: count ${JSON.stringify(count)} ≠ recount ${JSON.stringify(truth)}`);
+      if (busy.linesRead !== N) failures.push(`run ${r + 1}: the import with small writes read ${busy.linesRead} of ${N} lines`);
+      rawBefore = rawAfter;
+    }
+    const first = runs[0];
+    const medianOf = (pick: (run: (typeof runs)[number]) => number) => median(runs.map(pick));
+    const aloneRatio = medianOf((run) => run.alone.totalMs / run.rawMs);
+    const busyRatio = medianOf((run) => run.busyMs / run.rawMs);
+    const list = (pick: (run: (typeof runs)[number]) => number, digits = 2) => runs.map((run) => pick(run).toFixed(digits)).join(', ');
+    console.log(`  file: ${(first.alone.size / 1024 / 1024).toFixed(1)} MiB; download + store in S3: ${first.alone.uploadMs.toFixed(0)} ms, peak RSS ${first.alone.uploadPeakRss} MiB (process start ${first.alone.startRss} MiB)`);
+    console.log(`  raw BatchWriteItem of the same ${N} rows (25/request, 8 in flight): ${list((run) => run.rawMs, 0)} ms (median ${medianOf((run) => run.rawMs).toFixed(0)} ms)`);
+    console.log(`  ratio import / raw, alone (new list): ${list((run) => run.alone.totalMs / run.rawMs)}  median ${aloneRatio.toFixed(2)}x (worker only: ${medianOf((run) => run.alone.workerMs / run.rawMs).toFixed(2)}x)`);
+    console.log(`  ratio import / raw, with small writes (list of ${MEMBERS}): ${list((run) => run.busyMs / run.rawMs)}  median ${busyRatio.toFixed(2)}x (bound ${RATIO_BOUND}x)`);
+    console.log(`  ratio import / raw, small writes to another list (control): ${list((run) => run.controlMs / run.rawMs)}  median ${medianOf((run) => run.controlMs / run.rawMs).toFixed(2)}x`);
+    console.log(`  small writes during the import: p50 ${list((run) => run.small.p50, 0)} ms (median ${medianOf((run) => run.small.p50).toFixed(0)}), p99 ${list((run) => run.small.p99, 0)} ms (median ${medianOf((run) => run.small.p99).toFixed(0)}), ${list((run) => run.small.n, 0)} writes`);
     console.log(`  DynamoDB calls of the worker per line (counted on the 10,000-line warm-up import):\n${warm.calls.map((l) => `    ${l}`).join('\n')}`);
+    if (busyRatio > RATIO_BOUND) failures.push(`the median ratio with small writes is ${busyRatio.toFixed(2)}x, above ${RATIO_BOUND}x`);
     if (MILLION) {
       const big = await importRun(1_000_000);
       console.log(
@@ -178,8 +194,11 @@ async function main() {
     }
   } finally {
     server.close();
-    await Promise.allSettled([dynamo.stop(), s3.stop()]);
-    rmSync(dataDir, { recursive: true, force: true });
+    await stack.stop();
+  }
+  if (failures.length > 0) {
+    console.error(`FAILED:\n  ${failures.join('\n  ')}`);
+    process.exitCode = 1;
   }
 }
 

@@ -41,10 +41,13 @@ export function backoffMs(attempt: number): number {
  * Writes any number of put/delete requests with BatchWriteItem: chunks of 25,
  * `concurrency` requests in flight, UnprocessedItems retried with backoff.
  * Throws after `maxAttempts` rounds that still leave items unprocessed.
+ * `beforeCall` runs right before each call and before each of the SDK's
+ * attempts of it; what it throws stops the write (a lease holder's fence:
+ * list-writer.ts).
  */
 export async function batchWrite(
   requests: WriteRequest[],
-  { concurrency = 8, maxAttempts = 10 }: { concurrency?: number; maxAttempts?: number } = {},
+  { concurrency = 8, maxAttempts = 10, beforeCall }: { concurrency?: number; maxAttempts?: number; beforeCall?: () => void } = {},
 ): Promise<void> {
   const chunks: WriteRequest[][] = [];
   for (let i = 0; i < requests.length; i += 25) chunks.push(requests.slice(i, i + 25));
@@ -53,7 +56,19 @@ export async function batchWrite(
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt >= maxAttempts) throw new UnprocessedError(`BatchWriteItem left ${pending.length} items unprocessed`);
       if (attempt > 0) await sleep(backoffMs(attempt));
-      const out = await ddb.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+      const command = new BatchWriteCommand({ RequestItems: { [tableName()]: pending } });
+      if (beforeCall) {
+        beforeCall();
+        // Again before each of the SDK's own attempts (its retries of throttling and 5xx), just before signing and sending.
+        command.middlewareStack.add(
+          (next) => (args) => {
+            beforeCall();
+            return next(args);
+          },
+          { step: 'finalizeRequest', priority: 'low' },
+        );
+      }
+      const out = await ddb.send(command);
       pending = (out.UnprocessedItems?.[tableName()] ?? []);
     }
   });

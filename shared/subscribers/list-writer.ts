@@ -9,7 +9,7 @@
  *   and its retry live. After the transaction the events are stored (named
  *   after the lines' opIds, or the outbox id) and the outbox entry deleted.
  * - Bulk path (more lines): under the list's writer lease, per chunk of
- *   BULK_CHUNK_LINES the lines' deltas and events go into a journal entry
+ *   BULK_CHUNK_LINES (LARGE_CHUNK_LINES for an import's chunks) the lines' deltas and events go into a journal entry
  *   `J#<writeId>` (one PutItem), the items with BatchWriteItem stamped with
  *   the writeId, then the chunk's events are stored. At release the entries
  *   are folded into the counters (one transaction per 98 entries).
@@ -76,6 +76,13 @@ export const TRANSACTIONS_IN_FLIGHT = 8;
 export const MAX_CONFLICT_RETRIES = 12;
 /** Lines per chunk of a bulk write (one journal entry; reads: one Query or two BatchGetItem; eight BatchWriteItem calls). */
 export const BULK_CHUNK_LINES = 200;
+/**
+ * Lines per bulk chunk of an import (a chunk of the file is one bulk chunk): each chunk costs a journal PutItem,
+ * an S3 object of events and a read besides its BatchWriteItem calls; an import cut into chunks of 200 (its
+ * 500-line chunks into 200 + 200 + 100) took 1.46× the raw writes, with 500 1.15–1.2× (bench:imports,
+ * 2026-11-25). API requests keep BULK_CHUNK_LINES: a small write waits for the chunks in flight.
+ */
+export const LARGE_CHUNK_LINES = 500;
 /** Bulk chunks in flight per write. */
 export const BULK_CHUNKS_IN_FLIGHT = 8;
 /** Sweep mark partitions. */
@@ -89,8 +96,9 @@ const OUTBOX_AGE_MS = 10_000;
  * Stores event records under a name (idempotent: the same name rewrites the
  * same objects); shared/events/record.ts recordEventsOnce. Handed in by the
  * caller, so a path that changes no subscription (the opt-in form's update,
- * deletions) does not bundle the event store; without it, such a path waits
- * for a dead writer's lease instead of taking it over (the sweeper settles it).
+ * deletions) does not bundle the event store; such a path still takes a dead
+ * writer's lease over: the settled entries' events go to an outbox entry,
+ * which the sweeper stores.
  */
 export type RecordEvents = (clientId: string, records: EventRecord[], name: string) => Promise<void>;
 
@@ -195,6 +203,8 @@ class Hold {
   readonly released: Promise<void>;
   markReleased!: () => void;
   seq = 0;
+  /** Set once a chunk started under this hold (a hold taken only to settle a dead writer yields to nobody at release). */
+  wrote = false;
   filter?: AddressFilter;
   seen = { writes: 0, generation: 0 };
   /** Last time the waiting mark was read, and whether someone waited since this hold began. */
@@ -208,7 +218,8 @@ class Hold {
     readonly owner: string,
     readonly acquiredAt: number,
     readonly expiresAt: number,
-    readonly record: RecordEvents,
+    /** The event store a dead writer's journal is settled with; without it (deletions, the form's update) its events go to an outbox entry. */
+    readonly record: RecordEvents | undefined,
   ) {
     this.released = new Promise((done) => (this.markReleased = done));
   }
@@ -223,6 +234,10 @@ class Hold {
   /** Throws unless the lease has time left for one more chunk and nothing under it is left unsettled. */
   checkTime(): void {
     if (this.poisoned) throw new ListLeaseLostError('a chunk under this lease could not be settled; the sweeper settles it');
+    this.fence();
+  }
+  /** Throws unless the lease has more than leaseSafetyMs left (checked right before each BatchWriteItem call). */
+  fence(): void {
     if (Date.now() > this.expiresAt - leaseSafetyMs()) throw new ListLeaseLostError('the list writer lease is about to expire');
   }
   /** No further chunk starts under this hold, and no write joins it. */
@@ -255,6 +270,8 @@ const container = {
   acquiring: new Map<string, Promise<Hold>>(),
   known: new Map() as KnownLists,
   rangeSkips: new Map() as RangeSkips,
+  /** Lists this process found populated: no counters read for the address filter (it is for lists filled from empty). */
+  populated: new Set<string>(),
 };
 const holdKey = (clientId: string, listId: number) => `${clientId}#${listId}`;
 
@@ -262,7 +279,7 @@ const holdKey = (clientId: string, listId: number) => `${clientId}#${listId}`;
 const until = (p: Promise<unknown>, deadline: number) => Promise.race([p.catch(() => undefined), sleep(Math.max(0, deadline - Date.now()))]);
 
 /** Runs `work` holding the list's writer lease (shared with this process's bulk writes of the list that started within HOLD_MS). */
-async function withListLease<T>(clientId: string, listId: number, deadline: number, record: RecordEvents, work: (hold: Hold) => Promise<T>): Promise<T> {
+async function withListLease<T>(clientId: string, listId: number, deadline: number, record: RecordEvents | undefined, work: (hold: Hold) => Promise<T>): Promise<T> {
   const hold = await joinOrAcquire(clientId, listId, deadline, record);
   hold.users++;
   try {
@@ -273,11 +290,17 @@ async function withListLease<T>(clientId: string, listId: number, deadline: numb
   }
 }
 
-async function joinOrAcquire(clientId: string, listId: number, deadline: number, record: RecordEvents): Promise<Hold> {
+async function joinOrAcquire(clientId: string, listId: number, deadline: number, record: RecordEvents | undefined): Promise<Hold> {
   const key = holdKey(clientId, listId);
   for (;;) {
     if (Date.now() > deadline) throw new ListBusyError(clientId, listId);
-    const held = container.holds.get(key);
+    let held = container.holds.get(key);
+    if (held && Date.now() > held.expiresAt) {
+      // Its lease ran out under a stalled chunk (a hung call): the hold no longer holds the list; take the lease anew.
+      held.stop();
+      container.holds.delete(key);
+      held = undefined;
+    }
     if (held?.joinable) return held;
     const waitFor = held?.released ?? container.acquiring.get(key);
     if (waitFor) {
@@ -299,7 +322,7 @@ async function joinOrAcquire(clientId: string, listId: number, deadline: number,
 const shardIndexes = Array.from({ length: LEASE_SHARDS }, (_, i) => i);
 
 /** Takes the lease (waiting for a live holder, taking over an expired one), then settles any journal a dead writer left. */
-async function acquire(clientId: string, listId: number, deadline: number, record: RecordEvents): Promise<Hold> {
+async function acquire(clientId: string, listId: number, deadline: number, record: RecordEvents | undefined): Promise<Hold> {
   const owner = randomUUID();
   await markForSweep(clientId, listId);
   for (let attempt = 0; ; attempt++) {
@@ -328,8 +351,13 @@ async function acquire(clientId: string, listId: number, deadline: number, recor
       const dead = partition.filter((i) => i.sk.startsWith(keys.listWriterJournalPrefix())) as unknown as JournalItem[];
       await settleJournal(hold, dead);
       hold.filter = await filterForHold(container.known, clientId, listId, hold.seen, async () => {
+        const key = holdKey(clientId, listId);
+        if (container.populated.has(key)) return false;
         const c = await readCounters(clientId, listId);
-        return c.subscribed + c.unsubscribed === 0;
+        if (c.subscribed + c.unsubscribed === 0) return true;
+        container.populated.add(key);
+        if (container.populated.size > 1_000) container.populated.delete(container.populated.keys().next().value!);
+        return false;
       });
       if (dead.length > 0) {
         logger.warn('list writer journal settled after a writer died', { clientId, listId, entries: dead.length });
@@ -374,7 +402,9 @@ const WAIT_POLL_MS = 100;
  * For a transactional writer that found the lease held: reads the lease
  * (one consistent GetItem every WAIT_POLL_MS or so) until it is free, then
  * returns (the caller tries its transaction again); when the holder's lease
- * has expired (it died), takes it over, settles and releases it. Returns at
+ * has expired (it died), takes it over, settles and releases it (with or
+ * without the event store: see settleJournal), so a small write never waits
+ * for the sweeper behind a dead writer. Returns at
  * `deadline` at the latest. Polling with a read, not with the transaction:
  * tens of waiters retrying their transactions every few tens of
  * milliseconds slowed DynamoDB Local's BatchWriteItem calls of the holder's
@@ -388,8 +418,7 @@ async function waitForLease(clientId: string, listId: number, deadline: number, 
     const shard = out.Item as LeaseItem | undefined;
     if (!shard?.owner) return;
     if ((shard.expiresAt ?? 0) < Date.now()) {
-      if (record) await withListLease(clientId, listId, deadline, record, () => Promise.resolve());
-      else await sleep(WAIT_POLL_MS); // without the event store it cannot settle a dead writer: the sweeper will
+      await withListLease(clientId, listId, deadline, record, () => Promise.resolve());
       return;
     }
     if (Date.now() > deadline) return;
@@ -408,23 +437,12 @@ async function release(hold: Hold): Promise<void> {
   hold.stop();
   try {
     if (hold.poisoned) return;
-    await foldJournal(hold);
-    await transactWrite(
-      shardIndexes.map((shard) => ({
-        Update: {
-          TableName: tableName(),
-          Key: keys.listWriterShard(hold.clientId, hold.listId, shard),
-          UpdateExpression: 'REMOVE #o, expiresAt',
-          ConditionExpression: '#o = :o',
-          ExpressionAttributeNames: { '#o': 'owner' },
-          ExpressionAttributeValues: { ':o': hold.owner },
-        },
-      })),
-    );
+    await foldJournal(hold, true);
     if (hold.filter) keepKnowledge(container.known, hold.clientId, hold.listId, { filter: hold.filter, ...hold.seen });
     // Transactional writers that waited go first: the lease is taken again once none waits (at most YIELD_CAP_MS).
+    // A hold that wrote nothing (taken over to settle a dead writer) is not taken again: no yield.
     const releasedAt = Date.now();
-    while (Date.now() - releasedAt < YIELD_CAP_MS) {
+    while (hold.wrote && Date.now() - releasedAt < YIELD_CAP_MS) {
       const waiting = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.listWriterWaiting(hold.clientId, hold.listId), ConsistentRead: true }));
       if (!waits(waiting.Item)) break;
       await sleep(50);
@@ -460,10 +478,13 @@ async function claimAddresses(hold: Hold, emails: string[], done: Promise<unknow
 
 /** Entries folded per transaction (with the lease check and the counter shard: 100 items). */
 const FOLD_BATCH = 98;
+/** Entries folded in the release's transaction (with the 16 lease shards' updates and the counter shard). */
+const FOLD_WITH_RELEASE = 100 - LEASE_SHARDS - 1;
 
 interface JournalItem {
   writeId: string;
-  lines?: string;
+  /** The lines (encodeLine, one per row) gzipped; a string in entries written before 2026-11-25. */
+  lines?: string | Uint8Array;
   /** The chunk's events (EventRecord[]) as gzipped JSON. */
   events?: Uint8Array;
   eventsName?: string;
@@ -479,27 +500,38 @@ async function journalChunk(hold: Hold, lines: JournalLine[], events: EventRecor
   const writeId = `${hold.owner}#${String(++hold.seq).padStart(9, '0')}`;
   const key = keys.listWriterJournal(hold.clientId, hold.listId, writeId);
   const entryName = name(writeId);
-  await ddb.send(new PutCommand({ TableName: tableName(), Item: { ...key, writeId, lines: lines.map(encodeLine).join('\n'), events: packEvents(events), eventsName: entryName } }));
+  await ddb.send(new PutCommand({ TableName: tableName(), Item: { ...key, writeId, lines: gzipSync(lines.map(encodeLine).join('\n')), events: packEvents(events), eventsName: entryName } }));
   return { writeId, eventsName: entryName };
 }
 
-/** Folds the hold's settled entries into the counters, fenced by the lease. A failure poisons the hold. */
-async function foldJournal(hold: Hold): Promise<void> {
-  while (hold.journals.length > 0) {
-    const batch = hold.journals.slice(0, FOLD_BATCH);
+/** The transaction item that fails unless `hold` still holds its lease (one random shard). */
+function leaseHeldCheck(hold: Hold) {
+  return {
+    ConditionCheck: {
+      TableName: tableName(),
+      Key: keys.listWriterShard(hold.clientId, hold.listId, Math.floor(Math.random() * LEASE_SHARDS)),
+      ConditionExpression: '#o = :o',
+      ExpressionAttributeNames: { '#o': 'owner' },
+      ExpressionAttributeValues: { ':o': hold.owner },
+    },
+  };
+}
+
+/**
+ * Folds the hold's settled entries into the counters, fenced by the lease; with `release`, the last batch's
+ * transaction also frees the lease (its 16 shards' owner removed, each conditioned on this owner): one
+ * transaction where a fold and a release took two. A failure poisons the hold.
+ */
+async function foldJournal(hold: Hold, release = false): Promise<void> {
+  for (;;) {
+    const last = release && hold.journals.length <= FOLD_WITH_RELEASE;
+    if (!last && hold.journals.length === 0) return;
+    const batch = hold.journals.slice(0, last ? FOLD_WITH_RELEASE : FOLD_BATCH);
     const total = zeroDeltas();
     for (const entry of batch) addDeltas(total, entry.deltas);
     const counter = counterUpdate(hold.clientId, hold.listId, total);
     const items = [
-      {
-        ConditionCheck: {
-          TableName: tableName(),
-          Key: keys.listWriterShard(hold.clientId, hold.listId, Math.floor(Math.random() * LEASE_SHARDS)),
-          ConditionExpression: '#o = :o',
-          ExpressionAttributeNames: { '#o': 'owner' },
-          ExpressionAttributeValues: { ':o': hold.owner },
-        },
-      },
+      ...(last ? releaseUpdates(hold) : [leaseHeldCheck(hold)]),
       ...batch.map((entry) => ({ Delete: { TableName: tableName(), Key: entry.key, ConditionExpression: 'attribute_exists(pk)' } })),
       ...(counter ? [counter] : []),
     ];
@@ -508,7 +540,10 @@ async function foldJournal(hold: Hold): Promise<void> {
         await transactWrite(items);
         break;
       } catch (err) {
-        if (!isTransactionConflict(err) || reasonCodes(err)[0] === 'ConditionalCheckFailed' || attempt >= 8) {
+        const lost = reasonCodes(err)
+          .slice(0, last ? LEASE_SHARDS : 1)
+          .includes('ConditionalCheckFailed');
+        if (!isTransactionConflict(err) || lost || attempt >= 8) {
           hold.poisoned = true;
           throw err;
         }
@@ -516,31 +551,60 @@ async function foldJournal(hold: Hold): Promise<void> {
       }
     }
     hold.journals.splice(0, batch.length);
+    if (last) return;
   }
+}
+
+/** The release: every lease shard's owner removed, each conditioned on this hold's owner. */
+function releaseUpdates(hold: Hold) {
+  return shardIndexes.map((shard) => ({
+    Update: {
+      TableName: tableName(),
+      Key: keys.listWriterShard(hold.clientId, hold.listId, shard),
+      UpdateExpression: 'REMOVE #o, expiresAt',
+      ConditionExpression: '#o = :o',
+      ExpressionAttributeNames: { '#o': 'owner' },
+      ExpressionAttributeValues: { ':o': hold.owner },
+    },
+  }));
 }
 
 /**
  * Settles journal entries: for each, reads its lines' items; the lines whose
  * item carries the entry's stamp landed: their events are stored (under the
  * entry's name) and their deltas added to the counters in one transaction
- * with the entry's deletion. Returns the addresses that landed, by writeId.
- * On failure the hold is poisoned (left to expire) and it throws.
+ * with the entry's deletion, fenced by the hold's lease (a writer that lost
+ * its lease settles nothing). Without the event store (a deletion or the
+ * form's update taking a dead writer over) the events go into an outbox
+ * entry in that same transaction, which the sweeper stores under the same
+ * name. Returns the addresses that landed, by writeId. On failure the hold
+ * is poisoned (left to expire) and it throws.
  */
 async function settleJournal(hold: Hold, entries: JournalItem[]): Promise<Map<string, Set<string>>> {
   const landed = new Map<string, Set<string>>();
   try {
     for (const entry of entries) {
-      const lines = entry.lines ? entry.lines.split('\n').map(decodeLine) : [];
+      const text = typeof entry.lines === 'string' ? entry.lines : entry.lines ? gunzipSync(entry.lines).toString() : '';
+      const lines = text ? text.split('\n').map(decodeLine) : [];
       const items = await batchGet<SubscriberItem & { writeId?: string }>(lines.map((l) => keys.subscriber(hold.clientId, hold.listId, l.email)));
       const stamped = new Set(items.filter((i) => i.writeId === entry.writeId).map((i) => i.email));
       const landedDeltas = zeroDeltas();
       for (const line of lines) if (stamped.has(line.email)) addDeltas(landedDeltas, line.deltas);
       const events = unpackEvents(entry.events).filter((e) => stamped.has(e.email));
-      if (events.length > 0) await hold.record(hold.clientId, events, entry.eventsName ?? `w-${entry.writeId}`);
+      const name = entry.eventsName ?? `w-${entry.writeId}`;
+      let outbox: Array<Record<string, unknown>> = [];
+      if (events.length > 0 && hold.record) await hold.record(hold.clientId, events, name);
+      else if (events.length > 0) {
+        await markForSweep(hold.clientId, hold.listId);
+        // `at` 0: no live writer stores these events; the sweeper's next run does.
+        outbox = [{ Put: { TableName: tableName(), Item: { ...keys.listWriterOutbox(hold.clientId, hold.listId, randomUUID()), events: packEvents(events), eventsName: name, at: 0 } } }];
+      }
       const counter = counterUpdate(hold.clientId, hold.listId, landedDeltas);
       await transactWrite([
+        leaseHeldCheck(hold),
         { Delete: { TableName: tableName(), Key: keys.listWriterJournal(hold.clientId, hold.listId, entry.writeId), ConditionExpression: 'attribute_exists(pk)' } },
         ...(counter ? [counter] : []),
+        ...outbox,
       ]);
       landed.set(entry.writeId, stamped);
       if (stamped.size < lines.length) count('ListWriterCorrections', 1);
@@ -717,9 +781,10 @@ class ChunkFailure extends Error {
  * When the items cannot all be written, settles the entry (counters and
  * events keep only the lines that landed) and throws a ChunkFailure naming them.
  */
-async function writeChunk(hold: Hold, lines: SubscriberLine[]) {
+async function writeChunk(hold: Hold, lines: SubscriberLine[], record: RecordEvents) {
   const { clientId, listId } = hold;
   hold.checkTime();
+  hold.wrote = true;
   const filter = hold.filter;
   const toRead = filter ? lines.filter((l) => filter.has(l.email)) : lines;
   const current = toRead.length > 0 ? await readSortedSubscribers(container.rangeSkips, clientId, listId, toRead.map((l) => l.email)) : new Map<string, SubscriberItem>();
@@ -745,9 +810,11 @@ async function writeChunk(hold: Hold, lines: SubscriberLine[]) {
   const written = changes.filter(({ change }) => change.next);
   if (filter) for (const { line } of written) filter.add(line.email);
   try {
+    // The fence: no BatchWriteItem call (a retry included) starts with less than leaseSafetyMs left on the lease,
+    // however long this writer was paused since its journal entry (see "Fencing" in docs/architecture.md).
     await batchWrite(
       written.map(({ change }) => ({ PutRequest: { Item: { ...toItem(clientId, listId, change.next!), ...(entry ? { writeId: entry.writeId } : {}) } } })),
-      { concurrency: 4 },
+      { concurrency: 4, beforeCall: () => hold.fence() },
     );
   } catch (err) {
     // Which items landed: this writer holds the list, so an item at the version it wrote is its own.
@@ -766,7 +833,7 @@ async function writeChunk(hold: Hold, lines: SubscriberLine[]) {
   }
   if (entry) {
     try {
-      await storeEvents(hold.record, clientId, events, entry.eventsName, lines.some((l) => l.opId === undefined), lines.length);
+      await storeEvents(record, clientId, events, entry.eventsName, lines.some((l) => l.opId === undefined), lines.length);
     } catch (err) {
       hold.poisoned = true; // the entry stays: the sweeper stores its events and counts it after the lease expires
       throw new ChunkFailure({ outcomes: changes.map(({ change }) => change.outcome), count: lines.length }, err);
@@ -780,12 +847,19 @@ async function writeChunk(hold: Hold, lines: SubscriberLine[]) {
  * Applies deduplicated lines in bulk chunks, in short holds of the list's
  * lease (HOLD_MS, or less when a transactional writer waits).
  */
-async function applyBulk(clientId: string, listId: number, unique: SubscriberLine[], deadline: number, record: RecordEvents | undefined): Promise<Applied> {
+async function applyBulk(
+  clientId: string,
+  listId: number,
+  unique: SubscriberLine[],
+  deadline: number,
+  record: RecordEvents | undefined,
+  chunkLines = BULK_CHUNK_LINES,
+): Promise<Applied> {
   if (!record) throw new Error('a bulk write needs the event store');
   // Sorted by address, each chunk is one key range of the list (readSortedSubscribers).
   const sorted = [...unique].sort((a, b) => compareKeys(a.email, b.email));
   const chunks: SubscriberLine[][] = [];
-  for (let i = 0; i < sorted.length; i += BULK_CHUNK_LINES) chunks.push(sorted.slice(i, i + BULK_CHUNK_LINES));
+  for (let i = 0; i < sorted.length; i += chunkLines) chunks.push(sorted.slice(i, i + chunkLines));
   const acc: Applied = { outcomes: [], refused: [], applied: 0 };
   let next = 0;
   const timeIsUp = () => Date.now() > deadline - CHUNK_MARGIN_MS;
@@ -809,7 +883,7 @@ async function applyBulk(clientId: string, listId: number, unique: SubscriberLin
                 chunk.map((l) => l.email),
                 done,
               );
-              const result = await writeChunk(hold, chunk);
+              const result = await writeChunk(hold, chunk, record);
               acc.outcomes.push(...result.outcomes);
               acc.refused.push(...result.refused);
               acc.applied += result.count;
@@ -863,10 +937,11 @@ export function applyLines(clientId: string, listId: number, lines: SubscriberLi
 /**
  * Like applyLines, always on the bulk path (the import worker: its chunks
  * hold the list's lease whatever their size, and its bundle leaves the
- * transactional path out).
+ * transactional path out). `chunkLines`: lines per bulk chunk (the worker
+ * makes each chunk of its file one bulk chunk).
  */
-export function applyLinesInBulk(clientId: string, listId: number, lines: SubscriberLine[], record: RecordEvents): Promise<Report> {
-  return settle(lines, (unique) => applyBulk(clientId, listId, unique, Number.POSITIVE_INFINITY, record));
+export function applyLinesInBulk(clientId: string, listId: number, lines: SubscriberLine[], record: RecordEvents, chunkLines?: number): Promise<Report> {
+  return settle(lines, (unique) => applyBulk(clientId, listId, unique, Number.POSITIVE_INFINITY, record, chunkLines));
 }
 
 /** Deduplicates the lines, applies them with `apply`, and turns what happened into the report or a domain error. */

@@ -93,6 +93,8 @@ export function memoryTable() {
   let failAt: ((name: string, call: number) => void) | undefined;
   /** Milliseconds each call takes (a timer, as a network round trip is): 0 answers within the same turn of the event loop. */
   let latencyMs = 0;
+  /** Called after a call took effect; the caller gets its answer once the returned promise settles (a paused writer). */
+  let pauseAfter: ((command: unknown) => Promise<void> | undefined) | undefined;
 
   const writeOne = (op: { Put?: { Item: Item; ConditionExpression?: string; ExpressionAttributeNames?: Names; ExpressionAttributeValues?: Values }; Delete?: { Key: Item; ConditionExpression?: string; ExpressionAttributeNames?: Names; ExpressionAttributeValues?: Values }; Update?: { Key: Item; UpdateExpression: string; ConditionExpression?: string; ExpressionAttributeNames?: Names; ExpressionAttributeValues?: Values } }, apply: boolean): boolean => {
     if (op.Put) {
@@ -119,6 +121,12 @@ export function memoryTable() {
   };
 
   const send = async (command: unknown): Promise<unknown> => {
+    const out = await apply(command);
+    await pauseAfter?.(command);
+    return out;
+  };
+
+  const apply = async (command: unknown): Promise<unknown> => {
     const name = (command as object).constructor.name;
     calls.push(name);
     failAt?.(name, calls.length);
@@ -177,6 +185,10 @@ export function memoryTable() {
     partition: (pk: string) => [...items.values()].filter((i) => i.pk === pk),
     failAt(hook: ((name: string, call: number) => void) | undefined) {
       failAt = hook;
+    },
+    /** Holds the answer of a call that took effect until the promise `hook` returns for it settles. */
+    pauseAfter(hook: ((command: unknown) => Promise<void> | undefined) | undefined) {
+      pauseAfter = hook;
     },
     /** Makes every later call take `ms` (on a timer, like network I/O). */
     latency(ms: number) {

@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { invokeJob, scheduledEvent } from '../../infra/local/jobs.js';
+import { createForm } from '../../shared/clients/clients.js';
 import { queryAll, tableName } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
 import { jobList } from '../../shared/jobs.js';
@@ -148,4 +149,47 @@ describe('a request near its time budget', () => {
     expect(again.body.report.nb_created).toBe(8000 - applied);
     await expectExact(client.username, client.defaultListId);
   });
+});
+
+describe('small writes behind a dead bulk writer', () => {
+  it.each(['users/delete', 'the opt-in form’s update'] as const)(
+    '%s takes the dead writer’s expired lease over and answers 200 at once (no wait for the sweeper); count = recount, and the sweeper stores the settled events',
+    async (kind) => {
+      process.env.LIST_LEASE_SECONDS = '2';
+      try {
+        const client = await newClient(service);
+        const { username: clientId, defaultListId: listId } = client;
+        let batches = 0;
+        const kill = killAt((command) => (command && (command).constructor.name === 'BatchWriteCommand' && ++batches > 12 ? 'kill' : 'pass'));
+        await expect(applySubscribers(clientId, listId, Array.from({ length: 600 }, (_, i) => ({ line: i + 1, email: `dead${i}@example.com` })))).rejects.toThrow();
+        kill.restore();
+        const landed = await subscribedEmails(clientId, listId);
+        expect(landed.length).toBeGreaterThan(0);
+        expect((await countSubscribers(clientId, listId)).subscribed).toBeLessThan(landed.length);
+        // The dead writer's lease (2 s here) runs out; the sweeper does not run.
+        await new Promise((done) => setTimeout(done, 2_100));
+        const started = Date.now();
+        const reply =
+          kind === 'users/delete'
+            ? await request(`${service.url}/v1/users/delete`, { method: 'POST', token: client.token, body: [{ email: landed[0] }] })
+            : await request(`${service.url}/v1/subscribe/${client.trackingKey}`, {
+                method: 'POST',
+                raw: new URLSearchParams({ email: landed[0], form_key: await createForm(clientId, { listIds: [listId], global: false }), update: 'true', data_plan: 'paid' }).toString(),
+                headers: { 'content-type': 'application/x-www-form-urlencoded' },
+              });
+        expect(reply.status, reply.text).toBe(200);
+        expect(Date.now() - started).toBeLessThan(3_000);
+        const truth = await recount(clientId, listId);
+        expect(truth.subscribed).toBe(kind === 'users/delete' ? landed.length - 1 : landed.length);
+        expect(await countSubscribers(clientId, listId)).toEqual(truth);
+        // The settled lines' events wait in an outbox entry (deletions carry no event store); the sweeper stores them.
+        await sweepListWriters(Date.now());
+        expect(await eventEmails(clientId)).toEqual(landed);
+        expect(await countSubscribers(clientId, listId)).toEqual(await recount(clientId, listId));
+      } finally {
+        delete process.env.LIST_LEASE_SECONDS;
+      }
+    },
+    60_000,
+  );
 });

@@ -49,6 +49,49 @@ describe('small writes during a bulk write of the same list', () => {
     expect((await request(`${url}/count`, { token: client.token })).body).toEqual(truth);
   }, 90_000);
 
+  it('opt-in confirmations and the form’s updates answer 200 within 3 s each while a 6,000-line POST runs; counts stay exact', async () => {
+    const client = await newClient(service);
+    await setClientSetting(client.username, 'rateLimits', { perIpPerMinute: 100_000, perKeyPerMinute: 100_000 });
+    const formKey = await createForm(client.username, { listIds: [client.defaultListId], global: false });
+    const url = `${service.url}/v1/newsletters/lists/${client.defaultListId}/subscribers`;
+    const post = (body: unknown) => request(url, { method: 'POST', token: client.token, body });
+    expect((await post(Array.from({ length: 40 }, (_, i) => ({ email: `member${i}@example.com` })))).status).toBe(200);
+    const bulk = post(Array.from({ length: 6000 }, (_, i) => ({ email: `bulk${i}@example.com`, data_n: i })));
+    const timings: Array<{ what: string; status: number; ms: number }> = [];
+    const timed = async (what: string, send: () => Promise<{ status: number; text?: string }>, expectText?: string) => {
+      const started = Date.now();
+      const reply = await send();
+      timings.push({ what, status: expectText && !reply.text?.includes(expectText) ? 0 : reply.status, ms: Date.now() - started });
+    };
+    const form = (fields: Record<string, string>) =>
+      request(`${service.url}/v1/subscribe/${client.trackingKey}`, {
+        method: 'POST',
+        raw: new URLSearchParams({ form_key: formKey, ...fields }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+    /** A form submission, then its mailed link followed: the link's GET is the write timed. */
+    const confirm = async (email: string) => {
+      const submitted = await form({ email });
+      expect(submitted.status, submitted.text).toBe(200);
+      const [mail] = await mailsTo(email);
+      await timed('confirm', () => request(confirmationLink(mail)), 'Subscription confirmed');
+    };
+    const small: Array<Promise<void>> = [];
+    for (let i = 0; i < 20; i++) {
+      await sleep(120);
+      if (i % 2 === 0) small.push(confirm(`optin-post${i}@example.com`));
+      else small.push(timed('form update', () => form({ email: `member${i}@example.com`, update: 'true', data_plan: `plan${i}` })));
+    }
+    await Promise.all(small);
+    expect((await bulk).status).toBe(200);
+    expect(timings).toHaveLength(20);
+    expect(timings.filter((t) => t.status !== 200)).toEqual([]);
+    expect(timings.filter((t) => t.ms >= 3_000)).toEqual([]);
+    const truth = await recount(client.username, client.defaultListId);
+    expect(truth).toMatchObject({ subscribed: 40 + 10 + 6000, unsubscribed: 0 });
+    expect((await request(`${url}/count`, { token: client.token })).body).toEqual(truth);
+  }, 90_000);
+
   it('single POSTs, opt-in confirmations, unsubscribes and users/delete answer 200 within 3 s each while a 20,000-line import runs; counts stay exact', async () => {
     const client = await newClient(service);
     await setClientSetting(client.username, 'rateLimits', { perIpPerMinute: 100_000, perKeyPerMinute: 100_000 });

@@ -3,6 +3,7 @@
  * (test/helpers/memory-table.ts): no network. A writer is killed by making
  * every call fail from a chosen one on.
  */
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { keys } from '../../shared/db/keys.js';
 import type { EventRecord } from '../../shared/events/types.js';
@@ -169,5 +170,69 @@ describe('the list writer against an in-memory table', () => {
     const during = table.calls.slice(before);
     expect(during.filter((c) => c === 'TransactWriteCommand').length).toBeLessThanOrEqual(2);
     expect(during.filter((c) => c === 'GetCommand').length).toBeGreaterThanOrEqual(5);
+  });
+  it('a write without the event store (a deletion, the form’s update) takes a dead writer’s expired lease over at once: its journal is settled into an outbox entry the sweeper stores', async () => {
+    const table = memoryTable();
+    const events = recorder();
+    let batches = 0;
+    let dead = false;
+    table.failAt((name) => {
+      if (name === 'BatchWriteCommand' && ++batches > 3) dead = true;
+      if (dead) throw Object.assign(new Error('killed'), { name: 'Killed' });
+    });
+    await expect(applyLinesInBulk(CLIENT, LIST, linesOf(300), events.record)).rejects.toThrow();
+    table.failAt(undefined);
+    const landed = state(table).subscribed;
+    expect(landed.length).toBeGreaterThan(0);
+    expect(state(table)).toMatchObject({ owner: true, counted: 0 });
+    // The form's update of a subscriber the dead writer wrote: no event store, and it does not wait for the sweeper.
+    const started = Date.now();
+    await later(leaseMs() + 1_000, () => applyLines(CLIENT, LIST, [{ line: 1, email: landed[0], data: { data_plan: 'paid' } }], { deadline: Date.now() + 5_000 }));
+    expect(Date.now() - started).toBeLessThan(1_000);
+    const after = state(table);
+    expect(after).toMatchObject({ journal: 0, owner: false, outbox: 1 });
+    expect(after.counted).toBe(after.subscribed.length);
+    await sweepListWriters(events.record, Date.now());
+    expect(state(table)).toMatchObject({ outbox: 0, counted: landed.length });
+    expect(events.subscribed()).toEqual(landed);
+  });
+
+  it('a bulk writer paused past its lease between its journal entry and its BatchWriteItem writes nothing once another writer took over: count = recount after the other writer and the sweeper', async () => {
+    const table = memoryTable();
+    const events = recorder();
+    // The first journal entry takes effect, then its writer stalls (a GC pause, a slow network) until `resume`.
+    let resume!: () => void;
+    const resumed = new Promise<void>((done) => (resume = done));
+    let reached!: () => void;
+    const inGap = new Promise<void>((done) => (reached = done));
+    let paused = false;
+    table.pauseAfter((command) => {
+      if (paused || !(command instanceof PutCommand) || !String(command.input.Item?.sk).startsWith('J#')) return undefined;
+      paused = true;
+      reached();
+      return resumed;
+    });
+    const first = applyLinesInBulk(CLIENT, LIST, linesOf(450), events.record);
+    first.catch(() => undefined);
+    await inGap;
+    // Meanwhile its lease expires; another writer takes it over (settling the entry: none of its lines landed) and
+    // writes one of the paused chunk's addresses.
+    const realNow = Date.now;
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + leaseMs() + 1_000);
+    try {
+      await applyLines(CLIENT, LIST, [{ line: 1, email: 'a0000@x.co', subscribed: false }], { record: events.record, deadline: Date.now() + 5_000 });
+      expect(state(table)).toMatchObject({ owner: false, journal: 0 });
+      resume();
+      await expect(first).rejects.toThrow();
+    } finally {
+      clock.mockRestore();
+    }
+    await later(leaseMs() + 1_000, () => sweepListWriters(events.record, Date.now()));
+    const after = state(table);
+    expect(after).toMatchObject({ journal: 0, owner: false });
+    expect(after.counted).toBe(after.subscribed.length);
+    expect(events.subscribed()).toEqual(after.subscribed);
+    // The other writer's word on a0000 stands: the paused chunk did not overwrite it.
+    expect(table.items.get(`${keys.subscribersPartition(CLIENT, LIST)}\u0000${keys.subscriber(CLIENT, LIST, 'a0000@x.co').sk}`)).toMatchObject({ subscribed: false });
   });
 });
