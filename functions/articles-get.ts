@@ -1,7 +1,7 @@
 import { authenticateToken } from '../shared/auth/authenticate.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { json, nextPageHeaders } from '../shared/http/response.js';
-import { listArticles } from '../shared/recos/catalogue.js';
+import { listArticles } from '../shared/recos/catalogue-list.js';
 import { articleRoutes } from '../shared/routes/articles.js';
 
 export const handler = httpHandler(articleRoutes.articlesGet, async ({ clientId, query, event }) => {

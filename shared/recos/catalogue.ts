@@ -7,16 +7,15 @@
  */
 import * as v from 'valibot';
 import { faultDetail, isRetryableStorageFault, runPool } from '../db/client.js';
-import { keys } from '../db/keys.js';
 import { getClient } from '../clients/clients.js';
 import { siteHostAllowed, storedSiteHosts } from '../clients/site-hosts.js';
-import { InvalidRecosRequestError, NoSiteHostsError, PartialCatalogueWriteError, UnknownArticleError } from './errors.js';
+import { NoSiteHostsError, PartialCatalogueWriteError, UnknownArticleError } from './errors.js';
 import { describeIssues } from '../validation.js';
 import { count, logger } from '../observability/index.js';
 import { DynamoStore } from './dynamo-store.js';
-import { ARTICLES_PAGE, ArticleInputSchema } from './schemas.js';
+import { ArticleInputSchema } from './schemas.js';
 import { freshListable } from './settings.js';
-import type { Article, FreshEntry } from './types.js';
+import type { FreshEntry } from './types.js';
 import { articleGuid } from './urls.js';
 
 const store = new DynamoStore();
@@ -123,42 +122,6 @@ export async function upsertArticles(clientId: string, siteHosts: string[], raw:
 /** `PUT /v1/articles`: 1 to 1,000 articles of the token's client. */
 export async function putArticles(clientId: string, body: unknown[]): Promise<CatalogueReport> {
   return upsertArticles(clientId, await siteHostsOf(clientId), body);
-}
-
-/** An article as the API shows it. */
-export function articleOutput(a: Article) {
-  return { guid: a.guid, url: a.url, title: a.title, description: a.desc, image: a.image, category: a.category, themes: a.themes, published_time: a.published, views: a.views, clicks: a.clicks };
-}
-
-const encodeCursor = (key: Record<string, string>) => Buffer.from(JSON.stringify(key)).toString('base64url');
-
-/** Reads a cursor back into a start key of this client's catalogue index, or a 400. */
-function decodeCursor(cursor: string, clientId: string): Record<string, string> {
-  let key: unknown;
-  try {
-    key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    key = undefined;
-  }
-  const k = key as Record<string, unknown> | undefined;
-  const ok =
-    k !== null &&
-    typeof k === 'object' &&
-    !Array.isArray(k) &&
-    Object.keys(k).sort().join() === 'gsi2pk,gsi2sk,pk,sk' &&
-    Object.values(k).every((value) => typeof value === 'string') &&
-    k.gsi2pk === keys.articlesByPublished(clientId) &&
-    (k.pk as string).startsWith(keys.articlePrefix(clientId)) &&
-    k.sk === keys.article(clientId, '').sk;
-  if (!ok) throw new InvalidRecosRequestError('query.cursor: not a cursor of this catalogue (use the X-Next-Cursor of the previous page)');
-  return k as Record<string, string>;
-}
-
-/** `GET /v1/articles`: a page of the catalogue, newest first (by publication time), optionally one category (exact match). */
-export async function listArticles(clientId: string, q: { category?: string; count?: number; cursor?: string }) {
-  const startKey = q.cursor ? decodeCursor(q.cursor, clientId) : undefined;
-  const page = await store.listArticles(clientId, { category: q.category, count: q.count ?? ARTICLES_PAGE.default, startKey });
-  return { articles: page.articles.map(articleOutput), nextCursor: page.nextKey ? encodeCursor(page.nextKey) : undefined };
 }
 
 /** `DELETE /v1/articles?url=…`: the article, its counters and co-visits go; it is never recommended again (404 when unknown). */

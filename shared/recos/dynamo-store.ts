@@ -227,28 +227,6 @@ export class DynamoStore implements RecosStore {
    * A page of the client's catalogue, newest first, optionally of one
    * category (a filter: a page may take several reads, at most 10).
    */
-  async listArticles(clientId: string, q: { category?: string; count: number; startKey?: Record<string, string> }): Promise<{ articles: Article[]; nextKey?: Record<string, string> }> {
-    const articles: Article[] = [];
-    let startKey = q.startKey;
-    for (let round = 0; round < 10 && articles.length < q.count; round++) {
-      const out = await ddb.send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: 'gsi2',
-          KeyConditionExpression: 'gsi2pk = :pk',
-          ...(q.category !== undefined ? { FilterExpression: 'category = :c', ExpressionAttributeValues: { ':pk': keys.articlesByPublished(clientId), ':c': q.category } } : { ExpressionAttributeValues: { ':pk': keys.articlesByPublished(clientId) } }),
-          ScanIndexForward: false,
-          Limit: q.count - articles.length,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      articles.push(...(out.Items ?? []).filter(isLive).map(toArticle));
-      startKey = out.LastEvaluatedKey as Record<string, string> | undefined;
-      if (!startKey) break;
-    }
-    return { articles, nextKey: startKey };
-  }
-
   async upsertArticle(clientId: string, meta: ArticleMeta, now: number, { revive = true } = {}): Promise<{ article: Article; created: boolean } | undefined> {
     const { guid, set, setIfAbsent } = articleFields(clientId, meta, now, now);
     const update = updateParts(set, { ...setIfAbsent, lastSeen: now, views: 0 });
