@@ -19,6 +19,17 @@ beforeAll(async () => {
 afterAll(() => files.close());
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
+/** A client with rate limits out of the way, an opt-in form on its default list and 40 members (member0..39@example.com) the small writes unsubscribe or delete. */
+async function busyClient() {
+  const client = await newClient(service);
+  await setClientSetting(client.username, 'rateLimits', { perIpPerMinute: 100_000, perKeyPerMinute: 100_000 });
+  const formKey = await createForm(client.username, { listIds: [client.defaultListId], global: false });
+  const url = `${service.url}/v1/newsletters/lists/${client.defaultListId}/subscribers`;
+  const post = (body: unknown) => request(url, { method: 'POST', token: client.token, body });
+  expect((await post(Array.from({ length: 40 }, (_, i) => ({ email: `member${i}@example.com` })))).status).toBe(200);
+  return { client, formKey, url, post };
+}
+
 describe('small writes during a bulk write of the same list', () => {
   it('single POSTs, unsubscribes and users/delete answer 200 within 3 s each while a 6,000-line POST runs; counts stay exact', async () => {
     const client = await newClient(service);
@@ -50,12 +61,7 @@ describe('small writes during a bulk write of the same list', () => {
   }, 90_000);
 
   it('opt-in confirmations and the form’s updates answer 200 within 3 s each while a 6,000-line POST runs; counts stay exact', async () => {
-    const client = await newClient(service);
-    await setClientSetting(client.username, 'rateLimits', { perIpPerMinute: 100_000, perKeyPerMinute: 100_000 });
-    const formKey = await createForm(client.username, { listIds: [client.defaultListId], global: false });
-    const url = `${service.url}/v1/newsletters/lists/${client.defaultListId}/subscribers`;
-    const post = (body: unknown) => request(url, { method: 'POST', token: client.token, body });
-    expect((await post(Array.from({ length: 40 }, (_, i) => ({ email: `member${i}@example.com` })))).status).toBe(200);
+    const { client, formKey, url, post } = await busyClient();
     const bulk = post(Array.from({ length: 6000 }, (_, i) => ({ email: `bulk${i}@example.com`, data_n: i })));
     const timings: Array<{ what: string; status: number; ms: number }> = [];
     const timed = async (what: string, send: () => Promise<{ status: number; text?: string }>, expectText?: string) => {
@@ -93,12 +99,7 @@ describe('small writes during a bulk write of the same list', () => {
   }, 90_000);
 
   it('single POSTs, opt-in confirmations, unsubscribes and users/delete answer 200 within 3 s each while a 20,000-line import runs; counts stay exact', async () => {
-    const client = await newClient(service);
-    await setClientSetting(client.username, 'rateLimits', { perIpPerMinute: 100_000, perKeyPerMinute: 100_000 });
-    const formKey = await createForm(client.username, { listIds: [client.defaultListId], global: false });
-    const url = `${service.url}/v1/newsletters/lists/${client.defaultListId}/subscribers`;
-    const post = (body: unknown) => request(url, { method: 'POST', token: client.token, body });
-    expect((await post(Array.from({ length: 40 }, (_, i) => ({ email: `member${i}@example.com` })))).status).toBe(200);
+    const { client, formKey, url, post } = await busyClient();
     const lines = 20_000;
     let csv = 'email;data_n\n';
     for (let i = 0; i < lines; i++) csv += `imported${i}@example.com;${i}\n`;

@@ -58,6 +58,18 @@ async function later<T>(ms: number, work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** A bulk write of 300 lines killed at its 4th BatchWriteItem (every call fails from then on), its lease left behind. */
+async function killBulkWriter(table: ReturnType<typeof memoryTable>, events: ReturnType<typeof recorder>): Promise<void> {
+  let batches = 0;
+  let dead = false;
+  table.failAt((name) => {
+    if (name === 'BatchWriteCommand' && ++batches > 3) dead = true;
+    if (dead) throw Object.assign(new Error('killed'), { name: 'Killed' });
+  });
+  await expect(applyLinesInBulk(CLIENT, LIST, linesOf(300), events.record)).rejects.toThrow();
+  table.failAt(undefined);
+}
+
 describe('the list writer against an in-memory table', () => {
   it('a bulk write journals each chunk and folds the journal at release: count = items, one event per line, nothing left behind', async () => {
     const table = memoryTable();
@@ -109,14 +121,7 @@ describe('the list writer against an in-memory table', () => {
   it('a transactional write that finds a dead writer’s expired lease takes it over, settles its journal, then applies', async () => {
     const table = memoryTable();
     const events = recorder();
-    let batches = 0;
-    let dead = false;
-    table.failAt((name) => {
-      if (name === 'BatchWriteCommand' && ++batches > 3) dead = true;
-      if (dead) throw Object.assign(new Error('killed'), { name: 'Killed' });
-    });
-    await expect(applyLinesInBulk(CLIENT, LIST, linesOf(300), events.record)).rejects.toThrow();
-    table.failAt(undefined);
+    await killBulkWriter(table, events);
     expect(state(table).owner).toBe(true);
     await later(leaseMs() + 1_000, () => applyLines(CLIENT, LIST, [{ line: 1, email: 'late@x.co' }], { record: events.record, deadline: Date.now() + 5_000 }));
     const after = state(table);
@@ -156,14 +161,7 @@ describe('the list writer against an in-memory table', () => {
     // writes of the holder's chunks several-fold, so the holder kept the list longer and the waiters waited longer.
     const table = memoryTable();
     const events = recorder();
-    let batches = 0;
-    let dead = false;
-    table.failAt((name) => {
-      if (name === 'BatchWriteCommand' && ++batches > 3) dead = true;
-      if (dead) throw Object.assign(new Error('killed'), { name: 'Killed' });
-    });
-    await expect(applyLinesInBulk(CLIENT, LIST, linesOf(300), events.record)).rejects.toThrow();
-    table.failAt(undefined);
+    await killBulkWriter(table, events);
     expect(state(table).owner).toBe(true); // a lease that has not expired: its holder may be alive
     const before = table.calls.length;
     await expect(applyLines(CLIENT, LIST, [{ line: 1, email: 'small@x.co' }], { record: events.record, deadline: Date.now() + 1_000 })).rejects.toBeInstanceOf(ListBusyError);
@@ -174,14 +172,7 @@ describe('the list writer against an in-memory table', () => {
   it('a write without the event store (a deletion, the form’s update) takes a dead writer’s expired lease over at once: its journal is settled into an outbox entry the sweeper stores', async () => {
     const table = memoryTable();
     const events = recorder();
-    let batches = 0;
-    let dead = false;
-    table.failAt((name) => {
-      if (name === 'BatchWriteCommand' && ++batches > 3) dead = true;
-      if (dead) throw Object.assign(new Error('killed'), { name: 'Killed' });
-    });
-    await expect(applyLinesInBulk(CLIENT, LIST, linesOf(300), events.record)).rejects.toThrow();
-    table.failAt(undefined);
+    await killBulkWriter(table, events);
     const landed = state(table).subscribed;
     expect(landed.length).toBeGreaterThan(0);
     expect(state(table)).toMatchObject({ owner: true, counted: 0 });
