@@ -4,7 +4,9 @@
  * write (count = recount, one event per applied line), and re-sending the
  * whole request completes it exactly once.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ensureTable } from '../../infra/local/services.js';
 import { invokeJob, scheduledEvent } from '../../infra/local/jobs.js';
 import { createForm } from '../../shared/clients/clients.js';
 import { queryAll, tableName } from '../../shared/db/client.js';
@@ -16,6 +18,13 @@ import { applySubscribers, countSubscribers } from '../../shared/subscribers/ser
 import { killAt, seeded } from '../helpers/kill.js';
 import { newClient, request, useService, type ApiBody, type ErrorBody } from '../helpers/service.js';
 import { rawEventObjects, recount } from '../helpers/subscribers.js';
+
+// This file runs sweepers on a clock moved past the lease. On the DynamoDB Local table the test forks share, those
+// sweeps took over live leases of the other files' bulk writes and imports (counts came up short, a stuck import was
+// resumed by the wrong sweep): its own table keeps its sweeps to its own lists. (Set before any table access: the
+// table name is read lazily, shared/config.ts.)
+process.env.TABLE_NAME = `crash-${randomUUID().slice(0, 8)}`;
+beforeAll(() => ensureTable(process.env.AWS_ENDPOINT_URL_DYNAMODB!, process.env.TABLE_NAME!));
 
 const service = useService();
 afterEach(() => vi.restoreAllMocks());
