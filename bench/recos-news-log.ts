@@ -76,13 +76,13 @@ interface GenNews {
   titleOnly: boolean;
 }
 
-const CATEGORIES = ['news', 'sports', 'finance', 'lifestyle', 'entertainment', 'health', 'travel', 'autos', 'foodanddrink', 'weather', 'video', 'music', 'movies', 'tv', 'kids', 'northamerica'];
+export const CATEGORIES = ['news', 'sports', 'finance', 'lifestyle', 'entertainment', 'health', 'travel', 'autos', 'foodanddrink', 'weather', 'video', 'music', 'movies', 'tv', 'kids', 'northamerica'];
 
 /** A sampler over weights (cumulative sums, binary search). */
-function sampler(weights: number[], random: () => number): () => number {
+export function sampler(weights: ArrayLike<number>, random: () => number): () => number {
   const cumulative = new Float64Array(weights.length);
   let sum = 0;
-  weights.forEach((w, i) => (cumulative[i] = sum += w));
+  for (let i = 0; i < weights.length; i++) cumulative[i] = sum += weights[i];
   return () => {
     const x = random() * sum;
     let lo = 0;

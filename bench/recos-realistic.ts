@@ -13,14 +13,19 @@
  *
  * Options: --articles, --readers, --eval-readers, --concurrency, --seed,
  * --small, --weights=covisit:1,content:0.35,... (the block's weights: the
- * ablation table), --min-rate (views/s, default 500).
+ * ablation table), --min-rate (views/s, default 500), --scenario=week (a
+ * week of news, bench/recos-news-week.ts: held-out clicks in the log's last
+ * 24 h, views dated by their log time).
  */
 import { generateNewsLog, type NewsLogOptions } from './recos-news-log.js';
+import { generateNewsWeek } from './recos-news-week.js';
 import { formatResult, replayAndEvaluate, type ReplayResult } from './recos-replay.js';
 
 export const REALISTIC = {
   full: { articles: 20_000, readers: 40_000, evalReaders: 1500 },
   small: { articles: 3_000, readers: 6_000, evalReaders: 1000 },
+  /** The week scenario: held-out readers are those whose last view is in the log's last day. */
+  weekRecentSeconds: 86_400,
   /** The service must beat plain co-visitation by this factor on hit rate@10. */
   minLift: 1.3,
   minViewsPerSecond: 500,
@@ -29,9 +34,13 @@ export const REALISTIC = {
 };
 
 /** Generates the log, replays it and checks it: the problems found (empty when the benchmark passes). */
-export async function runRealistic(o: { articles: number; readers: number; evalReaders: number; seed?: number; concurrency?: number; block?: Record<string, unknown>; minRate?: number; order?: string; gate?: string; generator?: Partial<NewsLogOptions>; log?: (line: string) => void }): Promise<{ result: ReplayResult; problems: string[] }> {
+export async function runRealistic(o: { articles: number; readers: number; evalReaders: number; seed?: number; concurrency?: number; block?: Record<string, unknown>; minRate?: number; order?: string; gate?: string; generator?: Partial<NewsLogOptions>; scenario?: string; log?: (line: string) => void }): Promise<{ result: ReplayResult; problems: string[] }> {
   const log = o.log ?? ((line: string) => console.log(line));
-  const news = generateNewsLog({ articles: o.articles, readers: o.readers, seed: o.seed ?? 11, ...o.generator });
+  const week = o.scenario === 'week';
+  const options = { articles: o.articles, readers: o.readers, seed: o.seed ?? 11, ...o.generator };
+  const news = week ? generateNewsWeek(options) : generateNewsLog(options);
+  // The week is replayed on its own time: this process's clock (the handlers', the queue's) follows the views sent.
+  const setSimNow = week ? (await import('./sim-clock.js')).setSimNow : undefined;
   const s = news.stats;
   log(
     `Log: ${s.views} views of ${s.articlesViewed} articles by ${o.readers} readers; top 1 % of articles take ${(s.topPercentShare * 100).toFixed(1)} % of views; ` +
@@ -42,7 +51,14 @@ export async function runRealistic(o: { articles: number; readers: number; evalR
   if (s.topPercentShare < 0.3 || s.topPercentShare > 0.5) problems.push(`the top 1 % take ${(s.topPercentShare * 100).toFixed(1)} % of views (documented range 30–50 %)`);
   // --order=reader: each reader's views one after the other (as a log without times is replayed), not interleaved in time.
   const views = o.order === 'reader' ? [...news.views].sort((a, b) => (a.reader < b.reader ? -1 : a.reader > b.reader ? 1 : a.t - b.t)) : news.views;
-  const result = await replayAndEvaluate(views, { evalReaders: o.evalReaders, concurrency: o.concurrency ?? 32, seed: o.seed ?? 11, block: o.block, log });
+  const result = await replayAndEvaluate(views, {
+    evalReaders: o.evalReaders,
+    concurrency: o.concurrency ?? 32,
+    seed: o.seed ?? 11,
+    block: o.block,
+    log,
+    ...(setSimNow ? { recentSeconds: REALISTIC.weekRecentSeconds, logTime: (t: number) => setSimNow(new Date(t * 1000).toISOString()) } : {}),
+  });
   log(formatResult(result));
   if (result.readsKept < 1) problems.push(`the consumer kept ${(result.readsKept * 100).toFixed(1)} % of the held-out readers' training reads (all must be kept)`);
   const lift = result.service.hitRate / Math.max(1e-9, result.covisitation.hitRate);
@@ -76,6 +92,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     block: weights ? { weights } : undefined,
     order: args.get('order'),
     gate: args.get('gate'),
+    scenario: args.get('scenario'),
     generator: parseWeights(args.get('log')),
   });
   for (const p of problems) console.error(`FAIL: ${p}`);

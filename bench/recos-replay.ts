@@ -69,6 +69,15 @@ export interface ReplayOptions {
   seed: number;
   /** Block settings of the measured block (weights etc.); defaults otherwise. */
   block?: Record<string, unknown>;
+  /** Held out: only readers whose last view is at most this many seconds before the log's last (clicks at the end). */
+  recentSeconds?: number;
+  /**
+   * Dates each view by its log time: called with `t` as the view is sent
+   * (in log order), it sets this process's clock (bench/sim-clock.ts), which
+   * the handlers and the queue run on. Without it the service dates views by
+   * the replay's own clock, and a week replays as three minutes.
+   */
+  logTime?: (t: number) => void;
   log?: (line: string) => void;
 }
 
@@ -82,14 +91,21 @@ interface Held {
 }
 
 /** Leave-last-out split: the last view of `n` readers with at least two distinct articles read (seeded sample). */
-export function split(views: LogView[], n: number, seed: number): { train: LogView[]; held: Held[] } {
+export function split(views: LogView[], n: number, seed: number, o: { recentSeconds?: number } = {}): { train: LogView[]; held: Held[] } {
   const byReader = new Map<string, number[]>();
   views.forEach((v, i) => {
     const list = byReader.get(v.reader) ?? [];
     list.push(i);
     byReader.set(v.reader, list);
   });
-  const eligible = [...byReader].filter(([, idx]) => new Set(idx.map((i) => articleGuid(views[i].url))).size >= 2 && articleGuid(views[idx[idx.length - 1]].url) !== articleGuid(views[idx[idx.length - 2]].url));
+  // With `recentSeconds`, only readers whose last view is that recent (held-out clicks at the end of the log, as a reader asks now).
+  const last = views.reduce((m, v) => Math.max(m, v.t), -Infinity);
+  const eligible = [...byReader].filter(
+    ([, idx]) =>
+      new Set(idx.map((i) => articleGuid(views[i].url))).size >= 2 &&
+      articleGuid(views[idx[idx.length - 1]].url) !== articleGuid(views[idx[idx.length - 2]].url) &&
+      (o.recentSeconds === undefined || views[idx[idx.length - 1]].t >= last - o.recentSeconds),
+  );
   const random = prng(seed);
   for (let i = eligible.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
@@ -189,7 +205,7 @@ export async function replayAndEvaluate(views: LogView[], o: ReplayOptions): Pro
     return url ? [{ ...v, url }] : [];
   });
   if (canonical.length < views.length) log(`  ${views.length - canonical.length} views without an absolute http(s) URL left out`);
-  const { train, held } = split(canonical, o.evalReaders, o.seed);
+  const { train, held } = split(canonical, o.evalReaders, o.seed, { recentSeconds: o.recentSeconds });
   const catalogue = new Set(canonical.map((v) => articleGuid(v.url))).size;
   const hosts = [...new Set(canonical.map((v) => new URL(v.url).hostname))];
   // The handlers' Powertools logs (one line per warning) would bury the report.
@@ -203,6 +219,7 @@ export async function replayAndEvaluate(views: LogView[], o: ReplayOptions): Pro
     const statuses = new Map<number, number>();
     const t0 = performance.now();
     await pool(train, o.concurrency, async (v) => {
+      o.logTime?.(v.t);
       const res = await fetch(`${stack.url}/v1/track/${client.trackingKey}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

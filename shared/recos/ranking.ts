@@ -151,9 +151,46 @@ export const strongestTaste = (tastes: Record<string, number>) => Math.max(0, ..
 const logNorm = (value: number, max: number) => (max <= 0 || value <= 0 ? 0 : Math.log1p(value) / Math.log1p(max));
 
 /**
- * Ranks candidates by the block's blend: co-visits with the current page,
- * content similarity, the reader's theme preferences (explicit and implicit)
- * decayed popularity and freshness (recent publication, no views needed), each normalised to [0, 1] and weighted. Popularity
+ * How much of an article's readership is recent, in [0, 1]: its decayed
+ * views over its views. A co-read count says nothing of when the co-reads
+ * happened; scaled by this, the co-reads of a story everyone read last week
+ * weigh less than today's (issue 30: "recency of the co-read"). 1 for an
+ * article whose views are all recent, so a log read in one sitting is unchanged.
+ */
+export function recentShare(a: Article, now: number): number {
+  if (!(a.views > 0)) return 1;
+  return Math.min(1, decayedViews(a.hot, now) / a.views);
+}
+
+/**
+ * Popularity weighs in proportion to how concentrated readers' attention is
+ * now: the share of the ten most popular candidates in the candidates'
+ * decayed views, over POPULARITY_CONCENTRATION_REF, between 1 and
+ * POPULARITY_CONCENTRATION_CAP. Where a few stories take most of the reads
+ * (the week of news of bench:recos:realistic --scenario=week: about 0.26),
+ * what everyone reads now predicts the next click; where attention is spread
+ * (bench:recos:quality's readers follow their tastes: about 0.09), popularity
+ * keeps the block's weight. Among fewer than POPULARITY_CONCENTRATION_MIN
+ * candidates the share says nothing (ten of twelve is most of them): the
+ * block's weight. Figures and the sweep: docs/benchmarks.md.
+ */
+export const POPULARITY_CONCENTRATION_REF = 0.1;
+export const POPULARITY_CONCENTRATION_CAP = 3.3;
+export const POPULARITY_CONCENTRATION_MIN = 50;
+
+export function popularityFactor(popularities: Iterable<number>): number {
+  const values = [...popularities].sort((x, y) => y - x);
+  const total = values.reduce((s, v) => s + v, 0);
+  if (values.length < POPULARITY_CONCENTRATION_MIN || !(total > 0)) return 1;
+  const top = values.slice(0, 10).reduce((s, v) => s + v, 0);
+  return Math.min(POPULARITY_CONCENTRATION_CAP, Math.max(1, top / total / POPULARITY_CONCENTRATION_REF));
+}
+
+/**
+ * Ranks candidates by the block's blend: co-visits with the current page
+ * (scaled by the candidate's recent share of readers), content similarity, the reader's theme preferences (explicit and implicit)
+ * decayed popularity (its weight scaled by how concentrated attention is:
+ * popularityFactor) and freshness (recent publication, no views needed), each normalised to [0, 1] and weighted. Popularity
  * alone orders what no other signal reaches (the cold-start fallback that
  * fills short lists). Ties: more popular first, then guid, so the ranking is
  * stable between pages. At most `maxRows` entries.
@@ -170,14 +207,16 @@ export function rank(input: RankInput): Ranked[] {
   }
   const popularity = new Map(pool.map((a) => [a.guid, decayedViews(a.hot, input.now)]));
   const maxPopularity = Math.max(0, ...popularity.values());
-  const maxCovisit = Math.max(0, ...pool.map((a) => input.covisits[a.guid] ?? 0));
+  const popularityWeight = weights.popularity * popularityFactor(popularity.values());
+  const covisits = new Map(pool.map((a) => [a.guid, (input.covisits[a.guid] ?? 0) * recentShare(a, input.now)]));
+  const maxCovisit = Math.max(0, ...covisits.values());
   const strongest = strongestTaste(input.tastes);
   const ranked = pool.map((article) => {
     const signals: Record<Signal, number> = {
-      covisit: weights.covisit * logNorm(input.covisits[article.guid] ?? 0, maxCovisit),
+      covisit: weights.covisit * logNorm(covisits.get(article.guid)!, maxCovisit),
       content: weights.content * contentSimilarity(article, input.current),
       preferences: weights.preferences * preferenceMatch(article, input.tastes, preferences, strongest),
-      popularity: weights.popularity * logNorm(popularity.get(article.guid)!, maxPopularity),
+      popularity: popularityWeight * logNorm(popularity.get(article.guid)!, maxPopularity),
       // An article whose publication time nobody gave is not fresh: its `published` is only its first view (e.g. the back catalogue at install).
       freshness: article.dated === false ? 0 : weights.freshness * freshness(article.published, input.now, input.settings.freshnessHours),
     };

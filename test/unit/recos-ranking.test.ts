@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildLibrary, generatedModule } from '../../shared/browser/build.js';
 import { readFileSync } from 'node:fs';
 import { jsonp, redirectUrl } from '../../shared/recos/envelope.js';
-import { addView, algoName, bucketsFromScore, scoreFromBuckets, viewIncrement, contentSimilarity, decayedViews, freshness, POPULARITY_HALF_LIFE_HOURS, preferenceMatch, rank, shuffled, type RankInput } from '../../shared/recos/ranking.js';
+import { addView, algoName, popularityFactor, POPULARITY_CONCENTRATION_CAP, recentShare, bucketsFromScore, scoreFromBuckets, viewIncrement, contentSimilarity, decayedViews, freshness, POPULARITY_HALF_LIFE_HOURS, preferenceMatch, rank, shuffled, type RankInput } from '../../shared/recos/ranking.js';
 import { blockSettings, DEFAULT_WEIGHTS, MAX_FRESHNESS_HOURS } from '../../shared/recos/settings.js';
 import { FRESH_LIST_CAP, pruneCovisits, pruneFresh } from '../../shared/recos/limits.js';
 import { MemoryStore } from '../helpers/recos-memory-store.js';
@@ -277,6 +277,29 @@ describe('tracking rules', () => {
 });
 
 describe('co-reads and seeds (the realistic news log)', () => {
+  it("scales a co-read by the candidate's recent share of readers: last week's story gives way to today's", () => {
+    const DAY = 24 * HOUR;
+    const stale = article('stale', { viewsAt: Array.from({ length: 20 }, () => NOW - 7 * DAY) });
+    const today = article('today', { viewsAt: Array.from({ length: 20 }, () => NOW - HOUR) });
+    expect(recentShare(stale, NOW)).toBeCloseTo(2 ** -3.5, 5);
+    expect(recentShare(today, NOW)).toBeCloseTo(2 ** (-1 / 48), 5);
+    expect(recentShare(article('unseen', { viewsAt: [], views: 0 }), NOW)).toBe(1);
+    const weights = { ...DEFAULT_WEIGHTS, popularity: 0, freshness: 0 };
+    const ranked = rank(input([stale, today], { currentGuid: 'cur', covisits: { stale: 5, today: 5 }, settings: { ...input([]).settings, weights } }));
+    expect(order(ranked)).toEqual(['today', 'stale']);
+    expect(ranked[0].signals.covisit).toBeGreaterThan(ranked[1].signals.covisit);
+  });
+
+  it("weighs popularity by how concentrated readers' attention is, and keeps the block's weight among few candidates", () => {
+    expect(popularityFactor(Array.from({ length: 200 }, () => 1))).toBe(1);
+    // Ten stories take 1,000 of 1,190 decayed views: the cap.
+    expect(popularityFactor([...Array.from({ length: 10 }, () => 100), ...Array.from({ length: 190 }, () => 1)])).toBe(POPULARITY_CONCENTRATION_CAP);
+    // The ten take 20 % of 100 candidates' views: twice the reference share.
+    expect(popularityFactor([...Array.from({ length: 10 }, () => 2.25), ...Array.from({ length: 90 }, () => 1)])).toBeCloseTo(2, 5);
+    expect(popularityFactor([100, 1, 1])).toBe(1);
+    expect(popularityFactor([])).toBe(1);
+  });
+
   it('weights a co-read by how close in the session the two reads are', () => {
     const a = (guid: string) => article(guid);
     let reader = mergeReader(undefined, 'u', a('r1'), NOW).reader;
