@@ -10,6 +10,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
+import { recordSdkCalls } from '../recording.js';
 
 /**
  * Document client, created once per Lambda container. Endpoint comes from AWS_ENDPOINT_URL_DYNAMODB.
@@ -22,7 +23,7 @@ function documentClient() {
   // The SDK's logger middleware copies every response through its sensitive-data filter even when nothing logs it
   // (no logger is configured): ≈ 5% of the CPU of a recommendation request reading ≈ 130 KB. Nothing here logs it.
   client.middlewareStack.remove('loggerMiddleware');
-  return client;
+  return recordSdkCalls(client);
 }
 
 export const tableName = () => config.tableName;
