@@ -52,7 +52,8 @@ describe('Idempotency-Key on POST …/lists/{list_id}/subscribers', () => {
     expect(Number(stored[0].ttl) - Date.now() / 1000).toBeGreaterThan(24 * 3600 - 60);
     // Without the key the same body is applied again.
     const without = await post<ApiBody<'subscribersPost'>>(subscribersUrl(client.defaultListId), client, body);
-    expect(without.body.report).toMatchObject({ nb_created: 0, nb_subscribed: 1 });
+    expect(without.body.report).toMatchObject({ nb_created: 0, nb_data_changed: 1 });
+    expect(await getSubscriber(client.username, client.defaultListId, 'a@x.co')).toMatchObject({ data: { data_name: 'First' } });
   });
 
   it('refuses the same key with another body or another list: 422 with a cause, nothing applied', async () => {
