@@ -29,6 +29,13 @@ export type Recording =
   | { fn: string; kind: 'env'; name: string; required: boolean };
 
 const current = new AsyncLocalStorage<string>();
+/** What this process recorded (each record once). */
+const here: Recording[] = [];
+
+/** The records this process made since {@link startRecording}. */
+export function recordedHere(): Recording[] {
+  return [...here];
+}
 
 /** Runs `run` as an invocation of the function `fn` (a route or job id): what it does is recorded as that function's. */
 export function inFunction<T>(fn: string, run: () => T): T {
@@ -65,7 +72,7 @@ interface Call {
 
 function envOf(name: string): string[] {
   return Object.entries(process.env)
-    .filter(([, value]) => value === name)
+    .filter(([variable, value]) => value === name && /^[A-Z][A-Z0-9_]*$/.test(variable))
     .map(([variable]) => variable);
 }
 
@@ -120,6 +127,7 @@ export function startRecording(dir: string): void {
   const write = (record: Recording, identity: string) => {
     if (seen.has(identity)) return;
     seen.add(identity);
+    here.push(record);
     appendFileSync(file, `${JSON.stringify(record)}\n`);
   };
   const recorder: Recorder = {
