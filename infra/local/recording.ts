@@ -87,13 +87,13 @@ function dynamoCalls(command: string, input: Input): Call[] {
   const action = `dynamodb:${command}`;
   if (input.RequestItems) return Object.keys(input.RequestItems as Input).map((table) => ({ action, resource: resource(table) }));
   const table = String(input.TableName);
-  return [{ action, resource: resource(table, input.IndexName ? { index: String(input.IndexName) } : {}) }];
+  return [{ action, resource: resource(table, typeof input.IndexName === 'string' ? { index: input.IndexName } : {}) }];
 }
 
 function s3Calls(command: string, input: Input): Call[] {
   const action = S3_ACTIONS[command] ?? `s3:unmapped:${command}`;
   const bucket = String(input.Bucket);
-  const calls: Call[] = [{ action, resource: resource(bucket, BUCKET_ACTIONS.has(action) ? {} : { key: String(input.Key ?? (input.Delete ? '*' : '')) }) }];
+  const calls: Call[] = [{ action, resource: resource(bucket, BUCKET_ACTIONS.has(action) ? {} : { key: typeof input.Key === 'string' ? input.Key : input.Delete ? '*' : '' }) }];
   if (typeof input.CopySource === 'string') {
     const [source, ...key] = decodeURIComponent(input.CopySource).replace(/^\//, '').split('/');
     calls.push({ action: 's3:GetObject', resource: resource(source, { key: key.join('/') }) });

@@ -134,7 +134,7 @@ const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export function observe<E, R>(kind: 'route' | 'job', name: string): middy.MiddlewareObj<E, R, Error, Context>[] {
   return [
-    captureLambdaHandler(tracer, { captureResponse: false }) as middy.MiddlewareObj<E, R, Error, Context>,
+    captureLambdaHandler(tracer, { captureResponse: false }),
     injectLambdaContext(logger, { resetKeys: true }),
     logMetrics(metrics),
     {

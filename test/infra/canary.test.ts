@@ -45,7 +45,7 @@ describe('canary releases of the API functions', () => {
       const [, group] = groups.find(([logicalId]) => groupName === `<${logicalId}>`)!;
       expect(group.Properties, id).toMatchObject({
         DeploymentConfigName: 'CodeDeployDefault.LambdaCanary10Percent5Minutes',
-        AutoRollbackConfiguration: { Enabled: true, Events: expect.arrayContaining(['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM']) },
+        AutoRollbackConfiguration: { Enabled: true, Events: expect.arrayContaining(['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM']) as string[] },
         AlarmConfiguration: { Enabled: true },
       });
       const watched = (group.Properties!.AlarmConfiguration as { Alarms: Array<{ Name: unknown }> }).Alarms.map((a) => render(a.Name).slice(1, -1));

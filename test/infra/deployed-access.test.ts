@@ -37,8 +37,8 @@ describe('what runs locally is what the stack allows', () => {
     // The batch POST: the idempotency record, the subscriber transaction, the raw event records; the table's name from TABLE_NAME.
     expect(of('subscribersPost')).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ kind: 'call', action: 'dynamodb:PutItem', resource: expect.objectContaining({ env: ['TABLE_NAME'] }) }),
-        expect.objectContaining({ kind: 'call', action: 's3:PutObject', resource: expect.objectContaining({ env: ['EVENTS_BUCKET'] }) }),
+        expect.objectContaining({ kind: 'call', action: 'dynamodb:PutItem', resource: expect.objectContaining({ env: ['TABLE_NAME'] }) as object }),
+        expect.objectContaining({ kind: 'call', action: 's3:PutObject', resource: expect.objectContaining({ env: ['EVENTS_BUCKET'] }) as object }),
         expect.objectContaining({ kind: 'env', name: 'TABLE_NAME', required: true }),
       ]),
     );
