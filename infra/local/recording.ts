@@ -111,7 +111,20 @@ export function callsOf(clientName: string, commandName: string, input: unknown)
   const action = RENAMED[`${service}:${command}`] ?? `${service}:${command}`;
   if (service === 'sqs') return [{ action, resource: resource(String(given.QueueUrl)) }];
   if (service === 'ses') return [{ action, resource: resource(String(given.FromEmailAddress)) }];
-  return [{ action }];
+  // Another service: the resource is the input's value (at the top or one level down, e.g. PutEvents' EventBusName)
+  // that an environment variable names; none, and the role must allow the action on any resource.
+  const named = namedValue(given);
+  return [named ? { action, resource: resource(named) } : { action }];
+}
+
+function namedValue(input: unknown, depth = 0): string | undefined {
+  if (typeof input === 'string') return envOf(input).length > 0 ? input : undefined;
+  if (depth > 2 || !input || typeof input !== 'object') return undefined;
+  for (const value of Array.isArray(input) ? input.slice(0, 1) : Object.values(input)) {
+    const found = namedValue(value, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /**
