@@ -2,7 +2,13 @@ import { BatchWriteCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ddb, tableName } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import type { HandlerInput } from '../../shared/http/handler.js';
+import { idempotent } from '../../shared/http/idempotency.js';
+import { json } from '../../shared/http/response.js';
 import { createList } from '../../shared/lists/lists.js';
+import { subscriberRoutes } from '../../shared/routes/subscribers.js';
 import { applySubscribers, getSubscriber } from '../../shared/subscribers/service.js';
 import { newClient, request, useService, type ApiBody, type ErrorBody, type TestClient } from '../helpers/service.js';
 import { csvRoute, startFileServer, type FileServer } from './imports-helpers.js';
@@ -111,6 +117,29 @@ describe('Idempotency-Key on POST …/lists/{list_id}/subscribers', () => {
     expect(done.status).toBe(200);
     const third = await post(subscribersUrl(client.defaultListId), client, body, key);
     expect(third.text).toBe(done.text);
+  });
+
+  it('holds the key of a request that dies until its Lambda deadline, then a retry runs', async () => {
+    // The wrapper itself, with a Lambda context whose deadline is 1 s away and a first run that never answers (killed at its timeout).
+    const route = subscriberRoutes.usersDelete;
+    const runs: string[] = [];
+    const wrapped = idempotent(route, ({ body }) => {
+      runs.push(JSON.stringify(body));
+      return runs.length === 1 ? new Promise<never>(() => undefined) : json(200, { success: 'ran' });
+    });
+    const clientId = `t-${randomUUID().slice(0, 12)}`;
+    const input = (deadlineMs: number) => {
+      const deadline = Date.now() + deadlineMs;
+      const context = { getRemainingTimeInMillis: () => deadline - Date.now() } as Context;
+      return { body: [{ email: 'a@x.co' }], params: undefined, query: undefined, clientId, headers: { 'idempotency-key': 'dies' }, sourceIp: '', event: {} as APIGatewayProxyEventV2, context } as unknown as HandlerInput<typeof route>;
+    };
+    void wrapped(input(1_000));
+    await new Promise((done) => setTimeout(done, 200));
+    await expect(wrapped(input(29_000))).rejects.toMatchObject({ status: 409 });
+    await new Promise((done) => setTimeout(done, 1_000));
+    const retried = await wrapped(input(29_000));
+    expect(retried.statusCode).toBe(200);
+    expect(runs).toHaveLength(2);
   });
 
   it('keeps no answer after an error: the key is free again', async () => {
