@@ -36,10 +36,11 @@ export const bundling = {
 
 /**
  * The public Powertools for AWS Lambda (TypeScript) layer every function
- * gets: account 094274105915, `AWSLambdaPowertoolsTypeScriptV2`, the layer
- * version that carries the Powertools release of package.json (2.36; the
- * layer version is listed in the Powertools docs, "Lambda layers"). Bump it
- * with the packages: the tests run the packages of package-lock.json.
+ * gets: account 094274105915, `AWSLambdaPowertoolsTypeScriptV2`, version 44
+ * (the newest the Powertools docs' "Lambda layers" page listed when this was
+ * written; not checked here, without AWS access, against package.json's 2.36 /
+ * Idempotency 2.35). Bump it with the packages: the tests run the packages
+ * of package-lock.json, and the layer's release should be the same.
  */
 export const POWERTOOLS_LAYER = { account: '094274105915', name: 'AWSLambdaPowertoolsTypeScriptV2', version: 44 } as const;
 
