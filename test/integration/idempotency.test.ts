@@ -150,6 +150,14 @@ describe('Idempotency-Key on POST …/lists/{list_id}/subscribers', () => {
     expect(await records(client.username)).toEqual([]);
   });
 
+  it('lets browsers send the key and read the replay header (CORS)', async () => {
+    const preflight = await fetch(`${service.url}/v1/users/delete`, { method: 'OPTIONS', headers: { origin: 'https://publisher.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'idempotency-key' } });
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('idempotency-key');
+    const client = await newClient(service);
+    const reply = await post(subscribersUrl(client.defaultListId), client, [{ email: 'c@x.co' }], newKey());
+    expect(reply.headers.get('access-control-expose-headers')).toContain('idempotent-replayed');
+  });
+
   it.each([
     ['empty', ''],
     ['256 characters', 'k'.repeat(256)],
