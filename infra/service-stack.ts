@@ -19,6 +19,7 @@ import { tableDefinition } from '../shared/db/table.js';
 import { corsPolicy } from '../shared/http/cors.js';
 import { jobList, type JobId, type JobTrigger } from '../shared/jobs.js';
 import { fallbackHandler, routeList } from '../shared/routes.js';
+import { CanaryReleases } from './constructs/canary.js';
 import { Operations } from './constructs/operations.js';
 import { ServiceFunction, type ServiceResources } from './constructs/service-function.js';
 import { accessLogRetentionDays, reservedConcurrencyOf, routeThrottle, stageThrottle } from './protection.js';
@@ -64,12 +65,14 @@ export class ServiceStack extends Stack {
     if (tracking) resources.environment.TRACKING_QUEUE_URL = tracking.queue.queueUrl;
     resources.trackingQueue = tracking?.queue;
 
+    // Every API function is released by CodeDeploy through its `live` alias, which the API invokes (canary.ts).
+    const releases = new CanaryReleases(this, 'Releases', { api });
     const functions: Array<{ id: string; fn: ServiceFunction }> = [];
-    for (const route of routeList) functions.push({ id: route.id, fn: this.routeFunction(api, route, resources) });
+    for (const route of routeList) functions.push({ id: route.id, fn: this.routeFunction(api, route, resources, releases) });
     const fallback = new ServiceFunction(this, 'fallback', { entry: fallbackHandler, access: {}, resources });
     functions.push({ id: 'fallback', fn: fallback });
     // API Gateway's `$default` route: whatever no row matches (also `/`) gets the service's JSON 404/405.
-    const defaultRoute = new HttpRoute(this, 'DefaultRoute', { httpApi: api, routeKey: HttpRouteKey.DEFAULT, integration: new HttpLambdaIntegration('fallbackIntegration', fallback) });
+    const defaultRoute = new HttpRoute(this, 'DefaultRoute', { httpApi: api, routeKey: HttpRouteKey.DEFAULT, integration: new HttpLambdaIntegration('fallbackIntegration', releases.release('fallback', fallback)) });
 
     const jobFunctions = {} as Record<JobId, ServiceFunction>;
     for (const job of jobList) {
@@ -95,6 +98,7 @@ export class ServiceStack extends Stack {
     }
     nagOk(this, `AwsSolutions::AwsSolutions-IAM5[Resource::<${this.getLogicalId(jobFunctions.importsWorkerFailed?.node.defaultChild as CfnElement)}.Arn>:*]`, 'Lambda destinations invoke the failure job\'s versions and aliases.');
     const operations = new Operations(this, 'Operations', { api, table, functions, deadLetterQueues: this.deadLetterQueues, topicKey: this.topicKey, trackingQueue: tracking?.queue });
+    releases.watch(operations.functionErrorAlarms, operations.alarmTopic);
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
     new CfnOutput(this, 'AlarmTopicArn', { value: operations.alarmTopic.topicArn, description: 'Every alarm notifies this topic' });
     for (const job of jobList) {
@@ -239,7 +243,7 @@ export class ServiceStack extends Stack {
   }
 
   /** A route's function and its API route. */
-  private routeFunction(api: HttpApi, route: (typeof routeList)[number], resources: ServiceResources): ServiceFunction {
+  private routeFunction(api: HttpApi, route: (typeof routeList)[number], resources: ServiceResources, releases: CanaryReleases): ServiceFunction {
     const fn = new ServiceFunction(this, route.id, {
       entry: route.handler,
       access: route.access,
@@ -249,7 +253,7 @@ export class ServiceStack extends Stack {
       reservedConcurrency: reservedConcurrencyOf(route.id),
       assets: route.assets,
     });
-    api.addRoutes({ path: route.path, methods: [route.method as HttpMethod], integration: new HttpLambdaIntegration(`${route.id}Integration`, fn) });
+    api.addRoutes({ path: route.path, methods: [route.method as HttpMethod], integration: new HttpLambdaIntegration(`${route.id}Integration`, releases.release(route.id, fn)) });
     return fn;
   }
 

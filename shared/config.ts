@@ -1,9 +1,14 @@
 /**
  * Reads configuration from the environment. Every name is documented in the
  * docs/operations.md; the CDK stack and the local runtime set the same names.
- * A required variable that is missing fails fast with its name.
+ * A required variable that is missing fails fast with its name. Every read
+ * goes through `required` or `optional`, which the local runtime records per
+ * function (shared/recording.ts) to check it against the stack.
  */
+import { recordEnvRead } from './recording.js';
+
 function required(name: string): string {
+  recordEnvRead(name, true);
   const value = process.env[name];
   if (value === undefined || value === '') {
     throw new Error(`Missing required environment variable ${name}`);
@@ -11,8 +16,14 @@ function required(name: string): string {
   return value;
 }
 
+/** A variable with a default: read through here so the local runtime records the read (shared/recording.ts). */
+function optional(name: string): string | undefined {
+  recordEnvRead(name, false);
+  return process.env[name];
+}
+
 function optionalInt(name: string, fallback: number): number {
-  const raw = process.env[name];
+  const raw = optional(name);
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) {
@@ -22,7 +33,7 @@ function optionalInt(name: string, fallback: number): number {
 }
 
 function optionalBool(name: string, fallback: boolean): boolean {
-  const raw = process.env[name];
+  const raw = optional(name);
   if (raw === undefined || raw === '') return fallback;
   return raw.toLowerCase() === 'true';
 }
@@ -55,11 +66,11 @@ export const config = {
   },
   /** Local data directory (the mail outbox lives in `<DATA_DIR>/outbox`). */
   get dataDir(): string {
-    return process.env.DATA_DIR || '.data';
+    return optional('DATA_DIR') || '.data';
   },
   /** How email leaves: `ses` (SES v2, the default) or `outbox` (`.eml` files in DATA_DIR/outbox, local only). */
   get mailTransport(): 'ses' | 'outbox' {
-    const value = process.env.MAIL_TRANSPORT || 'ses';
+    const value = optional('MAIL_TRANSPORT') || 'ses';
     if (value !== 'ses' && value !== 'outbox') throw new Error(`Environment variable MAIL_TRANSPORT must be ses or outbox, got "${value}"`);
     return value;
   },

@@ -15,6 +15,11 @@ const alias = { '@aws-sdk/credential-provider-node': resolve(import.meta.dirname
  * ESM with the packages' `module` entry points lets esbuild drop the SDK code a
  * function does not call (about 220 KB a function against CJS); the banner gives
  * the CJS dependencies that `require` Node built-ins a `require`.
+ * Powertools (`@aws-lambda-powertools/*`: logger, metrics, tracer with the
+ * X-Ray SDK, idempotency with JMESPath) is not bundled: every function gets
+ * the Powertools Lambda layer ({@link POWERTOOLS_LAYER}), the way AWS
+ * documents it for esbuild; its packages load from `/opt/nodejs/node_modules`
+ * (CommonJS and ESM alike).
  */
 export const bundling = {
   minify: true,
@@ -25,8 +30,19 @@ export const bundling = {
   mainFields: ['module', 'main'],
   banner: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
   bundleAwsSDK: true,
+  externalModules: ['@aws-lambda-powertools/*'],
   esbuildArgs: Object.fromEntries(Object.entries(alias).map(([from, to]) => [`--alias:${from}`, to])),
 } as const satisfies BundlingOptions;
+
+/**
+ * The public Powertools for AWS Lambda (TypeScript) layer every function
+ * gets: account 094274105915, `AWSLambdaPowertoolsTypeScriptV2`, version 44
+ * (the newest the Powertools docs' "Lambda layers" page listed when this was
+ * written; not checked here, without AWS access, against package.json's 2.36 /
+ * Idempotency 2.35). Bump it with the packages: the tests run the packages
+ * of package-lock.json, and the layer's release should be the same.
+ */
+export const POWERTOOLS_LAYER = { account: '094274105915', name: 'AWSLambdaPowertoolsTypeScriptV2', version: 44 } as const;
 
 /** The esbuild options NodejsFunction derives from {@link bundling}, for one entry (bundle in memory). */
 export function esbuildOptions(entry: string): BuildOptions {
@@ -42,6 +58,7 @@ export function esbuildOptions(entry: string): BuildOptions {
     sourcemap: bundling.sourceMap,
     keepNames: bundling.keepNames,
     alias,
+    external: [...bundling.externalModules],
     write: false,
     outfile: 'index.mjs',
     metafile: true,

@@ -30,6 +30,8 @@ const FIVE_MINUTES = Duration.minutes(5);
 export class Operations extends Construct {
   readonly alarmTopic: sns.Topic;
   readonly alarms: cw.Alarm[] = [];
+  /** Each function's errors alarm, by route or job id (a release of an API function is rolled back by it: canary.ts). */
+  readonly functionErrorAlarms = new Map<string, cw.Alarm>();
 
   constructor(scope: Construct, id: string, props: OperationsProps) {
     super(scope, id);
@@ -63,7 +65,9 @@ export class Operations extends Construct {
     alarm('Api5xxRate', 'api-5xx-rate', 'More than 1% of API requests answered 5xx in 5 minutes.', errorRate, 1);
 
     for (const { id: fnId, fn } of functions) {
-      alarm(`${fnId}Errors`, 'function-errors', `Function ${fnId} failed (crash, timeout or a job run that threw).`, fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }), 1);
+      // One-minute periods (as sensitive as five: any error alarms), so the alarm can stop a five-minute canary release in time.
+      const errors = alarm(`${fnId}Errors`, 'function-errors', `Function ${fnId} failed (crash, timeout or a job run that threw); rolls back a release in progress.`, fn.metricErrors({ period: Duration.minutes(1), statistic: 'Sum' }), 1);
+      this.functionErrorAlarms.set(fnId, errors);
       alarm(`${fnId}Throttles`, 'function-throttles', `Function ${fnId} was throttled (its reserved concurrency or the account limit).`, fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }), 1);
     }
     for (const queue of deadLetterQueues) {

@@ -9,7 +9,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { type Construct } from 'constructs';
 import { resolve } from 'node:path';
 import type { Access } from '../../shared/http/route.js';
-import { bundling } from './bundling.js';
+import { bundling, POWERTOOLS_LAYER } from './bundling.js';
 
 export const projectRoot = resolve(import.meta.dirname, '../..');
 
@@ -38,6 +38,15 @@ export interface ServiceFunctionProps {
   assets?: Record<string, string>;
 }
 
+/** The Powertools layer (infra/constructs/bundling.ts), once per stack. */
+function powertoolsLayer(scope: Construct): lambda.ILayerVersion {
+  const stack = Stack.of(scope);
+  const existing = stack.node.tryFindChild('PowertoolsLayer') as lambda.ILayerVersion | undefined;
+  if (existing) return existing;
+  const { account, name, version } = POWERTOOLS_LAYER;
+  return lambda.LayerVersion.fromLayerVersionArn(stack, 'PowertoolsLayer', `arn:${stack.partition}:lambda:${stack.region}:${account}:layer:${name}:${version}`);
+}
+
 /**
  * A NodejsFunction with the project's defaults (Node.js 22, arm64, minified
  * esbuild bundle, X-Ray tracing, a log group with retention) and exactly the
@@ -56,6 +65,7 @@ export class ServiceFunction extends NodejsFunction {
       memorySize: props.memoryMb ?? 512,
       timeout: Duration.seconds(props.timeoutSeconds ?? 29),
       tracing: lambda.Tracing.ACTIVE,
+      layers: [powertoolsLayer(scope)],
       reservedConcurrentExecutions: props.reservedConcurrency,
       logGroup: new logs.LogGroup(scope, `${id}Logs`, { retention: logs.RetentionDays.ONE_MONTH }),
       environment: { ...resources.environment, ...props.environment },

@@ -13,6 +13,7 @@ import { corsPolicy } from '../../shared/http/cors.js';
 import { matchRoute } from '../../shared/http/router.js';
 import { fallbackHandler } from '../../shared/routes.js';
 import { useOutboxMailer } from '../../shared/mail/outbox-mailer.js';
+import { inFunction } from './recording.js';
 
 // Locally, MAIL_TRANSPORT=outbox writes .eml files (the Lambdas only know SES).
 useOutboxMailer();
@@ -172,7 +173,8 @@ export function createGateway({ mounts = [] }: { mounts?: StaticMount[] } = {}):
       const routeKey = matched ? `${matched.route.method} ${matched.route.path}` : '$default';
       const entry = matched ? matched.route.handler : fallbackHandler;
       const handler = await loadHandler(entry);
-      const result = await handler(toEvent(req, body, routeKey, matched?.params), lambdaContext(matched?.route.id ?? 'fallback'));
+      const fn = matched?.route.id ?? 'fallback';
+      const result = await inFunction(fn, () => handler(toEvent(req, body, routeKey, matched?.params), lambdaContext(fn)));
       const headers: Record<string, string | string[]> = { ...corsHeaders() };
       for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
       if (result.cookies?.length) headers['set-cookie'] = result.cookies;

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { jobList, type JobDef } from '../../shared/jobs.js';
 import { useOutboxMailer } from '../../shared/mail/outbox-mailer.js';
+import { inFunction } from './recording.js';
 
 // Locally, MAIL_TRANSPORT=outbox writes .eml files (the Lambdas only know SES).
 useOutboxMailer();
@@ -36,7 +37,7 @@ function context(id: string, timeoutSeconds: number): Context {
 /** Invokes a job's real handler with an event, as Lambda would. */
 export async function invokeJob(job: JobDef & { id: string }, event: unknown): Promise<unknown> {
   const mod = (await import(pathToFileURL(resolve(root, job.handler)).href)) as { handler: (e: unknown, c: Context) => Promise<unknown> };
-  return mod.handler(event, context(job.id, job.timeoutSeconds ?? 900));
+  return inFunction(job.id, () => mod.handler(event, context(job.id, job.timeoutSeconds ?? 900)));
 }
 
 /** An EventBridge scheduled event, as the schedule rule sends it. */

@@ -10,6 +10,8 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
+import { tracer } from '../observability/index.js';
+import { recordSdkCalls } from '../recording.js';
 
 /**
  * Document client, created once per Lambda container. Endpoint comes from AWS_ENDPOINT_URL_DYNAMODB.
@@ -18,11 +20,11 @@ import { config } from '../config.js';
 export const ddb = /* @__PURE__ */ documentClient();
 
 function documentClient() {
-  const client = DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
+  const client = DynamoDBDocumentClient.from(tracer.captureAWSv3Client(new DynamoDBClient({})), { marshallOptions: { removeUndefinedValues: true } });
   // The SDK's logger middleware copies every response through its sensitive-data filter even when nothing logs it
   // (no logger is configured): ≈ 5% of the CPU of a recommendation request reading ≈ 130 KB. Nothing here logs it.
   client.middlewareStack.remove('loggerMiddleware');
-  return client;
+  return recordSdkCalls(client);
 }
 
 export const tableName = () => config.tableName;

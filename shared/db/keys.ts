@@ -18,6 +18,8 @@ export function unfinishedImportOf(gsi1sk: string): { clientId: string; fileId: 
 }
 
 export const keys = {
+  /** The partition of a client's Idempotency-Key records (shared/http/idempotency.ts; sort key `<route>#<hash>`, expiring by `ttl`). */
+  idempotencyPartition: (clientId: string) => `IDEM#${clientId}`,
   /** The client record (credentials hash, settings). */
   client: (clientId: string) => ({ pk: `CLIENT#${clientId}`, sk: 'CLIENT' }),
   /** Lookup item for a public key (tracking, form or block key) → its client. */

@@ -5,7 +5,7 @@
 export const corsPolicy = {
   allowOrigins: ['*'],
   allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
-  allowHeaders: ['content-type', 'x-service-client-token'],
-  exposeHeaders: ['link', 'deprecation', 'sunset', 'x-next-cursor', 'x-events-incomplete', 'retry-after'],
+  allowHeaders: ['content-type', 'x-service-client-token', 'idempotency-key'],
+  exposeHeaders: ['link', 'deprecation', 'sunset', 'x-next-cursor', 'x-events-incomplete', 'retry-after', 'idempotent-replayed'],
   maxAgeSeconds: 600,
 };

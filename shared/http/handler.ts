@@ -26,6 +26,8 @@ export interface HandlerInput<R extends RouteDef> {
   headers: Record<string, string | undefined>;
   sourceIp: string;
   event: APIGatewayProxyEventV2;
+  /** The Lambda context of the invocation (its deadline: shared/http/idempotency.ts). */
+  context: Context;
 }
 
 type Request = middy.Request<APIGatewayProxyEventV2, HttpResult, Error, Context>;
@@ -138,6 +140,7 @@ export function httpHandler<R extends RouteDef>(
       headers,
       sourceIp: event.requestContext?.http?.sourceIp ?? '',
       event,
+      context,
     } as HandlerInput<R>;
     return fn(input);
   });

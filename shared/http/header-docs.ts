@@ -16,6 +16,7 @@ export const headerDocs = {
   'x-content-type-options': { description: '`nosniff`: the script or data may not be taken as another type.', schema: { type: 'string', enum: ['nosniff'] } },
   'referrer-policy': { description: '`no-referrer`: the confirmation link does not leak to other sites.', schema: { type: 'string' } },
   'x-robots-tag': { description: '`noindex`.', schema: { type: 'string' } },
+  'idempotent-replayed': { description: '`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`; nothing was applied again.', schema: { type: 'string', enum: ['true'] } },
   'content-security-policy': { description: 'What the page may load: nothing from elsewhere.', schema: { type: 'string' } },
 } as const;
 

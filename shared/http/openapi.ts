@@ -45,6 +45,18 @@ function parameters(route: RouteDef) {
       });
     }
   }
+  if (route.idempotencyKey) {
+    out.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'Makes a retry safe: 1 to 255 printable ASCII characters, unique per request (a UUID). The same key with the same request within 24 hours answers ' +
+        'the first answer again (status and body, `Idempotent-Replayed: true`) without applying anything; the same key with another body or path is a 422; ' +
+        'while the first request still runs, a 409 with `Retry-After`. Keys are per client. Only successful (2xx) answers are kept: after an error the key is free again.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+    });
+  }
   return out;
 }
 
@@ -57,6 +69,10 @@ function implicitResponses(route: RouteDef): Record<number, ResponseDoc> {
   if (route.request?.body) {
     out[413] = { description: 'Request body larger than 6 MiB (API Gateway and Lambda limit)', schema: ErrorSchema };
     out[415] = { description: 'Content-Type is not one the route accepts', schema: ErrorSchema };
+  }
+  if (route.idempotencyKey) {
+    out[409] = { description: 'A request with the same `Idempotency-Key` is still being processed; `Retry-After` says when to try again', schema: ErrorSchema, headers: ['retry-after'] };
+    out[422] = { description: 'The `Idempotency-Key` was used within 24 hours for a different request (another body or path)', schema: ErrorSchema };
   }
   out[500] = { description: 'Unexpected error; it has been logged and the request changed nothing it did not report', schema: ErrorSchema };
   return out;
@@ -85,7 +101,12 @@ function operation(route: RouteDef & { id: string }) {
         ),
       }
     : undefined;
-  const responses = { ...implicitResponses(route), ...route.responses };
+  const responses: Record<number, ResponseDoc> = { ...implicitResponses(route), ...route.responses };
+  if (route.idempotencyKey) {
+    for (const [status, doc] of Object.entries(responses)) {
+      if (Number(status) < 300) responses[Number(status)] = { ...doc, headers: [...(doc.headers ?? []), 'idempotent-replayed'] };
+    }
+  }
   return {
     operationId: route.id,
     summary: route.summary,

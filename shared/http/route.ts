@@ -59,6 +59,11 @@ export interface RouteDef {
   responses: Record<number, ResponseDoc>;
   /** Package files shipped beside the handler (name → path in node_modules), served as they are (shared/http/assets.ts). */
   assets?: Record<string, string>;
+  /**
+   * Takes an `Idempotency-Key` header (shared/http/idempotency.ts; the handler wraps its function with `idempotent`):
+   * the OpenAPI document shows the header and the 409 and 422 answers.
+   */
+  idempotencyKey?: true;
   /** Lambda settings beyond the defaults. */
   lambda?: { timeoutSeconds?: number; memoryMb?: number };
 }

@@ -9,6 +9,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { config } from '../config.js';
+import { recordStandInCall } from '../recording.js';
 import { AUTO_SUBMITTED, installLocalMailer, oneLine, type Mailer, type MailMessage } from './mailer.js';
 
 /** The raw RFC 5322 message (text and HTML alternatives). */
@@ -32,6 +33,8 @@ export class OutboxMailer implements Mailer {
   ) {}
 
   async send(message: MailMessage): Promise<void> {
+    // In AWS this is SES v2's SendEmail from this address: recorded as such for the check against the stack.
+    recordStandInCall('SESv2Client', 'SendEmailCommand', { FromEmailAddress: this.from });
     const raw = await buildMime(this.from, message);
     await mkdir(this.dir, { recursive: true });
     const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}.eml`;

@@ -9,17 +9,63 @@
  * `POWERTOOLS_SERVICE_NAME`, `POWERTOOLS_METRICS_NAMESPACE`; locally
  * `POWERTOOLS_DEV=true` prints indented lines and turns metrics off unless
  * `POWERTOOLS_METRICS_DISABLED=false`.
+ *
+ * And the one Tracer (X-Ray): a segment per invocation (`captureLambdaHandler`
+ * in {@link observe}), a subsegment per AWS SDK call (every client is passed
+ * through `tracer.captureAWSv3Client`) and per domain call worth seeing
+ * ({@link traced}). Outside Lambda (`AWS_EXECUTION_ENV` unset: the local
+ * gateway, the tests) the Tracer is disabled and each of these is a no-op
+ * (bench/tracer.ts measures it). Responses are never put into traces.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { Tracer } from '@aws-lambda-powertools/tracer';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { createHash } from 'node:crypto';
 import { METRICS_NAMESPACE, SERVICE_NAME } from './names.js';
 
 export const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME });
+
+export const tracer = new Tracer({ serviceName: process.env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME });
+
+/**
+ * Runs `fn` inside an X-Ray subsegment named `name` (when tracing is on; else
+ * just runs it): a bulk write chunk, the ranking. An error is recorded on the
+ * subsegment and rethrown.
+ */
+export function traced<T>(name: string, fn: () => T): T {
+  const parent = tracer.isTracingEnabled() ? tracer.getSegment() : undefined;
+  if (!parent) return fn();
+  const subsegment = parent.addNewSubsegment(name);
+  const end = (err?: unknown) => {
+    if (err instanceof Error) subsegment.addError(err);
+    subsegment.close();
+  };
+  try {
+    const out = fn();
+    if (out instanceof Promise) {
+      return out.then(
+        (value: unknown) => {
+          end();
+          return value;
+        },
+        (err: unknown) => {
+          end(err);
+          throw err;
+        },
+      ) as T;
+    }
+    end();
+    return out;
+  } catch (err) {
+    end(err);
+    throw err;
+  }
+}
 
 /** Metric warnings go through the logger; "no metrics in this invocation" is the normal case for most requests, not a warning. */
 const metricsLogger = {
@@ -88,6 +134,7 @@ const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export function observe<E, R>(kind: 'route' | 'job', name: string): middy.MiddlewareObj<E, R, Error, Context>[] {
   return [
+    captureLambdaHandler(tracer, { captureResponse: false }),
     injectLambdaContext(logger, { resetKeys: true }),
     logMetrics(metrics),
     {

@@ -6,6 +6,7 @@ import type { Client } from '../clients/clients.js';
 import type { BlockSettings, Covisits } from './types.js';
 import { articleGuid } from './urls.js';
 import { LIMITS } from './limits.js';
+import { traced } from '../observability/index.js';
 
 /**
  * Candidates per request: the most popular articles, the newest catalogue
@@ -102,7 +103,7 @@ export async function rankingFor(
   const found = neighbours.flatMap((g) => fromSnapshot.get(g) ?? []);
   const missing = [...fresh, ...neighbours.filter((g) => !fromSnapshot.has(g))];
   const extra = missing.length > 0 ? await store.articles(q.clientId, missing, { cached: true, uncached: deleted }) : [];
-  return rank({
+  return traced('### ranking', () => rank({
     candidates: [...popular, ...found, ...extra],
     current: context.article,
     currentGuid,
@@ -113,5 +114,5 @@ export async function rankingFor(
     excluded: new Set(q.excluded.map(articleGuid)),
     settings,
     now: q.now,
-  });
+  }));
 }

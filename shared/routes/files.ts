@@ -18,6 +18,7 @@ export const fileRoutes = {
       'Downloads the file (http/https only; private, loopback, link-local, CGNAT, multicast and metadata addresses refused, also after redirects; size and time limits IMPORT_MAX_BYTES, IMPORT_FETCH_TIMEOUT_MS), stores it and answers 201 with the imported file in status `uploaded`; a worker then applies it (`processing` → `done` | `failed`, see GET /v1/files/{file_id}).',
     tags: ['imports'],
     request: { body: ImportBodySchema },
+    idempotencyKey: true,
     responses: {
       201: { description: 'The file is stored; processing continues asynchronously. Location: /v1/files/{file_id}', schema: ImportedFileSchema, headers: ['location'] },
       400: { description: 'Invalid body, or a URL that is refused or could not be fetched (`cause` starts with `url:`)', schema: ErrorSchema },

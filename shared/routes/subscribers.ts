@@ -63,6 +63,7 @@ export const subscriberRoutes = {
       `\`data_*\` values: numbers from -(2^53-1) to 2^53-1 (0 or at least ${MIN_STORED_FRACTION} in magnitude), at most ${MAX_STORED_DEPTH} levels of nesting, no empty keys, at most ${count(MAX_DATA_BYTES)} bytes of JSON per line and ${count(MAX_STORED_DATA_BYTES)} stored per subscriber.`,
     tags: ['subscribers'],
     request: { params: ListIdParamsSchema, body: SubscribersBodySchema, bodyDoc: SubscribersBodyDoc },
+    idempotencyKey: true,
     responses: {
       200: { description: 'The report (spec 2.6)', schema: ReportSchema },
       400: errorResponses[400],
@@ -88,6 +89,7 @@ export const subscriberRoutes = {
     description: `Up to ${count(MAX_LINES)} \`{email}\`. Any invalid email rejects the whole request; nothing is deleted. n is the number of distinct addresses given.`,
     tags: ['subscribers'],
     request: { body: UsersDeleteBodySchema, bodyDoc: UsersDeleteBodyDoc },
+    idempotencyKey: true,
     responses: {
       200: { description: '`{success: "<n> users have been deleted"}`', schema: v.object({ success: v.string() }) },
       400: errorResponses[400],
@@ -134,6 +136,7 @@ export const subscriberRoutes = {
     tags: ['deprecated'],
     deprecated: true,
     legacyErrors: true,
+    idempotencyKey: true,
     request: { body: SubscribersBodySchema, bodyDoc: v.union([LegacySubscriberSchema, SubscribersBodyDoc.options[1]]) },
     responses: {
       200: { description: '`{success: "<n> subscriber(s) processed", report}`', schema: v.object({ success: v.string(), report: ReportSchema.entries.report }), headers: DEPRECATED },

@@ -52,7 +52,7 @@ import {
 import { config } from '../config.js';
 import { keys } from '../db/keys.js';
 import type { EventRecord } from '../events/types.js';
-import { count, hashForLog, logger } from '../observability/index.js';
+import { count, hashForLog, logger, traced } from '../observability/index.js';
 import { EventsNotStoredError, ListBusyError, ListLeaseLostError, PartialWriteError, StorageBugError } from './errors.js';
 import { HOLD_MS, LEASE_WAIT_MS } from './limits.js';
 import { type AddressFilter, filterForHold, keepKnowledge, type KnownLists } from './members.js';
@@ -883,7 +883,7 @@ async function applyBulk(
                 chunk.map((l) => l.email),
                 done,
               );
-              const result = await writeChunk(hold, chunk, record);
+              const result = await traced('### list writer chunk', () => writeChunk(hold, chunk, record));
               acc.outcomes.push(...result.outcomes);
               acc.refused.push(...result.refused);
               acc.applied += result.count;

@@ -479,6 +479,8 @@ export interface components {
         ReferrerPolicy: string;
         /** @description `noindex`. */
         XRobotsTag: string;
+        /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key`; nothing was applied again. */
+        IdempotentReplayed: "true";
         /** @description What the page may load: nothing from elsewhere. */
         ContentSecurityPolicy: string;
     };
@@ -776,7 +778,10 @@ export interface operations {
     subscribersPost: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: 1 to 255 printable ASCII characters, unique per request (a UUID). The same key with the same request within 24 hours answers the first answer again (status and body, `Idempotent-Replayed: true`) without applying anything; the same key with another body or path is a 422; while the first request still runs, a 409 with `Retry-After`. Keys are per client. Only successful (2xx) answers are kept: after an error the key is free again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 list_id: number;
             };
@@ -817,6 +822,7 @@ export interface operations {
             /** @description The report (spec 2.6) */
             200: {
                 headers: {
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -874,6 +880,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description A request with the same `Idempotency-Key` is still being processed; `Retry-After` says when to try again */
+            409: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description Request body larger than 6 MiB (API Gateway and Lambda limit) */
             413: {
                 headers: {
@@ -888,6 +907,18 @@ export interface operations {
             };
             /** @description Content-Type is not one the route takes (media types match case-insensitively, parameters allowed) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description The `Idempotency-Key` was used within 24 hours for a different request (another body or path) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -928,7 +959,10 @@ export interface operations {
     usersDelete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: 1 to 255 printable ASCII characters, unique per request (a UUID). The same key with the same request within 24 hours answers the first answer again (status and body, `Idempotent-Replayed: true`) without applying anything; the same key with another body or path is a 422; while the first request still runs, a 409 with `Retry-After`. Keys are per client. Only successful (2xx) answers are kept: after an error the key is free again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -943,6 +977,7 @@ export interface operations {
             /** @description `{success: "<n> users have been deleted"}` */
             200: {
                 headers: {
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -975,6 +1010,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description A request with the same `Idempotency-Key` is still being processed; `Retry-After` says when to try again */
+            409: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description Request body larger than 6 MiB (API Gateway and Lambda limit) */
             413: {
                 headers: {
@@ -989,6 +1037,18 @@ export interface operations {
             };
             /** @description Content-Type is not one the route takes (media types match case-insensitively, parameters allowed) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description The `Idempotency-Key` was used within 24 hours for a different request (another body or path) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1155,7 +1215,10 @@ export interface operations {
     legacySubscribersPost: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: 1 to 255 printable ASCII characters, unique per request (a UUID). The same key with the same request within 24 hours answers the first answer again (status and body, `Idempotent-Replayed: true`) without applying anything; the same key with another body or path is a 422; while the first request still runs, a 409 with `Retry-After`. Keys are per client. Only successful (2xx) answers are kept: after an error the key is free again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1200,6 +1263,7 @@ export interface operations {
                     deprecation: components["headers"]["Deprecation"];
                     sunset: components["headers"]["Sunset"];
                     link: components["headers"]["Link"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1247,6 +1311,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description A request with the same `Idempotency-Key` is still being processed; `Retry-After` says when to try again */
+            409: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description Request body larger than 6 MiB (API Gateway and Lambda limit) */
             413: {
                 headers: {
@@ -1261,6 +1338,18 @@ export interface operations {
             };
             /** @description Content-Type is not one the route takes (media types match case-insensitively, parameters allowed) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description The `Idempotency-Key` was used within 24 hours for a different request (another body or path) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1462,7 +1551,10 @@ export interface operations {
     filesCreate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: 1 to 255 printable ASCII characters, unique per request (a UUID). The same key with the same request within 24 hours answers the first answer again (status and body, `Idempotent-Replayed: true`) without applying anything; the same key with another body or path is a 422; while the first request still runs, a 409 with `Retry-After`. Keys are per client. Only successful (2xx) answers are kept: after an error the key is free again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1481,6 +1573,7 @@ export interface operations {
             201: {
                 headers: {
                     location: components["headers"]["Location"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1554,6 +1647,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description A request with the same `Idempotency-Key` is still being processed; `Retry-After` says when to try again */
+            409: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description Request body larger than 6 MiB (API Gateway and Lambda limit) */
             413: {
                 headers: {
@@ -1568,6 +1674,18 @@ export interface operations {
             };
             /** @description Content-Type is not one the route takes (media types match case-insensitively, parameters allowed) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description The `Idempotency-Key` was used within 24 hours for a different request (another body or path) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

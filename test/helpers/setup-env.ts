@@ -5,6 +5,7 @@
  */
 import { inject } from 'vitest';
 import { applyEnv, localServiceEnv } from '../../infra/local/env.js';
+import { startRecording } from '../../infra/local/recording.js';
 
 const services = inject('services');
 for (const endpoint of [services.dynamoEndpoint, services.s3Endpoint]) {
@@ -13,3 +14,5 @@ for (const endpoint of [services.dynamoEndpoint, services.s3Endpoint]) {
   }
 }
 applyEnv(localServiceEnv({ ...services, publicBaseUrl: 'http://127.0.0.1:1' }), { override: true });
+// What the handlers do is recorded per function and checked against the stack when the run ends (global-setup.ts).
+startRecording(inject('recordDir'));

@@ -1,0 +1,175 @@
+/**
+ * Local equals deployed: compares what the handlers did under the local
+ * runtime (infra/local/recording.ts: each SDK call as the IAM action and
+ * resource it needs, each environment variable read) with the synthesized
+ * template: the function's role allows each call on that resource, and its
+ * `Environment` sets each required variable it read (or Lambda sets it). And
+ * the job table's triggers against the template's schedules, event source
+ * mappings, bucket notifications and failure destinations. Every check names
+ * the function and what is missing; an empty list is a pass.
+ */
+import { ServiceStack } from '../../infra/service-stack.js';
+import type { Recording } from '../../infra/local/recording.js';
+import { jobList, type JobDef } from '../../shared/jobs.js';
+import { testApp } from './cdk.js';
+
+type Json = unknown;
+export interface TemplateJson {
+  Resources: Record<string, { Type: string; Properties?: Record<string, Json> }>;
+}
+
+/** The service's template as `cdk synth` makes it (without bundling), as plain JSON. */
+export function synthesizedTemplate(): TemplateJson {
+  const app = testApp();
+  const stack = new ServiceStack(app, 'Deployed', { mailFrom: 'news@example.com' });
+  return app.synth().getStackByName(stack.stackName).template as TemplateJson;
+}
+
+/** Variables Lambda sets in every function's environment. */
+export const LAMBDA_SETS = new Set([
+  'AWS_REGION', 'AWS_DEFAULT_REGION', 'AWS_LAMBDA_FUNCTION_NAME', 'AWS_LAMBDA_FUNCTION_VERSION', 'AWS_LAMBDA_FUNCTION_MEMORY_SIZE',
+  'AWS_LAMBDA_LOG_GROUP_NAME', 'AWS_LAMBDA_LOG_STREAM_NAME', 'AWS_LAMBDA_INITIALIZATION_TYPE', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN', 'AWS_EXECUTION_ENV', 'AWS_XRAY_CONTEXT_MISSING', 'AWS_XRAY_DAEMON_ADDRESS', '_X_AMZN_TRACE_ID', '_HANDLER',
+  'LAMBDA_TASK_ROOT', 'LAMBDA_RUNTIME_DIR', 'TZ', 'LANG', 'PATH', 'LD_LIBRARY_PATH', 'NODE_PATH',
+]);
+
+/** A template value as text: `{Ref: X}` is `<X>`, `{Fn::GetAtt: [X, Arn]}` is `<X.Arn>`, joins are joined. */
+export function render(value: Json): string {
+  if (typeof value === 'string') return value;
+  if (value && typeof value === 'object') {
+    const v = value as Record<string, Json>;
+    if ('Ref' in v) return `<${String(v.Ref)}>`;
+    if ('Fn::GetAtt' in v) return `<${(v['Fn::GetAtt'] as string[]).join('.')}>`;
+    if ('Fn::Join' in v) {
+      const [sep, parts] = v['Fn::Join'] as [string, Json[]];
+      return parts.map(render).join(sep);
+    }
+  }
+  return '<?>';
+}
+
+const glob = (pattern: string, text: string) =>
+  new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 'i').test(text);
+
+interface FunctionView {
+  logicalId: string;
+  environment: Record<string, Json>;
+  statements: Array<{ actions: string[]; resources: string[] }>;
+}
+
+/** The function whose logical id is the route or job id and a hash, with its environment and role statements. */
+export function functionView(template: TemplateJson, id: string): FunctionView | undefined {
+  const entry = Object.entries(template.Resources).find(([logicalId, r]) => r.Type === 'AWS::Lambda::Function' && new RegExp(`^${id}[0-9A-F]{8}$`).test(logicalId));
+  if (!entry) return undefined;
+  const [logicalId, fn] = entry;
+  const role = ((fn.Properties?.Role as Record<string, string[]>)['Fn::GetAtt'] ?? [])[0];
+  const statements = Object.values(template.Resources)
+    .filter((r) => r.Type === 'AWS::IAM::Policy' && (r.Properties?.Roles as Array<{ Ref?: string }>).some((ref) => ref.Ref === role))
+    .flatMap((p) => (p.Properties?.PolicyDocument as { Statement: Array<{ Effect: string; Action: string | string[]; Resource: Json }> }).Statement)
+    .filter((s) => s.Effect === 'Allow')
+    .map((s) => ({ actions: [s.Action].flat(), resources: [s.Resource].flat().map(render) }));
+  const environment = ((fn.Properties?.Environment as { Variables?: Record<string, Json> } | undefined)?.Variables ?? {});
+  return { logicalId, environment, statements };
+}
+
+/** The ARN (as template text) of what a recorded call touched, through the variable of the function's environment that names it. */
+function arnOf(call: Extract<Recording, { kind: 'call' }>, fn: FunctionView): string | string[] {
+  const r = call.resource;
+  if (!r) return '*';
+  const variable = r.env.find((name) => name in fn.environment);
+  if (!variable) return [`${r.name}: named by ${r.env.length ? r.env.join(', ') : 'no environment variable'}, which the function's Environment does not set`];
+  const value = fn.environment[variable] as { Ref?: string };
+  const service = call.action.split(':')[0];
+  if (service === 'ses') return `arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/${render(value)}`;
+  if (!value.Ref) return [`${variable} is not a reference to a resource of the stack`];
+  const base = `<${value.Ref}.Arn>`;
+  if (r.index) return `${base}/index/${r.index}`;
+  if (r.key !== undefined) return `${base}/${r.key}`;
+  return base;
+}
+
+/** What the recordings need that the template does not give, one line per finding. */
+export function checkRecordings(recordings: Recording[], template: TemplateJson): string[] {
+  const findings = new Set<string>();
+  for (const record of recordings) {
+    const fn = functionView(template, record.fn);
+    if (!fn) {
+      findings.add(`${record.fn}: no such function in the stack`);
+      continue;
+    }
+    if (record.kind === 'env') {
+      if (record.required && !(record.name in fn.environment) && !LAMBDA_SETS.has(record.name)) {
+        findings.add(`${record.fn}: reads ${record.name}, which its Environment does not set`);
+      }
+      continue;
+    }
+    if (record.action.includes(':unmapped:')) {
+      findings.add(`${record.fn}: ${record.command} has no IAM action in infra/local/recording.ts`);
+      continue;
+    }
+    const arn = arnOf(record, fn);
+    if (Array.isArray(arn)) {
+      findings.add(`${record.fn}: ${record.action} on ${arn[0]}`);
+      continue;
+    }
+    const allowed = fn.statements.some((s) => s.actions.some((a) => glob(a, record.action)) && s.resources.some((res) => glob(res, arn)));
+    if (!allowed) findings.add(`${record.fn}: ${record.action} on ${arn} (${record.command}) is not allowed by its role`);
+  }
+  return [...findings].sort();
+}
+
+const resourcesOf = (template: TemplateJson, type: string) => Object.entries(template.Resources).filter(([, r]) => r.Type === type);
+const isArnOf = (value: Json, logicalId: string) => render(value) === `<${logicalId}.Arn>`;
+
+/** The job table's triggers against the template, one line per difference. */
+export function checkTriggers(template: TemplateJson, jobs: Array<JobDef & { id: string }> = jobList): string[] {
+  const findings: string[] = [];
+  for (const job of jobs) {
+    const fn = functionView(template, job.id);
+    if (!fn) {
+      findings.push(`${job.id}: no function in the stack`);
+      continue;
+    }
+    const t = job.trigger;
+    if ('schedule' in t) {
+      const rule = resourcesOf(template, 'AWS::Events::Rule').find(([, r]) => (r.Properties?.Targets as Array<{ Arn: Json }>).some((target) => isArnOf(target.Arn, fn.logicalId)));
+      if (!rule) findings.push(`${job.id}: no schedule rule targets it`);
+      else if (rule[1].Properties?.ScheduleExpression !== t.schedule) findings.push(`${job.id}: schedule ${String(rule[1].Properties?.ScheduleExpression)} in the stack, ${t.schedule} in the job table`);
+    } else if ('importsUpload' in t) {
+      const configs = resourcesOf(template, 'Custom::S3BucketNotifications').flatMap(
+        ([, r]) => (r.Properties?.NotificationConfiguration as { LambdaFunctionConfigurations?: Array<Record<string, Json>> }).LambdaFunctionConfigurations ?? [],
+      );
+      const mine = configs.find((c) => isArnOf(c.LambdaFunctionArn, fn.logicalId));
+      const prefix = (mine?.Filter as { Key?: { FilterRules?: Array<{ Name: string; Value: string }> } } | undefined)?.Key?.FilterRules?.find((f) => f.Name.toLowerCase() === 'prefix')?.Value;
+      if (!mine) findings.push(`${job.id}: no bucket notification invokes it`);
+      else if (prefix !== t.importsUpload || ![mine.Events].flat().includes('s3:ObjectCreated:*')) findings.push(`${job.id}: notified for ${String(mine.Events)} under ${String(prefix)}, the job table says objects created under ${t.importsUpload}`);
+    } else if ('trackingQueue' in t || 'sesEventsQueue' in t) {
+      const want = 'trackingQueue' in t ? t.trackingQueue : { ...t.sesEventsQueue, maxConcurrency: undefined };
+      const mapping = resourcesOf(template, 'AWS::Lambda::EventSourceMapping').find(([, r]) => render(r.Properties?.FunctionName) === `<${fn.logicalId}>`);
+      if (!mapping) {
+        findings.push(`${job.id}: no event source mapping`);
+        continue;
+      }
+      const p = mapping[1].Properties ?? {};
+      const got = {
+        batchSize: p.BatchSize,
+        maxBatchingWindowSeconds: p.MaximumBatchingWindowInSeconds,
+        maxConcurrency: (p.ScalingConfig as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency,
+        partialBatchResponses: ((p.FunctionResponseTypes as string[] | undefined) ?? []).includes('ReportBatchItemFailures'),
+        maxReceiveCount: undefined as unknown,
+      };
+      const queueId = render(p.EventSourceArn).replace(/^<(.*)\.Arn>$/, '$1');
+      got.maxReceiveCount = (template.Resources[queueId]?.Properties?.RedrivePolicy as { maxReceiveCount?: number } | undefined)?.maxReceiveCount;
+      const expected = { ...want, partialBatchResponses: true };
+      for (const [name, value] of Object.entries(expected)) {
+        if (got[name as keyof typeof got] !== value) findings.push(`${job.id}: ${name} ${String(got[name as keyof typeof got])} in the stack, ${String(value)} in the job table`);
+      }
+    } else if ('asyncFailureOf' in t) {
+      const target = functionView(template, t.asyncFailureOf);
+      const config = resourcesOf(template, 'AWS::Lambda::EventInvokeConfig').find(([, r]) => target && render(r.Properties?.FunctionName) === `<${target.logicalId}>`);
+      const destination = (config?.[1].Properties?.DestinationConfig as { OnFailure?: { Destination?: Json } } | undefined)?.OnFailure?.Destination;
+      if (!destination || !isArnOf(destination, fn.logicalId)) findings.push(`${job.id}: not the failure destination of ${t.asyncFailureOf}`);
+    }
+  }
+  return findings;
+}
