@@ -447,6 +447,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's webhooks (without their secrets), oldest first
+         * @description The caller's webhooks (without their secrets), oldest first
+         */
+        get: operations["webhooksList"];
+        put?: never;
+        /**
+         * Register a webhook: signed POSTs of subscriber changes
+         * @description Each change of the types in `events` is POSTed to `url` as JSON (docs/api.md "Change events"), signed per Standard Webhooks with the `secret` answered here, once (headers `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">`). The URL must be https and resolve to public addresses only (private, loopback, link-local, CGNAT, multicast and metadata addresses are refused here and again at every connect). A 2xx answer within WEBHOOK_TIMEOUT_MS acknowledges; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h with the same `webhook-id`, then dead-lettered. At most WEBHOOK_MAX_PER_CLIENT webhooks per client.
+         */
+        post: operations["webhooksCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete one of the caller’s webhooks; deliveries still queued for it are dropped
+         * @description Delete one of the caller’s webhooks; deliveries still queued for it are dropped
+         */
+        delete: operations["webhooksDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2782,6 +2826,232 @@ export interface operations {
                 };
             };
             /** @description No such article in the catalogue (never known, or already deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    webhooksList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhooks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        url: string;
+                        events: ("subscriber.subscribed" | "subscriber.unsubscribed" | "subscriber.deleted" | "subscriber.bounced" | "subscriber.complained" | "import.finished")[];
+                        /** Format: date-time */
+                        created_at: string;
+                    }[];
+                };
+            };
+            /** @description Missing, unknown or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    webhooksCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url: string;
+                    events: ("subscriber.subscribed" | "subscriber.unsubscribed" | "subscriber.deleted" | "subscriber.bounced" | "subscriber.complained" | "import.finished")[];
+                };
+            };
+        };
+        responses: {
+            /** @description The webhook with its signing secret (shown only here). Location: /v1/webhooks/{webhook_id} */
+            201: {
+                headers: {
+                    location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        url: string;
+                        events: ("subscriber.subscribed" | "subscriber.unsubscribed" | "subscriber.deleted" | "subscriber.bounced" | "subscriber.complained" | "import.finished")[];
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description Standard Webhooks signing secret (whsec_ + base64); shown only in this answer */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description Invalid body, or a URL that is refused (`cause` starts with `url:`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description The client already has WEBHOOK_MAX_PER_CLIENT webhooks */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Request body larger than 6 MiB (API Gateway and Lambda limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Content-Type is not one the route takes (media types match case-insensitively, parameters allowed) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    webhooksDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request; `cause` names the field and the problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description The caller has no webhook with this id */
             404: {
                 headers: {
                     [name: string]: unknown;
