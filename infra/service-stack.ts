@@ -47,6 +47,8 @@ type TriggerOf<K extends string> = Extract<JobTrigger, Record<K, unknown>>;
 export class ServiceStack extends Stack {
   /** Every dead-letter queue, alarmed by the operations construct. */
   private readonly deadLetterQueues: sqs.IQueue[] = [];
+  /** The change queue (S3 notifications of raw event objects; the success destination of jobs with `successTo`). */
+  private changeQueue: sqs.Queue | undefined;
   /** SNS topics are encrypted with a key CloudWatch (alarms) and SES (delivery events) may use. */
   private readonly topicKey: kms.Key;
   /** The topic SES publishes delivery events to, made with the first job that consumes them. */
@@ -280,6 +282,7 @@ export class ServiceStack extends Stack {
       visibilityTimeout: Duration.seconds(6 * (job.timeoutSeconds ?? 900) + maxBatchingWindowSeconds),
       deadLetterQueue: { queue: deadLetters, maxReceiveCount },
     });
+    this.changeQueue = queue;
     eventsBucket.addEventNotification(s3.EventType.OBJECT_CREATED, new s3n.SqsDestination(queue), { prefix: 'raw/' });
     nagOk(fn, 'Serverless::Serverless-LambdaEventSourceMappingDestination', 'Failed messages go to the queue\'s own dead-letter queue (redrive policy) after maxReceiveCount.');
     fn.addEventSource(new lambdaEvents.SqsEventSource(queue, { batchSize, maxBatchingWindow: Duration.seconds(maxBatchingWindowSeconds), maxConcurrency, reportBatchItemFailures: true }));
@@ -389,11 +392,20 @@ export class ServiceStack extends Stack {
       if (!('asyncFailureOf' in job.trigger)) continue;
       const target = jobFunctions[job.trigger.asyncFailureOf as JobId];
       if (!target) throw new Error(`job ${job.id}: no job ${job.trigger.asyncFailureOf}`);
-      target.configureAsyncInvoke({ retryAttempts: 2, onFailure: new LambdaDestination(jobFunctions[job.id], { responseOnly: false }) });
+      const failureOf = job.trigger.asyncFailureOf;
+      const targetJob = jobList.find((j) => j.id === failureOf);
+      target.configureAsyncInvoke({ retryAttempts: 2, onFailure: new LambdaDestination(jobFunctions[job.id], { responseOnly: false }), onSuccess: this.successDestination(targetJob) });
       // If marking the files failed fails too, the event waits in a queue with an alarm.
       const lost = this.deadLetterQueue(`${job.id}FailedRuns`);
-      jobFunctions[job.id].configureAsyncInvoke({ retryAttempts: 2, onFailure: new SqsDestination(lost) });
+      jobFunctions[job.id].configureAsyncInvoke({ retryAttempts: 2, onFailure: new SqsDestination(lost), onSuccess: this.successDestination(job) });
     }
+  }
+
+  /** Where a job's successful async invocations go: the change queue for `successTo: 'changes'` (import.finished). */
+  private successDestination(job: Job | undefined): SqsDestination | undefined {
+    if (job?.successTo !== 'changes') return undefined;
+    if (!this.changeQueue) throw new Error(`job ${job.id}: successTo changes without a job with an eventChanges trigger`);
+    return new SqsDestination(this.changeQueue);
   }
 
   /** The sender of opt-in emails, asked at deploy time when the app does not set MAIL_FROM: a deploy without one fails early. */

@@ -50,6 +50,12 @@ export interface JobDef {
   trigger: JobTrigger;
   timeoutSeconds?: number;
   memoryMb?: number;
+  /**
+   * `changes`: the results of its async invocations go to the change queue (a Lambda onSuccess destination), where
+   * the job with the `eventChanges` trigger reads what finished (an import: `import.finished`). Nothing in the
+   * function's own bundle.
+   */
+  successTo?: 'changes';
 }
 
 export const jobs = {
@@ -96,6 +102,7 @@ export const jobs = {
     summary: 'Applies an uploaded CSV file to its list (resumes from its checkpoint; continues after a pause marker)',
     access: { table: 'RW', imports: 'RW', events: 'W' },
     trigger: { importsUpload: UPLOADS_PREFIX },
+    successTo: 'changes',
     timeoutSeconds: 900,
     memoryMb: 1024,
   },
@@ -104,6 +111,7 @@ export const jobs = {
     summary: 'Marks the files of an import worker event that failed all its attempts as failed, with the error as cause',
     access: { table: 'RW' },
     trigger: { asyncFailureOf: 'importsWorker' },
+    successTo: 'changes',
     timeoutSeconds: 60,
   },
   importsSweeper: {
@@ -125,6 +133,7 @@ export const jobs = {
   webhooksFanout: {
     handler: 'functions/webhooks-fanout.ts',
     summary: 'Reads each new raw event object of subscriber changes (S3 notification), puts the changes on the event bus and queues one delivery per webhook that wants them',
+    // table R: webhooks and the imported files whose end it announces.
     access: { table: 'R', events: 'R', eventBus: true, webhookQueue: true },
     trigger: { eventChanges: { batchSize: 10, maxBatchingWindowSeconds: 1, maxConcurrency: 5, maxReceiveCount: 5 } },
     timeoutSeconds: 60,

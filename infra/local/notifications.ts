@@ -37,7 +37,7 @@ function notifications(event: unknown, accept: (key: string) => boolean): Array<
 }
 
 /** Sends one SQS message to a queue URL of the local queue server. */
-async function sendTo(queueUrl: string, body: string): Promise<void> {
+export async function sendTo(queueUrl: string, body: string): Promise<void> {
   const res = await fetch(new URL(queueUrl).origin, {
     method: 'POST',
     headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.SendMessage' },

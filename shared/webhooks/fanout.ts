@@ -4,20 +4,53 @@
  * idempotently, before they answer); this job reads the objects that hold
  * subscriber changes, puts each change on the EventBridge bus and queues
  * one delivery message per webhook that wants some of them. Nothing of it
- * runs on the request path.
+ * runs on the request path. The same queue gets the import worker's results
+ * (its Lambda onSuccess destination): a file that ended is `import.finished`.
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { logger, count } from '../observability/index.js';
 import { sqsRecords } from '../queue.js';
 import { s3 } from '../s3.js';
 import { putChanges } from './bus.js';
-import { changesOfRaw, changeSource, type ChangeEvent } from './changes.js';
+import { changesOfRaw, changeSource, directChange, type ChangeEvent } from './changes.js';
+import { readFile, toImportedFile } from '../imports/files.js';
+import { fileOfKey } from '../imports/objects.js';
 import { EVENTS_PER_MESSAGE, sendDeliveries, type DeliveryMessage } from './queue.js';
 import { webhookSettings } from './settings.js';
 import { webhooksOf, type StoredWebhook } from './store.js';
 
 interface S3Notification {
   Records?: Array<{ eventName?: string; s3?: { bucket?: { name?: string }; object?: { key?: string } } }>;
+}
+
+/** What Lambda's onSuccess destination sends: the import worker's (or its failure job's) S3 event and answer. */
+interface SuccessRecord {
+  requestContext?: { condition?: string };
+  responsePayload?: Array<{ key?: string; outcome?: string; failed?: boolean }> | null;
+}
+
+/** The files an import run ended (done or failed), from its success record; a paused or busy run ends nothing. */
+export function finishedImports(record: SuccessRecord): Array<{ clientId: string; fileId: number }> {
+  if (record.requestContext?.condition !== 'Success' || !Array.isArray(record.responsePayload)) return [];
+  return record.responsePayload.flatMap((r) => {
+    const ended = r.outcome === 'done' || r.outcome === 'failed' || r.failed === true;
+    const file = ended && typeof r.key === 'string' ? fileOfKey(r.key) : undefined;
+    return file ? [file] : [];
+  });
+}
+
+/** `import.finished` of each file an import run ended; its id derives from the file, so a repeated record repeats the id. */
+async function publishFinishedImports(record: SuccessRecord): Promise<void> {
+  for (const { clientId, fileId } of finishedImports(record)) {
+    const item = await readFile(clientId, fileId);
+    if (!item || (item.status !== 'done' && item.status !== 'failed')) continue;
+    const file = toImportedFile(item);
+    const { lines_read, created, subscribed, unsubscribed, errors, unsubscribed_absent } = file.progress;
+    const data: Record<string, string | number> = { file_id: file.id, status: file.status, lines_read, created, subscribed, unsubscribed, errors, unsubscribed_absent };
+    if (file.failure_cause) data.failure_cause = file.failure_cause;
+    const change = directChange(clientId, 'import.finished', String(fileId), { time: file.finished_at ?? file.updated_at, list_id: file.email_list_id, source: 'imports', data });
+    await publishChanges(clientId, [change]);
+  }
 }
 
 /** The delivery messages of some changes: per webhook, its types only, in order, EVENTS_PER_MESSAGE per message. */
@@ -44,7 +77,8 @@ export async function publishChanges(clientId: string, changes: ChangeEvent[], h
 
 /** One S3 notification: each created raw object of subscriber changes, read and published (unless nobody would receive it). */
 async function fanOutNotification(body: string, hooksOf: (clientId: string) => Promise<StoredWebhook[]>): Promise<void> {
-  const notification = JSON.parse(body) as S3Notification;
+  const notification = JSON.parse(body) as S3Notification & SuccessRecord;
+  if (notification.requestContext) return publishFinishedImports(notification);
   for (const record of notification.Records ?? []) {
     if (!record.eventName?.startsWith('ObjectCreated') || !record.s3?.object?.key || !record.s3.bucket?.name) continue;
     // S3 notifications carry keys URL-encoded, spaces as `+`.

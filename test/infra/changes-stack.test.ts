@@ -54,6 +54,15 @@ describe('ServiceStack, subscriber changes out', () => {
     });
   });
 
+  it('sends the import worker’s (and its failure job’s) results to the change queue: import.finished', () => {
+    for (const id of ['importsWorker', 'importsWorkerFailed']) {
+      template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+        FunctionName: { Ref: Match.stringLikeRegexp(`^${id}[0-9A-F]{8}$`) },
+        DestinationConfig: Match.objectLike({ OnSuccess: { Destination: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ChangeQueue'), 'Arn'] } } }),
+      });
+    }
+  });
+
   it('queues webhook deliveries with a dead-letter queue that is alarmed and in the outputs; fan-out and delivery may send to both, nothing else', () => {
     const { batchSize, maxReceiveCount } = jobs.webhooksDeliver.trigger.webhookDeliveries;
     template.hasResourceProperties('AWS::SQS::Queue', {

@@ -10,6 +10,12 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import * as v from 'valibot';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { invokeAsync } from '../../infra/local/jobs.js';
+import { sendTo } from '../../infra/local/notifications.js';
+import { config } from '../../shared/config.js';
+import { sourceKey } from '../../shared/imports/objects.js';
+import { jobs } from '../../shared/jobs.js';
+import { defaultGuid } from '../../shared/subscribers/rules.js';
 import { ChangeEventSchema } from '../../shared/webhooks/schemas.js';
 import { newClient, request, useService, watchChanges, type ApiBody, type ErrorBody, type TestClient } from '../helpers/service.js';
 
@@ -26,10 +32,17 @@ interface Received {
 function receiver() {
   const requests: Received[] = [];
   let answer: (r: Received) => number | 'hang' = () => 204;
+  /** Bodies served to GET requests by path (an imported CSV file). */
+  const files = new Map<string, string>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      if (req.method === 'GET') {
+        const file = files.get(req.url ?? '');
+        res.writeHead(file === undefined ? 404 : 200, { 'content-type': 'text/csv' }).end(file ?? '');
+        return;
+      }
       const got: Received = { path: req.url ?? '', headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])), body: Buffer.concat(chunks).toString('utf8'), answered: 0 };
       const status = answer(got);
       requests.push(got);
@@ -40,6 +53,7 @@ function receiver() {
   });
   return {
     requests,
+    files,
     server,
     set answer(fn: (r: Received) => number | 'hang') {
       answer = fn;
@@ -68,7 +82,7 @@ afterAll(async () => {
   await new Promise<void>((done) => rx.server.close(() => done()));
 });
 afterEach(() => {
-  for (const name of ['WEBHOOK_ALLOW_LOOPBACK', 'WEBHOOK_RETRY_DELAYS', 'WEBHOOK_TIMEOUT_MS']) {
+  for (const name of ['WEBHOOK_ALLOW_LOOPBACK', 'WEBHOOK_RETRY_DELAYS', 'WEBHOOK_TIMEOUT_MS', 'IMPORT_ALLOW_LOOPBACK']) {
     if (saved[name] === undefined) delete process.env[name];
     else process.env[name] = saved[name];
   }
@@ -152,6 +166,7 @@ describe('deliveries', () => {
     expect(events.map((e) => [e.type, e.email, e.list_id, e.client_id, e.source])).toEqual(
       ['ann@x.co', 'bob@x.co', 'cid@x.co'].map((email) => ['subscriber.subscribed', email, a.defaultListId, a.username, 'subscribers']),
     );
+    expect(events.map((e) => e.guid)).toEqual(['g-ann', defaultGuid('bob@x.co'), defaultGuid('cid@x.co')]);
     for (const [i, r] of first.entries()) {
       expect(r.headers['content-type']).toBe('application/json');
       expect(r.headers['webhook-id']).toBe(events[i].id);
@@ -245,5 +260,37 @@ describe('deliveries', () => {
     for (let waited = 0; refused().length === 0 && waited < 20_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
     expect(refused()).toMatchObject([{ lastError: expect.stringContaining('loopback') as string }]);
     expect(rx.requests.filter((r) => r.path === guarded)).toEqual([]);
+  });
+
+  it('announces the end of an import (import.finished, from the worker’s success destination) after the changes it made', async () => {
+    process.env.IMPORT_ALLOW_LOOPBACK = 'true';
+    const a = await newClient(service);
+    await watchChanges(service, a.username);
+    const path = `/imports/${a.username}`;
+    const hook = (await register(a, { url: rx.url(path), events: ['subscriber.subscribed', 'import.finished'] })).body;
+    rx.files.set(`/${a.username}.csv`, 'email\nimp1@x.co\nimp2@x.co\nnot-an-email\n');
+    const file = await request<ApiBody<'filesCreate'>>(`${service.url}/v1/files`, { method: 'POST', token: a.token, body: { email_list_id: a.defaultListId, url: rx.url(`/${a.username}.csv`) } });
+    expect(file.status).toBe(201);
+    // As S3 invokes the worker (asynchronously, with its onSuccess destination).
+    const event = { Records: [{ eventVersion: '2.1', eventSource: 'aws:s3', eventName: 'ObjectCreated:Put', s3: { bucket: { name: config.importsBucket }, object: { key: sourceKey(a.username, file.body.id) } } }] };
+    expect(await invokeAsync({ id: 'importsWorker', ...jobs.importsWorker }, event)).toEqual([{ key: sourceKey(a.username, file.body.id), outcome: 'done' }]);
+    const got = (await rx.delivered(path, 3)).map((r) => verified(hook.secret, r));
+    const finished = got.find((e) => e.type === 'import.finished');
+    expect(finished).toMatchObject({
+      type: 'import.finished',
+      client_id: a.username,
+      list_id: a.defaultListId,
+      email: null,
+      source: 'imports',
+      data: { file_id: file.body.id, status: 'done', lines_read: 3, created: 2, subscribed: 2, errors: 1 },
+    });
+    expect(got.filter((e) => e.type === 'subscriber.subscribed').map((e) => e.email).sort()).toEqual(['imp1@x.co', 'imp2@x.co']);
+    // A rerun of the finished file ends nothing; the same success record delivered twice (SQS: at least once) keeps the id.
+    expect(await invokeAsync({ id: 'importsWorker', ...jobs.importsWorker }, event)).toEqual([{ key: sourceKey(a.username, file.body.id), outcome: 'finished-before' }]);
+    const record = { requestContext: { condition: 'Success' }, requestPayload: event, responsePayload: [{ key: sourceKey(a.username, file.body.id), outcome: 'done' }] };
+    await sendTo(service.queues!.env.CHANGES_QUEUE_URL, JSON.stringify(record));
+    const again = await rx.delivered(path, 4);
+    expect(again).toHaveLength(4);
+    expect(again[3].headers['webhook-id']).toBe(finished!.id);
   });
 });
