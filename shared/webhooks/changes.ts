@@ -79,7 +79,7 @@ export function changesOfRaw(key: string, text: string): ChangeEvent[] {
     const id = `evt_${digest(hidden ? `${source.clientId}/${source.event}/${hidden}` : `${key}\n${index}\n${line}`)}`;
     const ses = source.type === 'subscriber.bounced' || source.type === 'subscriber.complained';
     const data: Record<string, string | number> = {};
-    for (const [field, name] of [['campaign_id', 'campaign_id'], ['newsletter_id', 'newsletter_id'], ['type', ses && source.type === 'subscriber.bounced' ? 'bounce_type' : 'complaint_type'], ['message', 'message']] as const) {
+    for (const [field, name] of [['campaign_id', 'campaign_id'], ['newsletter_id', 'newsletter_id'], ['type', source.type === 'subscriber.bounced' ? 'bounce_type' : 'complaint_type'], ['message', 'message']] as const) {
       const value = record[field];
       if (typeof value === 'string' || typeof value === 'number') data[name] = value;
     }

@@ -224,7 +224,7 @@ describe('deliveries', () => {
     const ok = await rx.delivered(path, 2, 30_000);
     const tries = rx.requests.filter((r) => r.path === path);
     // The second event waits behind the first: its first attempt comes after the first's success.
-    expect(tries.map((r) => [JSON.parse(r.body).email as string, r.answered || 'no answer'])).toEqual([
+    expect(tries.map((r) => [(JSON.parse(r.body) as { email: string }).email, r.answered || 'no answer'])).toEqual([
       ['one@x.co', 500],
       ['one@x.co', 'no answer'],
       ['one@x.co', 200],
