@@ -30,6 +30,9 @@ export const routes = {
 
 export type RouteId = keyof typeof routes;
 
+/** What the service sends to its clients' webhooks (the OpenAPI document's `webhooks`). */
+export { outboundWebhooks } from './routes/webhooks.js';
+
 /** Rows as a list, for the stack, the gateway and the OpenAPI document. */
 export const routeList = (Object.entries(routes) as Array<[RouteId, RouteDef]>).map(([id, route]) => ({ id, ...route }));
 

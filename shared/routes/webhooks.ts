@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import type { RouteDef } from '../http/route.js';
 import { ErrorSchema, errorResponses } from '../http/schemas.js';
-import { WebhookBodySchema, WebhookCreatedSchema, WebhookIdParamsSchema, WebhookSchema } from '../webhooks/schemas.js';
+import { ChangeEventSchema, WebhookBodySchema, WebhookCreatedSchema, WebhookIdParamsSchema, WebhookSchema } from '../webhooks/schemas.js';
 
 export const webhookRoutes = {
   webhooksCreate: {
@@ -51,3 +51,19 @@ export const webhookRoutes = {
     },
   },
 } as const satisfies Record<string, RouteDef>;
+
+/** What the service POSTs to registered webhooks: the OpenAPI document's `webhooks` (docs/api.md "Change events"). */
+export const outboundWebhooks = {
+  subscriberChange: {
+    summary: 'A subscriber change (or an import’s end), POSTed to a registered webhook',
+    description:
+      'One event per request, signed per Standard Webhooks: verify `webhook-signature` (`v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">` with the webhook’s `whsec_` secret) over the raw body, and de-duplicate by `webhook-id` (the same on every retry). Answer 2xx within WEBHOOK_TIMEOUT_MS; anything else is retried with backoff for about a day. The same JSON is the `detail` of the event on the change bus (detail-type = `type`).',
+    tags: ['webhooks'],
+    schema: ChangeEventSchema,
+    headers: {
+      'webhook-id': 'The event’s id (evt_…), stable across retries',
+      'webhook-timestamp': 'Unix seconds of this attempt (signed: reject old ones)',
+      'webhook-signature': 'v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">',
+    },
+  },
+};

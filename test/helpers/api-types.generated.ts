@@ -492,7 +492,28 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    subscriberChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscriber change (or an import’s end), POSTed to a registered webhook
+         * @description One event per request, signed per Standard Webhooks: verify `webhook-signature` (`v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">` with the webhook’s `whsec_` secret) over the raw body, and de-duplicate by `webhook-id` (the same on every retry). Answer 2xx within WEBHOOK_TIMEOUT_MS; anything else is retried with backoff for about a day. The same JSON is the `detail` of the event on the change bus (detail-type = `type`).
+         */
+        post: operations["subscriberChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: never;
     responses: never;
@@ -3074,6 +3095,59 @@ export interface operations {
                         cause: string;
                     };
                 };
+            };
+        };
+    };
+    subscriberChange: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event’s id (evt_…), stable across retries */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt (signed: reject old ones) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body"> */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Stable across retries: the webhook-id header */
+                    id: string;
+                    /** @enum {string} */
+                    type: "subscriber.subscribed" | "subscriber.unsubscribed" | "subscriber.deleted" | "subscriber.bounced" | "subscriber.complained" | "import.finished";
+                    /** Format: date-time */
+                    time: string;
+                    client_id: string;
+                    list_id: number | null;
+                    email: string | null;
+                    guid: string | null;
+                    cause: string | null;
+                    /** @enum {string} */
+                    source: "subscribers" | "ses" | "imports";
+                    data: {
+                        [key: string]: string | number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer in time): retried with the same webhook-id */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { changesOfRaw, changeSource } from '../../shared/webhooks/changes.js';
+import { openApiDocument } from '../../shared/http/openapi.js';
+import { changesOfRaw, changeSource, changeTypes } from '../../shared/webhooks/changes.js';
 import { deliveriesOf, finishedImports } from '../../shared/webhooks/fanout.js';
 import { newSecret, sign, signedHeaders } from '../../shared/webhooks/signing.js';
 import type { StoredWebhook } from '../../shared/webhooks/store.js';
@@ -77,5 +78,15 @@ describe('signing (Standard Webhooks)', () => {
     // From the Standard Webhooks specification's test vectors (standard-webhooks/libraries).
     const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
     expect(sign(secret, 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}')).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('describes the delivery (OpenAPI 3.1 webhooks): signature headers and the change event schema', () => {
+    const post = (openApiDocument('http://127.0.0.1:1').webhooks as Record<string, { post: { parameters: Array<{ name: string }>; requestBody: { content: Record<string, { schema: { properties: Record<string, { enum?: string[] }>; required: string[] } }> } } }>).subscriberChange.post;
+    expect(post.parameters.map((p) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    const schema = post.requestBody.content['application/json'].schema;
+    expect(schema.required.sort()).toEqual(['cause', 'client_id', 'data', 'email', 'guid', 'id', 'list_id', 'source', 'time', 'type']);
+    expect(schema.properties.type.enum).toEqual([...changeTypes]);
   });
 });
