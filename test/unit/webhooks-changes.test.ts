@@ -83,7 +83,7 @@ describe('signing (Standard Webhooks)', () => {
 
 describe('the OpenAPI document', () => {
   it('describes the delivery (OpenAPI 3.1 webhooks): signature headers and the change event schema', () => {
-    const post = (openApiDocument('http://127.0.0.1:1').webhooks as Record<string, { post: { parameters: Array<{ name: string }>; requestBody: { content: Record<string, { schema: { properties: Record<string, { enum?: string[] }>; required: string[] } }> } } }>).subscriberChange.post;
+    const post = (openApiDocument('http://127.0.0.1:1').webhooks as unknown as Record<string, { post: { parameters: Array<{ name: string }>; requestBody: { content: Record<string, { schema: { properties: Record<string, { enum?: string[] }>; required: string[] } }> } } }>).subscriberChange.post;
     expect(post.parameters.map((p) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
     const schema = post.requestBody.content['application/json'].schema;
     expect(schema.required.sort()).toEqual(['cause', 'client_id', 'data', 'email', 'guid', 'id', 'list_id', 'source', 'time', 'type']);
