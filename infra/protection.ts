@@ -45,6 +45,9 @@ export const reservedConcurrency = {
   importsWorker: 10,
   sesEvents: 5,
   trackingViews: 10,
+  // Their event source mappings' maximum concurrency.
+  webhooksFanout: 5,
+  webhooksDeliver: 20,
   tokenGet: 10,
   subscribePost: 20,
   optinConfirm: 10,

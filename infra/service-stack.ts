@@ -20,6 +20,7 @@ import { corsPolicy } from '../shared/http/cors.js';
 import { jobList, type JobId, type JobTrigger } from '../shared/jobs.js';
 import { fallbackHandler, routeList } from '../shared/routes.js';
 import { CanaryReleases } from './constructs/canary.js';
+import { EventTables } from './constructs/event-tables.js';
 import { Operations } from './constructs/operations.js';
 import { ServiceFunction, type ServiceResources } from './constructs/service-function.js';
 import { accessLogRetentionDays, reservedConcurrencyOf, routeThrottle, stageThrottle } from './protection.js';
@@ -35,6 +36,8 @@ const nagOk = (scope: Construct, id: string, reason: string) => Validations.of(s
 /** Where the jobs' triggers attach: the imports bucket and the page-view queue. */
 interface TriggerTargets {
   importsBucket: s3.Bucket;
+  eventsBucket?: s3.Bucket;
+  webhooks?: { queue: sqs.Queue; deadLetters: sqs.Queue };
   tracking?: { queue: sqs.Queue; deadLetters: sqs.Queue };
 }
 
@@ -45,6 +48,8 @@ type TriggerOf<K extends string> = Extract<JobTrigger, Record<K, unknown>>;
 export class ServiceStack extends Stack {
   /** Every dead-letter queue, alarmed by the operations construct. */
   private readonly deadLetterQueues: sqs.IQueue[] = [];
+  /** The change queue (S3 notifications of raw event objects; the success destination of jobs with `successTo`). */
+  private changeQueue: sqs.Queue | undefined;
   /** SNS topics are encrypted with a key CloudWatch (alarms) and SES (delivery events) may use. */
   private readonly topicKey: kms.Key;
   /** The topic SES publishes delivery events to, made with the first job that consumes them. */
@@ -64,6 +69,11 @@ export class ServiceStack extends Stack {
     const tracking = this.trackingQueue();
     if (tracking) resources.environment.TRACKING_QUEUE_URL = tracking.queue.queueUrl;
     resources.trackingQueue = tracking?.queue;
+    // Subscriber changes out: the bus a platform engineer adds rules to, and the webhook delivery queue.
+    const changeBus = new events.EventBus(this, 'ChangeBus', { description: 'Subscriber changes of the newsletter service (docs/api.md "Change events")' });
+    resources.eventBus = changeBus;
+    const webhooks = this.webhookQueue();
+    resources.webhooks = webhooks;
 
     // Every API function is released by CodeDeploy through its `live` alias, which the API invokes (canary.ts).
     const releases = new CanaryReleases(this, 'Releases', { api });
@@ -85,7 +95,7 @@ export class ServiceStack extends Stack {
         reservedConcurrency: reservedConcurrencyOf(job.id),
       }));
       functions.push({ id: job.id, fn });
-      this.attachTrigger(job, fn, { importsBucket, tracking });
+      this.attachTrigger(job, fn, { importsBucket, eventsBucket, webhooks, tracking });
     }
     this.attachFailureJobs(jobFunctions);
 
@@ -105,6 +115,12 @@ export class ServiceStack extends Stack {
       new CfnOutput(this, `${job.id}FunctionName`, { value: jobFunctions[job.id].functionName, description: `Run by hand: aws lambda invoke --function-name <this> --payload '{}' out.json` });
     }
     new CfnOutput(this, 'TableName', { value: table.tableName });
+    new CfnOutput(this, 'ChangeBusName', { value: changeBus.eventBusName, description: 'Subscriber changes (detail-type subscriber.*, import.finished); add rules to this bus' });
+    new CfnOutput(this, 'ChangeBusArn', { value: changeBus.eventBusArn });
+    if (webhooks) new CfnOutput(this, 'WebhookDeadLetterQueueUrl', { value: webhooks.deadLetters.queueUrl, description: 'Webhook deliveries that failed every retry (about a day)' });
+    const tables = new EventTables(this, 'EventTables', { eventsBucket });
+    new CfnOutput(this, 'AthenaWorkgroup', { value: tables.workgroupName, description: 'Athena workgroup for SQL over the event records (docs/operations.md)' });
+    new CfnOutput(this, 'GlueDatabase', { value: tables.databaseName });
     if (this.sesTopic) new CfnOutput(this, 'SesEventsTopicArn', { value: this.sesTopic.topicArn, description: 'Point the SES configuration set event destination here' });
   }
 
@@ -242,6 +258,47 @@ export class ServiceStack extends Stack {
     return { queue, deadLetters };
   }
 
+  /**
+   * Webhook deliveries: the fan-out job sends one message per webhook and write, the delivery job consumes them
+   * and sends retries back with a delay; after the last retry (or maxReceiveCount receives) they go to the
+   * dead-letter queue, alarmed.
+   */
+  private webhookQueue(): TriggerTargets['webhooks'] {
+    const job = jobList.find((j) => 'webhookDeliveries' in j.trigger);
+    if (!job || !('webhookDeliveries' in job.trigger)) return undefined;
+    const { maxBatchingWindowSeconds, maxReceiveCount } = job.trigger.webhookDeliveries;
+    const deadLetters = this.deadLetterQueue('WebhookDeadLetters');
+    const queue = this.retainedQueue('WebhookQueue', {
+      // A retry waits up to 10 hours in hops of at most 15 minutes: messages live for days.
+      retentionPeriod: Duration.days(4),
+      visibilityTimeout: Duration.seconds(6 * (job.timeoutSeconds ?? 900) + maxBatchingWindowSeconds),
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount },
+    });
+    return { queue, deadLetters };
+  }
+
+  /** The change feed: the events bucket notifies a queue of each raw event object; the job reads those of subscriber changes. */
+  private changeConsumer(job: Job, fn: ServiceFunction, trigger: TriggerOf<'eventChanges'>, eventsBucket: s3.Bucket): void {
+    const { batchSize, maxBatchingWindowSeconds, maxConcurrency, maxReceiveCount } = trigger.eventChanges;
+    const deadLetters = this.deadLetterQueue(`${job.id}DeadLetters`);
+    const queue = this.retainedQueue('ChangeQueue', {
+      retentionPeriod: Duration.days(4),
+      visibilityTimeout: Duration.seconds(6 * (job.timeoutSeconds ?? 900) + maxBatchingWindowSeconds),
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount },
+    });
+    this.changeQueue = queue;
+    eventsBucket.addEventNotification(s3.EventType.OBJECT_CREATED, new s3n.SqsDestination(queue), { prefix: 'raw/' });
+    nagOk(fn, 'Serverless::Serverless-LambdaEventSourceMappingDestination', 'Failed messages go to the queue\'s own dead-letter queue (redrive policy) after maxReceiveCount.');
+    fn.addEventSource(new lambdaEvents.SqsEventSource(queue, { batchSize, maxBatchingWindow: Duration.seconds(maxBatchingWindowSeconds), maxConcurrency, reportBatchItemFailures: true }));
+  }
+
+  /** The webhook delivery job: batches from the delivery queue, partial batch responses. */
+  private webhookConsumer(fn: ServiceFunction, trigger: TriggerOf<'webhookDeliveries'>, webhooks: NonNullable<TriggerTargets['webhooks']>): void {
+    const { batchSize, maxBatchingWindowSeconds, maxConcurrency } = trigger.webhookDeliveries;
+    nagOk(fn, 'Serverless::Serverless-LambdaEventSourceMappingDestination', 'Failed messages go to the queue\'s own dead-letter queue (redrive policy) after maxReceiveCount; deliveries whose retries are over are sent there too.');
+    fn.addEventSource(new lambdaEvents.SqsEventSource(webhooks.queue, { batchSize, maxBatchingWindow: Duration.seconds(maxBatchingWindowSeconds), maxConcurrency, reportBatchItemFailures: true }));
+  }
+
   /** A route's function and its API route. */
   private routeFunction(api: HttpApi, route: (typeof routeList)[number], resources: ServiceResources, releases: CanaryReleases): ServiceFunction {
     const fn = new ServiceFunction(this, route.id, {
@@ -264,6 +321,8 @@ export class ServiceStack extends Stack {
     else if ('importsUpload' in trigger) where.importsBucket.addEventNotification(s3.EventType.OBJECT_CREATED, new s3n.LambdaDestination(fn), { prefix: trigger.importsUpload });
     else if ('trackingQueue' in trigger) this.pageViewConsumer(job, fn, trigger, where.tracking!);
     else if ('sesEventsQueue' in trigger) this.sesEventsConsumer(job, fn, trigger);
+    else if ('eventChanges' in trigger) this.changeConsumer(job, fn, trigger, where.eventsBucket!);
+    else if ('webhookDeliveries' in trigger) this.webhookConsumer(fn, trigger, where.webhooks!);
   }
 
   /** A scheduled job: a run that fails all its attempts (or cannot be delivered) lands in a queue with an alarm. */
@@ -337,11 +396,20 @@ export class ServiceStack extends Stack {
       if (!('asyncFailureOf' in job.trigger)) continue;
       const target = jobFunctions[job.trigger.asyncFailureOf as JobId];
       if (!target) throw new Error(`job ${job.id}: no job ${job.trigger.asyncFailureOf}`);
-      target.configureAsyncInvoke({ retryAttempts: 2, onFailure: new LambdaDestination(jobFunctions[job.id], { responseOnly: false }) });
+      const failureOf = job.trigger.asyncFailureOf;
+      const targetJob = jobList.find((j) => j.id === failureOf);
+      target.configureAsyncInvoke({ retryAttempts: 2, onFailure: new LambdaDestination(jobFunctions[job.id], { responseOnly: false }), onSuccess: this.successDestination(targetJob) });
       // If marking the files failed fails too, the event waits in a queue with an alarm.
       const lost = this.deadLetterQueue(`${job.id}FailedRuns`);
-      jobFunctions[job.id].configureAsyncInvoke({ retryAttempts: 2, onFailure: new SqsDestination(lost) });
+      jobFunctions[job.id].configureAsyncInvoke({ retryAttempts: 2, onFailure: new SqsDestination(lost), onSuccess: this.successDestination(job) });
     }
+  }
+
+  /** Where a job's successful async invocations go: the change queue for `successTo: 'changes'` (import.finished). */
+  private successDestination(job: Job | undefined): SqsDestination | undefined {
+    if (job?.successTo !== 'changes') return undefined;
+    if (!this.changeQueue) throw new Error(`job ${job.id}: successTo changes without a job with an eventChanges trigger`);
+    return new SqsDestination(this.changeQueue);
   }
 
   /** The sender of opt-in emails, asked at deploy time when the app does not set MAIL_FROM: a deploy without one fails early. */

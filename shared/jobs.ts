@@ -28,6 +28,18 @@ export type JobTrigger =
    * `access.trackingQueue`.
    */
   | { trackingQueue: { batchSize: number; maxBatchingWindowSeconds: number; maxConcurrency: number; maxReceiveCount: number } }
+  /**
+   * Objects created in the events bucket under `raw/` (subscriber changes among them): S3 notifications → an SQS
+   * queue → the function in batches, with partial batch responses; a message received `maxReceiveCount` times goes
+   * to a dead-letter queue.
+   */
+  | { eventChanges: { batchSize: number; maxBatchingWindowSeconds: number; maxConcurrency: number; maxReceiveCount: number } }
+  /**
+   * Webhook deliveries: an SQS queue (the jobs with `access.webhookQueue` send to it, retries with a delay) → the
+   * function in batches, with partial batch responses; a message received `maxReceiveCount` times, or whose retries
+   * are over, goes to the dead-letter queue.
+   */
+  | { webhookDeliveries: { batchSize: number; maxBatchingWindowSeconds: number; maxConcurrency: number; maxReceiveCount: number } }
   /** The async onFailure destination of another job (its retries exhausted); that job gets 2 retries. */
   | { asyncFailureOf: string };
 
@@ -38,6 +50,12 @@ export interface JobDef {
   trigger: JobTrigger;
   timeoutSeconds?: number;
   memoryMb?: number;
+  /**
+   * `changes`: the results of its async invocations go to the change queue (a Lambda onSuccess destination), where
+   * the job with the `eventChanges` trigger reads what finished (an import: `import.finished`). Nothing in the
+   * function's own bundle.
+   */
+  successTo?: 'changes';
 }
 
 export const jobs = {
@@ -84,6 +102,7 @@ export const jobs = {
     summary: 'Applies an uploaded CSV file to its list (resumes from its checkpoint; continues after a pause marker)',
     access: { table: 'RW', imports: 'RW', events: 'W' },
     trigger: { importsUpload: UPLOADS_PREFIX },
+    successTo: 'changes',
     timeoutSeconds: 900,
     memoryMb: 1024,
   },
@@ -92,6 +111,7 @@ export const jobs = {
     summary: 'Marks the files of an import worker event that failed all its attempts as failed, with the error as cause',
     access: { table: 'RW' },
     trigger: { asyncFailureOf: 'importsWorker' },
+    successTo: 'changes',
     timeoutSeconds: 60,
   },
   importsSweeper: {
@@ -108,6 +128,22 @@ export const jobs = {
     summary: "Polls each client's catalogue feed (RSS, Atom or news sitemap; conditional requests) and upserts its articles",
     access: { table: 'RW' },
     trigger: { schedule: 'rate(10 minutes)', localEveryMinutes: 1 },
+    timeoutSeconds: 300,
+  },
+  webhooksFanout: {
+    handler: 'functions/webhooks-fanout.ts',
+    summary: 'Reads each new raw event object of subscriber changes (S3 notification), puts the changes on the event bus and queues one delivery per webhook that wants them',
+    // table R: webhooks and the imported files whose end it announces.
+    access: { table: 'R', events: 'R', eventBus: true, webhookQueue: true },
+    trigger: { eventChanges: { batchSize: 10, maxBatchingWindowSeconds: 1, maxConcurrency: 5, maxReceiveCount: 5 } },
+    timeoutSeconds: 60,
+  },
+  webhooksDeliver: {
+    handler: 'functions/webhooks-deliver.ts',
+    summary: 'POSTs signed change events to webhooks in order; failures retried with backoff for about a day (same webhook-id), then dead-lettered',
+    access: { table: 'R', webhookQueue: true },
+    trigger: { webhookDeliveries: { batchSize: 10, maxBatchingWindowSeconds: 0, maxConcurrency: 20, maxReceiveCount: 5 } },
+    // 25 events of a message, each up to WEBHOOK_TIMEOUT_MS (10 s).
     timeoutSeconds: 300,
   },
 } as const satisfies Record<string, JobDef>;

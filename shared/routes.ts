@@ -11,6 +11,7 @@ import { docRoutes } from './routes/docs.js';
 import { optinRoutes } from './routes/optin.js';
 import { recoRoutes } from './routes/recos.js';
 import { articleRoutes } from './routes/articles.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 /**
  * Every row, by id. The rows live in groups (shared/routes/*.ts); a function
@@ -24,9 +25,13 @@ export const routes = {
   ...optinRoutes,
   ...recoRoutes,
   ...articleRoutes,
+  ...webhookRoutes,
 } as const satisfies Record<string, RouteDef>;
 
 export type RouteId = keyof typeof routes;
+
+/** What the service sends to its clients' webhooks (the OpenAPI document's `webhooks`). */
+export { outboundWebhooks } from './routes/webhooks.js';
 
 /** Rows as a list, for the stack, the gateway and the OpenAPI document. */
 export const routeList = (Object.entries(routes) as Array<[RouteId, RouteDef]>).map(([id, route]) => ({ id, ...route }));

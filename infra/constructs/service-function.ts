@@ -4,6 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { type Construct } from 'constructs';
@@ -22,6 +23,10 @@ export interface ServiceResources {
   mailIdentityArns: string[];
   /** The page-view queue (rows with `access.trackingQueue` may send to it). */
   trackingQueue?: IQueue;
+  /** The webhook delivery queue and its dead-letter queue (rows with `access.webhookQueue` send to both). */
+  webhooks?: { queue: IQueue; deadLetters: IQueue };
+  /** The change bus (rows with `access.eventBus` put events on it). */
+  eventBus?: IEventBus;
 }
 
 export interface ServiceFunctionProps {
@@ -104,6 +109,18 @@ export class ServiceFunction extends NodejsFunction {
       if (!resources.trackingQueue) throw new Error(`${id}: access.trackingQueue without a tracking queue (no job with a trackingQueue trigger)`);
       // SendMessage only (grantSendMessages would add GetQueueAttributes and GetQueueUrl).
       this.addToRolePolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [resources.trackingQueue.queueArn] }));
+    }
+    if (access.webhookQueue) {
+      if (!resources.webhooks) throw new Error(`${id}: access.webhookQueue without a webhook queue (no job with a webhookDeliveries trigger)`);
+      const { queue, deadLetters } = resources.webhooks;
+      this.addToRolePolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn, deadLetters.queueArn] }));
+      this.addEnvironment('WEBHOOK_QUEUE_URL', queue.queueUrl);
+      this.addEnvironment('WEBHOOK_DEAD_LETTER_QUEUE_URL', deadLetters.queueUrl);
+    }
+    if (access.eventBus) {
+      if (!resources.eventBus) throw new Error(`${id}: access.eventBus without a change bus`);
+      this.addToRolePolicy(new iam.PolicyStatement({ actions: ['events:PutEvents'], resources: [resources.eventBus.eventBusArn] }));
+      this.addEnvironment('EVENT_BUS_NAME', resources.eventBus.eventBusName);
     }
     if (access.mail) {
       this.addToRolePolicy(new iam.PolicyStatement({ actions: ['ses:SendEmail', 'ses:SendRawEmail'], resources: resources.mailIdentityArns }));

@@ -19,13 +19,15 @@ export function localServiceEnv(o: { dynamoEndpoint: string; s3Endpoint: string;
     MAIL_FROM: 'newsletter@localhost',
     // The demo client's catalogue feed is the demo site on this machine (feeds are set by support, never by an API caller).
     FEED_ALLOW_LOOPBACK: 'true',
+    // Webhooks to receivers on this machine, over plain http (in AWS: https to public addresses only).
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
     // Powertools: the same log lines as in AWS, indented for a terminal; metrics off unless POWERTOOLS_METRICS_DISABLED=false.
     POWERTOOLS_DEV: 'true',
   };
 }
 
 /** The settings that let a process fetch loopback addresses (feeds, imports): never on unless the running stack has them on. */
-export const LOOPBACK_ALLOWANCES = ['FEED_ALLOW_LOOPBACK', 'IMPORT_ALLOW_LOOPBACK'] as const;
+export const LOOPBACK_ALLOWANCES = ['FEED_ALLOW_LOOPBACK', 'IMPORT_ALLOW_LOOPBACK', 'WEBHOOK_ALLOW_LOOPBACK'] as const;
 
 /**
  * What `npm start` writes to DATA_DIR/local-env.json for the other local

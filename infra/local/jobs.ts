@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { jobList, type JobDef } from '../../shared/jobs.js';
 import { useOutboxMailer } from '../../shared/mail/outbox-mailer.js';
 import { inFunction } from './recording.js';
+import { sendTo } from './notifications.js';
 
 // Locally, MAIL_TRANSPORT=outbox writes .eml files (the Lambdas only know SES).
 useOutboxMailer();
@@ -38,6 +39,27 @@ function context(id: string, timeoutSeconds: number): Context {
 export async function invokeJob(job: JobDef & { id: string }, event: unknown): Promise<unknown> {
   const mod = (await import(pathToFileURL(resolve(root, job.handler)).href)) as { handler: (e: unknown, c: Context) => Promise<unknown> };
   return inFunction(job.id, () => mod.handler(event, context(job.id, job.timeoutSeconds ?? 900)));
+}
+
+/**
+ * Invokes a job as an async invocation (S3 does): with `successTo: 'changes'` its result then goes to the local
+ * change queue (CHANGES_QUEUE_URL) as Lambda's onSuccess destination sends it in AWS.
+ */
+export async function invokeAsync(job: JobDef & { id: string }, event: unknown): Promise<unknown> {
+  const result = await invokeJob(job, event);
+  const queueUrl = process.env.CHANGES_QUEUE_URL;
+  if (job.successTo === 'changes' && queueUrl) {
+    const record = {
+      version: '1.0',
+      timestamp: new Date().toISOString(),
+      requestContext: { requestId: randomUUID(), functionArn: `arn:aws:lambda:local:000000000000:function:${job.id}:$LATEST`, condition: 'Success', approximateInvokeCount: 1 },
+      requestPayload: event,
+      responseContext: { statusCode: 200, executedVersion: '$LATEST' },
+      responsePayload: result,
+    };
+    await sendTo(queueUrl, JSON.stringify(record));
+  }
+  return result;
 }
 
 /** An EventBridge scheduled event, as the schedule rule sends it. */
@@ -76,7 +98,7 @@ export function startUploadJobs(emulator: { onEvent(listener: (event: unknown) =
       if (!record.eventName.startsWith('ObjectCreated')) continue;
       for (const job of jobList) {
         if (!('importsUpload' in job.trigger) || !record.s3.object.key.startsWith(job.trigger.importsUpload)) continue;
-        invokeJob(job, { Records: [record] }).then(
+        invokeAsync(job, { Records: [record] }).then(
           (result) => log(`job ${job.id}: ${JSON.stringify(result ?? 'done')}`),
           (err: Error) => log(`job ${job.id} failed: ${err.message}`),
         );

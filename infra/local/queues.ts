@@ -13,6 +13,11 @@
  * failed message comes back after a second, and after `maxReceiveCount`
  * receives it is dead-lettered: logged and kept in `deadLetters`).
  *
+ * The same server takes EventBridge's PutEvents (AWS_ENDPOINT_URL_EVENTBRIDGE)
+ * for the change bus: the entries are kept in `bus` (a rule's view of them);
+ * and SendMessage's DelaySeconds (a webhook retry's backoff). The webhook
+ * dead-letter queue has no consumer: its messages are kept in `sinks`.
+ *
  * `drain()` (or `GET /_local/drain` on the server, for other processes)
  * sends what is gathered at once, without waiting for the window, and
  * resolves when every queue is empty and no batch is running: tests and
@@ -70,8 +75,19 @@ class LocalQueue {
     private readonly log: (line: string) => void,
   ) {}
 
-  send(body: string): string {
+  send(body: string, delaySeconds = 0): string {
     const message = { messageId: randomUUID(), body, sentAt: Date.now(), receiveCount: 0 };
+    if (delaySeconds > 0) {
+      // Delayed like a retry: drain() waits for it.
+      this.retrying++;
+      setTimeout(() => {
+        this.retrying--;
+        message.sentAt = Date.now();
+        this.gather([message]);
+        this.schedule();
+      }, delaySeconds * 1000);
+      return message.messageId;
+    }
     this.gather([message]);
     this.schedule();
     return message.messageId;
@@ -185,8 +201,21 @@ class LocalQueue {
 
 const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
 
+/** What PutEvents put on the local change bus. */
+export interface LocalBusEntry {
+  EventBusName?: string;
+  Source?: string;
+  DetailType?: string;
+  Detail?: string;
+  Time?: number;
+}
+
 export interface LocalQueues {
   endpoint: string;
+  /** Entries put on the local event bus, in order. */
+  bus: LocalBusEntry[];
+  /** Queues without a consumer (the webhook dead-letter queue), by name: the message bodies sent to each. */
+  sinks: Map<string, string[]>;
   /** Environment of the handlers: the SQS endpoint and each queue's URL variable. */
   env: Record<string, string>;
   queues: Map<string, LocalQueue>;
@@ -197,11 +226,22 @@ export interface LocalQueues {
 /** The queue URL variables of the job table's queue triggers. */
 const QUEUE_ENV: Record<string, (job: JobDef) => QueueOptions | undefined> = {
   TRACKING_QUEUE_URL: (job) => ('trackingQueue' in job.trigger ? job.trigger.trackingQueue : undefined),
+  // Fed by S3 notifications (infra/local/notifications.ts), not by the handlers.
+  CHANGES_QUEUE_URL: (job) => ('eventChanges' in job.trigger ? job.trigger.eventChanges : undefined),
+  WEBHOOK_QUEUE_URL: (job) => ('webhookDeliveries' in job.trigger ? job.trigger.webhookDeliveries : undefined),
 };
+
+/** Queues without a consumer, by their URL variable: the dead-letter queue the webhook deliveries are sent to after their last retry. */
+const SINK_ENV = { WEBHOOK_DEAD_LETTER_QUEUE_URL: 'webhookDeadLetters' };
+
+/** The local change bus's name (EVENT_BUS_NAME). */
+export const LOCAL_BUS_NAME = 'local-changes';
 
 /** Starts the local queues on a free port (or `port`). */
 export async function startLocalQueues({ port = 0, log = console.log }: { port?: number; log?: (line: string) => void } = {}): Promise<LocalQueues> {
   const queues = new Map<string, LocalQueue>();
+  const bus: LocalBusEntry[] = [];
+  const sinks = new Map<string, string[]>(Object.values(SINK_ENV).map((name) => [name, []]));
   const server = http.createServer((req, res) => {
     const reply = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
@@ -215,19 +255,30 @@ export async function startLocalQueues({ port = 0, log = console.log }: { port?:
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const target = String(req.headers['x-amz-target'] ?? '');
-      let input: { QueueUrl?: string; MessageBody?: string; Entries?: Array<{ Id: string; MessageBody: string }> };
+      let input: { QueueUrl?: string; MessageBody?: string; DelaySeconds?: number; Entries?: Array<{ Id: string; MessageBody: string; DelaySeconds?: number }> };
       try {
         input = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof input;
       } catch {
         return reply(400, { __type: 'com.amazonaws.sqs#InvalidRequest', message: 'not JSON' });
       }
-      const queue = queues.get(String(input.QueueUrl ?? '').split('/').pop() ?? '');
+      if (target === 'AWSEvents.PutEvents' && Array.isArray(input.Entries)) {
+        const entries = input.Entries as unknown as LocalBusEntry[];
+        bus.push(...entries);
+        return reply(200, { FailedEntryCount: 0, Entries: entries.map(() => ({ EventId: randomUUID() })) });
+      }
+      const name = String(input.QueueUrl ?? '').split('/').pop() ?? '';
+      const sink = sinks.get(name);
+      if (sink && target === 'AmazonSQS.SendMessage' && typeof input.MessageBody === 'string') {
+        sink.push(input.MessageBody);
+        return reply(200, { MessageId: randomUUID(), MD5OfMessageBody: md5(input.MessageBody) });
+      }
+      const queue = queues.get(name);
       if (!queue) return reply(400, { __type: 'com.amazonaws.sqs#QueueDoesNotExist', message: `no queue ${input.QueueUrl}` });
       if (target === 'AmazonSQS.SendMessage' && typeof input.MessageBody === 'string') {
-        return reply(200, { MessageId: queue.send(input.MessageBody), MD5OfMessageBody: md5(input.MessageBody) });
+        return reply(200, { MessageId: queue.send(input.MessageBody, input.DelaySeconds ?? 0), MD5OfMessageBody: md5(input.MessageBody) });
       }
       if (target === 'AmazonSQS.SendMessageBatch' && Array.isArray(input.Entries)) {
-        const Successful = input.Entries.map((e) => ({ Id: e.Id, MessageId: queue.send(e.MessageBody), MD5OfMessageBody: md5(e.MessageBody) }));
+        const Successful = input.Entries.map((e) => ({ Id: e.Id, MessageId: queue.send(e.MessageBody, e.DelaySeconds ?? 0), MD5OfMessageBody: md5(e.MessageBody) }));
         return reply(200, { Successful, Failed: [] });
       }
       reply(400, { __type: 'com.amazonaws.sqs#UnsupportedOperation', message: `${target} is not supported locally` });
@@ -235,7 +286,8 @@ export async function startLocalQueues({ port = 0, log = console.log }: { port?:
   });
   await new Promise<void>((done) => server.listen(port, '127.0.0.1', done));
   const endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  const env: Record<string, string> = { AWS_ENDPOINT_URL_SQS: endpoint };
+  const env: Record<string, string> = { AWS_ENDPOINT_URL_SQS: endpoint, AWS_ENDPOINT_URL_EVENTBRIDGE: endpoint, EVENT_BUS_NAME: LOCAL_BUS_NAME };
+  for (const [variable, name] of Object.entries(SINK_ENV)) env[variable] = `${endpoint}/${ACCOUNT}/${name}`;
   for (const [name, optionsOf] of Object.entries(QUEUE_ENV)) {
     for (const job of jobList) {
       const options = optionsOf(job);
@@ -250,6 +302,8 @@ export async function startLocalQueues({ port = 0, log = console.log }: { port?:
   return {
     endpoint,
     env,
+    bus,
+    sinks,
     queues,
     drain,
     stop: async () => {

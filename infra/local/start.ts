@@ -52,6 +52,9 @@ async function main() {
   const demo = await seedDemo(dataDir, baseUrl);
   const { startScheduledJobs, startUploadJobs } = await import('./jobs.js');
   startUploadJobs(s3);
+  // Raw event objects → the change queue → the webhook fan-out (and the local change bus).
+  const { forwardChangeNotifications } = await import('./notifications.js');
+  forwardChangeNotifications(s3, queues.env.CHANGES_QUEUE_URL);
   const server = await startLocalServer(port);
   running.push({ endpoint: baseUrl, stop: () => new Promise((done) => server.close(() => done())) });
   const stopJobs = startScheduledJobs();

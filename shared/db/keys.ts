@@ -32,6 +32,9 @@ export const keys = {
   list: (clientId: string, listId: number) => ({ pk: `CLIENT#${clientId}`, sk: `LIST#${pad(listId)}` }),
   /** Prefix for querying all lists of a client. */
   listPrefix: () => 'LIST#',
+  /** A webhook endpoint of a client (shared/webhooks/store.ts). */
+  webhook: (clientId: string, id: string) => ({ pk: `CLIENT#${clientId}`, sk: `WEBHOOK#${id}` }),
+  webhookPrefix: () => 'WEBHOOK#',
   /** A subscriber of a list, by normalised (lower-cased) email. */
   subscriber: (clientId: string, listId: number, email: string) => ({
     pk: `SUBS#${clientId}#${listId}`,

@@ -25,4 +25,6 @@ export type EventRecord = {
   date: string;
   email: string;
   [EVENT_ID_FIELD]?: string;
+  /** The subscriber's guid (subscription events): for the change feed and SQL, not a CSV column. */
+  guid?: string;
 } & Partial<Record<(typeof eventColumns)[EventName][number], string | number>>;

@@ -1,7 +1,7 @@
 import { toJsonSchema, type ConversionConfig } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { config } from '../config.js';
-import { routeList } from '../routes.js';
+import { outboundWebhooks, routeList } from '../routes.js';
 import { headerComponent, headerDocs, type HeaderName } from './header-docs.js';
 import type { AnySchema, ResponseDoc, RouteDef } from './route.js';
 import { ErrorSchema, InvalidRequestSchema } from './schemas.js';
@@ -135,7 +135,30 @@ const tagDescriptions: Record<string, string> = {
   recommendations: 'Personalised article recommendations, tracking and the browser library',
   articles: 'The article catalogue of recommendations: articles known ahead of traffic (API and feed)',
   meta: 'This API description',
+  webhooks: "Webhooks: signed POSTs of subscriber changes to the client's own URL",
 };
+
+/** OpenAPI 3.1 `webhooks`: the requests the service sends to registered URLs. */
+function webhookDocs() {
+  return Object.fromEntries(
+    Object.entries(outboundWebhooks).map(([id, hook]) => [
+      id,
+      {
+        post: {
+          operationId: id,
+          summary: hook.summary,
+          description: hook.description,
+          tags: hook.tags,
+          // The receiver checks the signature headers; no token or key is sent.
+          security: [],
+          parameters: Object.entries(hook.headers).map(([name, description]) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } })),
+          requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(hook.schema, 'output') } } },
+          responses: { '200': { description: 'Any 2xx acknowledges the event' }, default: { description: 'Anything else (or no answer in time): retried with the same webhook-id' } },
+        },
+      },
+    ]),
+  );
+}
 
 /** The OpenAPI 3.1 document, generated from the route table and its valibot schemas. */
 export function openApiDocument(serverUrl = config.publicBaseUrl) {
@@ -157,6 +180,7 @@ export function openApiDocument(serverUrl = config.publicBaseUrl) {
     servers: [{ url: serverUrl, description: 'This deployment (http locally, https in AWS)' }],
     tags,
     paths,
+    webhooks: webhookDocs(),
     components: {
       securitySchemes: {
         [TOKEN_SCHEME]: { type: 'apiKey', in: 'header', name: 'X-Service-Client-Token', description: 'A token from GET /v1/token (valid TOKEN_TTL_SECONDS; revoked when the API key is rotated)' },

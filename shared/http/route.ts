@@ -20,6 +20,10 @@ export interface Access {
   mail?: boolean;
   /** Sends page views to the tracking queue (sqs:SendMessage only). */
   trackingQueue?: boolean;
+  /** Sends webhook deliveries to their queue and its dead-letter queue (sqs:SendMessage only). */
+  webhookQueue?: boolean;
+  /** Puts events on the change bus (events:PutEvents only). */
+  eventBus?: boolean;
 }
 
 export interface ResponseDoc {

@@ -36,6 +36,9 @@ export interface SafeFetchOptions {
   sizeLimitName?: string;
   /** Request headers added to (or replacing) the defaults, e.g. `accept` or the conditional If-None-Match / If-Modified-Since. */
   headers?: Record<string, string>;
+  /** GET unless told (a webhook delivery POSTs `body`). */
+  method?: 'GET' | 'POST';
+  body?: string;
 }
 
 export interface FetchedFile {
@@ -102,7 +105,7 @@ function requestOnce(url: URL, o: SafeFetchOptions, deadline: number): Promise<h
   return new Promise((resolve, reject) => {
     const lib = url.protocol === 'https:' ? https : http;
     const req = lib.request(url, {
-      method: 'GET',
+      method: o.method ?? 'GET',
       agent: false,
       lookup: guardedLookup(o.allowLoopback),
       headers: { 'user-agent': 'newsletter-service-import/1', accept: 'text/csv, text/plain;q=0.9, */*;q=0.5', ...o.headers, 'accept-encoding': 'identity' },
@@ -125,7 +128,7 @@ function requestOnce(url: URL, o: SafeFetchOptions, deadline: number): Promise<h
       clearTimeout(timer);
       reject(describeNetworkError(err, url));
     });
-    req.end();
+    req.end(o.body);
   });
 }
 
@@ -142,7 +145,7 @@ function sizeLimit(maxBytes: number, limitName: string): Transform {
 }
 
 /**
- * GETs the URL under the safety rules; resolves once a 2xx answer's headers
+ * GETs (or POSTs `body` to) the URL under the safety rules; resolves once a 2xx answer's headers
  * arrived, with its body as a stream (or on a 304 to a conditional request). Every refusal or failure is a
  * UrlFetchError (400) with a cause.
  */

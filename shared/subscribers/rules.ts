@@ -154,12 +154,14 @@ export function applyLine(prior: SubscriberState | undefined, line: SubscriberLi
  * The events of a state change: nl_subscribe when the address became
  * subscribed, nl_unsubscribe (with its cause) when a subscribed address
  * became unsubscribed; dated at the change (`updatedAt` of the new state).
+ * The guid rides along for the change feed (webhooks, the bus); the CSV
+ * files show only their columns.
  */
 function transitionEvents(outcome: Outcome, state: SubscriberState, listId: number): EventRecord[] {
   const events: EventRecord[] = [];
-  if (outcome.subscribed) events.push({ event: 'nl_subscribe', date: state.updatedAt, email: state.email, email_list_id: listId });
+  if (outcome.subscribed) events.push({ event: 'nl_subscribe', date: state.updatedAt, email: state.email, email_list_id: listId, guid: state.guid });
   if (outcome.unsubscribed && !outcome.created) {
-    events.push({ event: 'nl_unsubscribe', date: state.updatedAt, email: state.email, cause: state.unsubscribedCause ?? 'READER', email_list_id: listId });
+    events.push({ event: 'nl_unsubscribe', date: state.updatedAt, email: state.email, cause: state.unsubscribedCause ?? 'READER', email_list_id: listId, guid: state.guid });
   }
   return events;
 }

@@ -447,8 +447,73 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's webhooks (without their secrets), oldest first
+         * @description The caller's webhooks (without their secrets), oldest first
+         */
+        get: operations["webhooksList"];
+        put?: never;
+        /**
+         * Register a webhook: signed POSTs of subscriber changes
+         * @description Each change of the types in `events` is POSTed to `url` as JSON (docs/api.md "Change events"), signed per Standard Webhooks with the `secret` answered here, once (headers `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">`). The URL must be https and resolve to public addresses only (private, loopback, link-local, CGNAT, multicast and metadata addresses are refused here and again at every connect). A 2xx answer within WEBHOOK_TIMEOUT_MS acknowledges; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h with the same `webhook-id`, then dead-lettered. At most WEBHOOK_MAX_PER_CLIENT webhooks per client.
+         */
+        post: operations["webhooksCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete one of the caller’s webhooks; deliveries still queued for it are dropped
+         * @description Delete one of the caller’s webhooks; deliveries still queued for it are dropped
+         */
+        delete: operations["webhooksDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    subscriberChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscriber change (or an import’s end), POSTed to a registered webhook
+         * @description One event per request, signed per Standard Webhooks: verify `webhook-signature` (`v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">` with the webhook’s `whsec_` secret) over the raw body, and de-duplicate by `webhook-id` (the same on every retry). Answer 2xx within WEBHOOK_TIMEOUT_MS; anything else is retried with backoff for about a day. The same JSON is the `detail` of the event on the change bus (detail-type = `type`).
+         */
+        post: operations["subscriberChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: never;
     responses: never;
@@ -2922,6 +2987,285 @@ export interface operations {
                         cause: string;
                     };
                 };
+            };
+        };
+    };
+    webhooksList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhooks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        url: string;
+                        events: ("subscriber.subscribed" | "subscriber.unsubscribed" | "subscriber.deleted" | "subscriber.bounced" | "subscriber.complained" | "import.finished")[];
+                        /** Format: date-time */
+                        created_at: string;
+                    }[];
+                };
+            };
+            /** @description Missing, unknown or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    webhooksCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url: string;
+                    events: ("subscriber.subscribed" | "subscriber.unsubscribed" | "subscriber.deleted" | "subscriber.bounced" | "subscriber.complained" | "import.finished")[];
+                };
+            };
+        };
+        responses: {
+            /** @description The webhook with its signing secret (shown only here). Location: /v1/webhooks/{webhook_id} */
+            201: {
+                headers: {
+                    location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        url: string;
+                        events: ("subscriber.subscribed" | "subscriber.unsubscribed" | "subscriber.deleted" | "subscriber.bounced" | "subscriber.complained" | "import.finished")[];
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description Standard Webhooks signing secret (whsec_ + base64); shown only in this answer */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description Invalid body, or a URL that is refused (`cause` starts with `url:`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description The client already has WEBHOOK_MAX_PER_CLIENT webhooks */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Request body larger than 6 MiB (API Gateway and Lambda limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Content-Type is not one the route takes (media types match case-insensitively, parameters allowed) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    webhooksDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request; `cause` names the field and the problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description The caller has no webhook with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    subscriberChange: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event’s id (evt_…), stable across retries */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt (signed: reject old ones) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body"> */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Stable across retries: the webhook-id header */
+                    id: string;
+                    /** @enum {string} */
+                    type: "subscriber.subscribed" | "subscriber.unsubscribed" | "subscriber.deleted" | "subscriber.bounced" | "subscriber.complained" | "import.finished";
+                    /** Format: date-time */
+                    time: string;
+                    client_id: string;
+                    list_id: number | null;
+                    email: string | null;
+                    guid: string | null;
+                    cause: string | null;
+                    /** @enum {string} */
+                    source: "subscribers" | "ses" | "imports";
+                    data: {
+                        [key: string]: string | number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer in time): retried with the same webhook-id */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -12,12 +12,15 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { localNames } from '../../infra/local/env.js';
 import { readRecordings } from '../../infra/local/recording.js';
+import { startNotificationHub } from '../../infra/local/notifications.js';
 import { ensureBuckets, ensureTable, freePort, startDynamoLocal, startS3Emulator } from '../../infra/local/services.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     services: { dynamoEndpoint: string; s3Endpoint: string; dataDir: string };
     recordDir: string;
+    /** The S3 notification hub (infra/local/notifications.ts): a test file subscribes its change queue to it. */
+    notificationHub: string;
   }
 }
 
@@ -29,11 +32,13 @@ export default async function setup(project: TestProject) {
   ]);
   await ensureTable(dynamo.endpoint, localNames.TABLE_NAME);
   await ensureBuckets(s3.endpoint, [localNames.IMPORTS_BUCKET, localNames.EVENTS_BUCKET]);
+  const hub = await startNotificationHub(s3);
   project.provide('services', { dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, dataDir });
+  project.provide('notificationHub', hub.endpoint);
   const recordDir = join(dataDir, 'recordings');
   project.provide('recordDir', recordDir);
   return async () => {
-    await Promise.allSettled([dynamo.stop(), s3.stop()]);
+    await Promise.allSettled([hub.stop(), dynamo.stop(), s3.stop()]);
     const recordings = readRecordings(recordDir);
     rmSync(dataDir, { recursive: true, force: true });
     if (recordings.length === 0) return;

@@ -4,8 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { createGateway, listen, type StaticMount } from '../../infra/local/gateway.js';
+import { CHANGES_PREFIX, subscribeChanges, unsubscribeChanges } from '../../infra/local/notifications.js';
 import { startLocalQueues, type LocalQueues } from '../../infra/local/queues.js';
 import { createClient } from '../../shared/clients/clients.js';
 import { checkResponse } from './api-contract.js';
@@ -39,9 +40,19 @@ export function useService({ mounts = [] }: { mounts?: StaticMount[] } = {}): Se
   });
   afterAll(async () => {
     await new Promise<void>((done) => server.close(() => done()));
+    if (service.queues) await unsubscribeChanges(inject('notificationHub'), service.queues.env.CHANGES_QUEUE_URL);
     await service.queues?.stop();
   });
   return service;
+}
+
+/**
+ * Sends this file's change queue (the webhook fan-out) the S3 notifications of
+ * the client's raw event objects, as the bucket notification does in AWS
+ * (infra/local/notifications.ts); without it no change of the client goes out.
+ */
+export async function watchChanges(service: Service, clientId: string): Promise<void> {
+  await subscribeChanges(inject('notificationHub'), service.queues!.env.CHANGES_QUEUE_URL, `${CHANGES_PREFIX}${clientId}/`);
 }
 
 /**

@@ -99,8 +99,8 @@ describe('ServiceStack', () => {
     for (const job of jobList) template.hasOutput(`${job.id}FunctionName`, {});
   });
 
-  it('keeps both buckets encrypted and private', () => {
-    template.resourceCountIs('AWS::S3::Bucket', 2);
+  it('keeps the buckets (imports, events, Athena results) encrypted and private', () => {
+    template.resourceCountIs('AWS::S3::Bucket', 3);
     template.allResourcesProperties('AWS::S3::Bucket', {
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
       PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },

@@ -94,7 +94,7 @@ describe('POST /v1/newsletters/lists/{list_id}/subscribers: the report', () => {
     const unsubscribes = await rawEventObjects(client.username, 'nl_unsubscribe');
     expect(subscribes.map((o) => o.length).sort()).toEqual([1, 2]);
     expect(subscribes.flat().map((e) => e.email).sort()).toEqual(['a@x.co', 'b@x.co', 'c@x.co']);
-    expect(unsubscribes).toEqual([[{ date: expect.any(String) as string, email: 'a@x.co', cause: 'PUBLISHER', email_list_id: client.defaultListId }]]);
+    expect(unsubscribes).toEqual([[{ date: expect.any(String) as string, email: 'a@x.co', cause: 'PUBLISHER', email_list_id: client.defaultListId, guid: defaultGuid('a@x.co') }]]);
   });
 });
 

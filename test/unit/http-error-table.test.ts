@@ -19,6 +19,7 @@ import * as ratelimit from '../../shared/ratelimit/errors.js';
 import { RateLimitedError } from '../../shared/ratelimit/errors.js';
 import * as recos from '../../shared/recos/errors.js';
 import * as errors from '../../shared/subscribers/errors.js';
+import * as webhooks from '../../shared/webhooks/errors.js';
 
 describe('the domain error table (shared/http/error-table.ts)', () => {
   it.each([
@@ -96,7 +97,7 @@ describe('the domain error table (shared/http/error-table.ts)', () => {
   });
 
   it('has a row for every error class of every domain, and each sets its name (minified bundles rename classes)', () => {
-    const modules = { auth, clients, events, imports, lists, net, optin, ratelimit, recos, subscribers: errors };
+    const modules = { auth, clients, events, imports, lists, net, optin, ratelimit, recos, subscribers: errors, webhooks };
     for (const [domain, mod] of Object.entries(modules)) {
       const classes = Object.values(mod).filter((c: unknown): c is new () => Error => typeof c === 'function' && (c as { prototype: unknown }).prototype instanceof Error);
       // A base class (extended by others of its domain) is never thrown itself.

@@ -23,7 +23,7 @@ describe('applyLine', () => {
     expect(change.outcome).toEqual({ created: true, subscribed: true, unsubscribed: false, dataChanged: false });
     expect(change.next).toMatchObject({ subscribed: true, subscribedAt: NOW, guid: defaultGuid('a@x.co'), version: 1 });
     expect(change.deltas).toMatchObject({ subscribed: 1, unsubscribed: 0 });
-    expect(change.events).toEqual([{ event: 'nl_subscribe', date: NOW, email: 'a@x.co', email_list_id: 7 }]);
+    expect(change.events).toEqual([{ event: 'nl_subscribe', date: NOW, email: 'a@x.co', email_list_id: 7, guid: defaultGuid('a@x.co') }]);
   });
 
   it('keeps the status of an existing address when subscribed is absent', () => {
@@ -36,7 +36,7 @@ describe('applyLine', () => {
     const change = applyLine(existing(), line({ email: 'a@x.co', subscribed: false, unsubscribedCause: 'PUBLISHER' }), NOW, 7);
     expect(change.next).toMatchObject({ subscribed: false, unsubscribedCause: 'PUBLISHER', unsubscribedAt: NOW, subscribedAt: '2026-01-01T00:00:00.000Z' });
     expect(change.deltas).toEqual({ subscribed: -1, unsubscribed: 1, HARD_BOUNCE: 0, PUBLISHER: 1, READER: 0 });
-    expect(change.events).toEqual([{ event: 'nl_unsubscribe', date: NOW, email: 'a@x.co', cause: 'PUBLISHER', email_list_id: 7 }]);
+    expect(change.events).toEqual([{ event: 'nl_unsubscribe', date: NOW, email: 'a@x.co', cause: 'PUBLISHER', email_list_id: 7, guid: 'g1' }]);
     expect(applyLine(existing(), line({ email: 'a@x.co', subscribed: false }), NOW, 7).next?.unsubscribedCause).toBe('READER');
   });
 
@@ -73,11 +73,11 @@ describe('applyLine', () => {
     expect(again.deltas).toMatchObject({ subscribed: 0 });
     expect(again.outcome).toEqual(first.outcome);
     expect(again.events).toEqual(first.events);
-    expect(again.events).toEqual([{ event: 'nl_subscribe', date: NOW, email: 'a@x.co', email_list_id: 7 }]);
+    expect(again.events).toEqual([{ event: 'nl_subscribe', date: NOW, email: 'a@x.co', email_list_id: 7, guid: defaultGuid('a@x.co') }]);
 
     const unsubscribed = applyLine(existing(), line({ email: 'a@x.co', subscribed: false, unsubscribedCause: 'PUBLISHER', opId: 'import#2#1' }), NOW, 7);
     const replayed = applyLine(unsubscribed.next, line({ email: 'a@x.co', subscribed: false, unsubscribedCause: 'PUBLISHER', opId: 'import#2#1' }), '2026-11-23T00:00:00.000Z', 7);
-    expect(replayed.events).toEqual([{ event: 'nl_unsubscribe', date: NOW, email: 'a@x.co', cause: 'PUBLISHER', email_list_id: 7 }]);
+    expect(replayed.events).toEqual([{ event: 'nl_unsubscribe', date: NOW, email: 'a@x.co', cause: 'PUBLISHER', email_list_id: 7, guid: 'g1' }]);
   });
 
   it('stores lastImportFile only from lines that give importFileId, and keeps it across other writes', () => {

@@ -1,0 +1,60 @@
+/**
+ * The webhook functions' settings from the environment. Kept here rather than
+ * in shared/config.ts, which every function bundles: only the webhook
+ * functions read them. Names are documented in docs/operations.md.
+ */
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (value === undefined || value === '') throw new Error(`Missing required environment variable ${name}`);
+  return value;
+}
+
+function optionalInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`Environment variable ${name} must be a non-negative integer, got "${raw}"`);
+  return value;
+}
+
+/**
+ * Standard Webhooks' schedule after the first attempt: 5 s, 5 min, 30 min,
+ * 2 h, 5 h, 10 h, 10 h (about 27.5 hours in all), then the dead-letter queue.
+ */
+export const DEFAULT_RETRY_DELAYS = [5, 300, 1800, 7200, 18000, 36000, 36000];
+
+export const webhookSettings = {
+  /** Lets webhooks go to loopback addresses and plain http (local development and tests only). */
+  get allowLoopback(): boolean {
+    return (process.env.WEBHOOK_ALLOW_LOOPBACK ?? '').toLowerCase() === 'true';
+  },
+  /** The queue of deliveries (the fan-out sends, the delivery job consumes and re-sends retries). */
+  get queueUrl(): string {
+    return required('WEBHOOK_QUEUE_URL');
+  },
+  /** Where deliveries go after the last retry (alarmed). */
+  get deadLetterQueueUrl(): string {
+    return required('WEBHOOK_DEAD_LETTER_QUEUE_URL');
+  },
+  /** The EventBridge bus every change goes to; unset: none. */
+  get eventBusName(): string | undefined {
+    return process.env.EVENT_BUS_NAME || undefined;
+  },
+  /** Seconds before each retry (comma-separated), default DEFAULT_RETRY_DELAYS. */
+  get retryDelays(): number[] {
+    const raw = process.env.WEBHOOK_RETRY_DELAYS;
+    if (!raw) return DEFAULT_RETRY_DELAYS;
+    const delays = raw.split(',').map((s) => Number(s.trim()));
+    if (delays.some((d) => !Number.isInteger(d) || d < 0)) throw new Error(`Environment variable WEBHOOK_RETRY_DELAYS must be comma-separated seconds, got "${raw}"`);
+    return delays;
+  },
+  /** Time allowed to connect and answer one delivery (default 10 s). */
+  get timeoutMs(): number {
+    return optionalInt('WEBHOOK_TIMEOUT_MS', 10_000);
+  },
+  /** Webhooks per client (default 10). */
+  get maxPerClient(): number {
+    return optionalInt('WEBHOOK_MAX_PER_CLIENT', 10);
+  },
+};

@@ -1,0 +1,296 @@
+/**
+ * Webhooks through the local stack: registration over HTTP, then subscriber
+ * writes through the gateway → raw event objects in the S3 emulator → its
+ * notifications → the fan-out job → the delivery job → a receiver on
+ * 127.0.0.1, whose requests are verified with the `standardwebhooks`
+ * package (an independent implementation of the specification).
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import * as v from 'valibot';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { invokeAsync } from '../../infra/local/jobs.js';
+import { sendTo } from '../../infra/local/notifications.js';
+import { config } from '../../shared/config.js';
+import { sourceKey } from '../../shared/imports/objects.js';
+import { jobs } from '../../shared/jobs.js';
+import { defaultGuid } from '../../shared/subscribers/rules.js';
+import { ChangeEventSchema } from '../../shared/webhooks/schemas.js';
+import { newClient, request, useService, watchChanges, type ApiBody, type ErrorBody, type TestClient } from '../helpers/service.js';
+
+const service = useService();
+
+interface Received {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  answered: number;
+}
+
+/** A receiver on 127.0.0.1: answers each request by `answer` (status, or 'hang' to never answer), records everything. */
+function receiver() {
+  const requests: Received[] = [];
+  let answer: (r: Received) => number | 'hang' = () => 204;
+  /** Bodies served to GET requests by path (an imported CSV file). */
+  const files = new Map<string, string>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method === 'GET') {
+        const file = files.get(req.url ?? '');
+        res.writeHead(file === undefined ? 404 : 200, { 'content-type': 'text/csv' }).end(file ?? '');
+        return;
+      }
+      const got: Received = { path: req.url ?? '', headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])), body: Buffer.concat(chunks).toString('utf8'), answered: 0 };
+      const status = answer(got);
+      requests.push(got);
+      if (status === 'hang') return;
+      got.answered = status;
+      res.writeHead(status).end();
+    });
+  });
+  return {
+    requests,
+    files,
+    server,
+    set answer(fn: (r: Received) => number | 'hang') {
+      answer = fn;
+    },
+    url: (path: string) => `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
+    /** The requests to `path` once `n` of them were answered 2xx (or throws after `ms`). */
+    async delivered(path: string, n: number, ms = 20_000) {
+      const deadline = Date.now() + ms;
+      for (;;) {
+        const ok = requests.filter((r) => r.path === path && r.answered >= 200 && r.answered < 300);
+        if (ok.length >= n) return ok;
+        if (Date.now() > deadline) throw new Error(`${ok.length} of ${n} deliveries to ${path} after ${ms} ms (${requests.filter((r) => r.path === path).length} requests)`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+  };
+}
+
+const rx = receiver();
+const saved = { ...process.env };
+beforeAll(async () => {
+  await new Promise<void>((done) => rx.server.listen(0, '127.0.0.1', done));
+});
+afterAll(async () => {
+  rx.server.closeAllConnections();
+  await new Promise<void>((done) => rx.server.close(() => done()));
+});
+afterEach(() => {
+  for (const name of ['WEBHOOK_ALLOW_LOOPBACK', 'WEBHOOK_RETRY_DELAYS', 'WEBHOOK_TIMEOUT_MS', 'IMPORT_ALLOW_LOOPBACK']) {
+    if (saved[name] === undefined) delete process.env[name];
+    else process.env[name] = saved[name];
+  }
+  rx.answer = () => 204;
+});
+
+const hooksUrl = () => `${service.url}/v1/webhooks`;
+const register = (client: TestClient, body: unknown) => request<ApiBody<'webhooksCreate'>>(hooksUrl(), { method: 'POST', token: client.token, body });
+const subscribe = (client: TestClient, body: unknown) =>
+  request<ApiBody<'subscribersPost'>>(`${service.url}/v1/newsletters/lists/${client.defaultListId}/subscribers`, { method: 'POST', token: client.token, body });
+
+/** Verifies a request as a receiver would, with the standardwebhooks package; answers the parsed event. */
+function verified(secret: string, r: Received): v.InferOutput<typeof ChangeEventSchema> {
+  const payload = new Webhook(secret).verify(r.body, r.headers);
+  return v.parse(ChangeEventSchema, payload);
+}
+
+describe('POST/GET/DELETE /v1/webhooks', () => {
+  it('registers a webhook with a whsec_ secret, lists it without the secret, deletes it; the caller’s own only', async () => {
+    const [a, b] = await Promise.all([newClient(service), newClient(service)]);
+    const created = await register(a, { url: rx.url('/a'), events: ['subscriber.subscribed', 'subscriber.unsubscribed'] });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ url: rx.url('/a'), events: ['subscriber.subscribed', 'subscriber.unsubscribed'] });
+    expect(created.body.id).toMatch(/^wh_[0-9a-f]{24}$/);
+    expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(created.headers.get('location')).toBe(`/v1/webhooks/${created.body.id}`);
+
+    const listed = await request<ApiBody<'webhooksList'>>(hooksUrl(), { token: a.token });
+    expect(listed.body).toEqual([{ id: created.body.id, url: rx.url('/a'), events: created.body.events, created_at: created.body.created_at }]);
+    expect((await request<ApiBody<'webhooksList'>>(hooksUrl(), { token: b.token })).body).toEqual([]);
+    // Another client cannot delete it.
+    expect((await request<ErrorBody>(`${hooksUrl()}/${created.body.id}`, { method: 'DELETE', token: b.token })).status).toBe(404);
+    expect((await request(`${hooksUrl()}/${created.body.id}`, { method: 'DELETE', token: a.token })).status).toBe(204);
+    expect((await request<ErrorBody>(`${hooksUrl()}/${created.body.id}`, { method: 'DELETE', token: a.token })).body).toEqual({ status: 404, cause: `Unknown webhook ${created.body.id}` });
+    expect((await request<ErrorBody>(`${hooksUrl()}/nope`, { method: 'DELETE', token: a.token })).status).toBe(400);
+    expect((await request(hooksUrl())).status).toBe(401);
+  });
+
+  it('refuses bad bodies with a precise cause', async () => {
+    const a = await newClient(service);
+    const cases: Array<[unknown, string]> = [
+      [{ url: rx.url('/x'), events: ['subscriber.exploded'] }, 'events: each must be one of'],
+      [{ url: rx.url('/x'), events: [] }, 'events must name at least one event type'],
+      [{ url: rx.url('/x'), events: ['import.finished', 'import.finished'] }, 'events must not repeat a type'],
+      [{ events: ['subscriber.subscribed'] }, 'url'],
+      [{ url: 'ftp://example.com/x', events: ['subscriber.subscribed'] }, 'url: only http and https URLs'],
+      [{ url: 'https://u:p@example.com/x', events: ['subscriber.subscribed'] }, 'url: URLs with credentials are not accepted'],
+    ];
+    for (const [body, cause] of cases) {
+      const reply = await register(a, body);
+      expect(reply.status, JSON.stringify(body)).toBe(400);
+      expect((reply.body as unknown as ErrorBody).cause).toContain(cause);
+    }
+  });
+
+  it('refuses private, link-local, metadata and (unless allowed locally) loopback addresses and plain http', async () => {
+    const a = await newClient(service);
+    const refused = 'url: the address is not allowed: webhooks go to public https addresses only';
+    for (const url of ['https://10.1.2.3/h', 'https://192.168.0.1/h', 'https://169.254.169.254/latest/meta-data', 'https://[fd00::1]/h', 'https://100.64.0.1/h']) {
+      const reply = await register(a, { url, events: ['subscriber.subscribed'] });
+      expect([url, reply.status, (reply.body as unknown as ErrorBody).cause]).toEqual([url, 400, refused]);
+    }
+    process.env.WEBHOOK_ALLOW_LOOPBACK = 'false';
+    for (const url of [rx.url('/h').replace('http:', 'https:'), 'https://[::1]/h', 'https://localhost/h']) {
+      const reply = await register(a, { url, events: ['subscriber.subscribed'] });
+      expect([url, reply.status, (reply.body as unknown as ErrorBody).cause]).toEqual([url, 400, refused]);
+    }
+    const http = await register(a, { url: 'http://example.com/h', events: ['subscriber.subscribed'] });
+    expect(http.body).toEqual({ status: 400, cause: 'url: webhook URLs must be https' });
+  });
+});
+
+describe('deliveries', () => {
+  it('POSTs each subscriber change signed per Standard Webhooks, in the order of the write, and puts it on the event bus', async () => {
+    const a = await newClient(service);
+    await watchChanges(service, a.username);
+    const hook = (await register(a, { url: rx.url(`/d/${a.username}`), events: ['subscriber.subscribed', 'subscriber.unsubscribed'] })).body;
+    expect((await subscribe(a, [{ email: 'ann@x.co', guid: 'g-ann' }, { email: 'bob@x.co' }, { email: 'cid@x.co' }])).status).toBe(200);
+    const first = await rx.delivered(`/d/${a.username}`, 3);
+    const events = first.map((r) => verified(hook.secret, r));
+    expect(events.map((e) => [e.type, e.email, e.list_id, e.client_id, e.source])).toEqual(
+      ['ann@x.co', 'bob@x.co', 'cid@x.co'].map((email) => ['subscriber.subscribed', email, a.defaultListId, a.username, 'subscribers']),
+    );
+    expect(events.map((e) => e.guid)).toEqual(['g-ann', defaultGuid('bob@x.co'), defaultGuid('cid@x.co')]);
+    for (const [i, r] of first.entries()) {
+      expect(r.headers['content-type']).toBe('application/json');
+      expect(r.headers['webhook-id']).toBe(events[i].id);
+      expect(r.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+      expect(Math.abs(Number(r.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
+    }
+    // A signature made with another secret, or over another body, does not verify.
+    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(first[0].body, first[0].headers)).toThrow();
+    expect(() => new Webhook(hook.secret).verify(first[0].body.replace('ann', 'eve'), first[0].headers)).toThrow();
+
+    await subscribe(a, [{ email: 'bob@x.co', subscribed: false, unsubscribed_cause: 'PUBLISHER' }]);
+    const all = await rx.delivered(`/d/${a.username}`, 4);
+    expect(verified(hook.secret, all[3])).toMatchObject({ type: 'subscriber.unsubscribed', email: 'bob@x.co', cause: 'PUBLISHER' });
+    expect(new Set(all.map((r) => r.headers['webhook-id'])).size).toBe(4);
+
+    // The same changes on the (local) bus: detail-type the change type, detail the same JSON.
+    const onBus = service.queues!.bus.filter((e) => e.Detail?.includes(`"client_id":"${a.username}"`));
+    expect(onBus.map((e) => [e.Source, e.DetailType])).toEqual([
+      ...Array.from({ length: 3 }, () => ['newsletter-service', 'subscriber.subscribed']),
+      ['newsletter-service', 'subscriber.unsubscribed'],
+    ]);
+    expect(onBus.map((e) => JSON.parse(e.Detail!) as unknown)).toEqual([...events, verified(hook.secret, all[3])]);
+  });
+
+  it('sends a webhook only the types it asked for', async () => {
+    const a = await newClient(service);
+    await watchChanges(service, a.username);
+    await register(a, { url: rx.url(`/only-unsub/${a.username}`), events: ['subscriber.unsubscribed'] });
+    const all = (await register(a, { url: rx.url(`/all/${a.username}`), events: ['subscriber.subscribed', 'subscriber.unsubscribed'] })).body;
+    await subscribe(a, [{ email: 'x@x.co' }]);
+    await subscribe(a, [{ email: 'x@x.co', subscribed: false }]);
+    await rx.delivered(`/all/${a.username}`, 2);
+    const only = await rx.delivered(`/only-unsub/${a.username}`, 1);
+    expect(rx.requests.filter((r) => r.path === `/only-unsub/${a.username}`)).toHaveLength(1);
+    expect(JSON.parse(only[0].body)).toMatchObject({ type: 'subscriber.unsubscribed', cause: 'READER' });
+    expect(all.events).toHaveLength(2);
+  });
+
+  it('retries failures (5xx, timeouts) with the same webhook-id and keeps the order of the write', async () => {
+    process.env.WEBHOOK_RETRY_DELAYS = '0,1,1,1';
+    process.env.WEBHOOK_TIMEOUT_MS = '500';
+    const a = await newClient(service);
+    await watchChanges(service, a.username);
+    const path = `/flaky/${a.username}`;
+    const hook = (await register(a, { url: rx.url(path), events: ['subscriber.subscribed'] })).body;
+    // Each event: a 500, then no answer (timeout), then 200.
+    const seen = new Map<string, number>();
+    rx.answer = (r) => {
+      if (r.path !== path) return 204;
+      const n = (seen.get(r.headers['webhook-id']) ?? 0) + 1;
+      seen.set(r.headers['webhook-id'], n);
+      return n === 1 ? 500 : n === 2 ? 'hang' : 200;
+    };
+    await subscribe(a, [{ email: 'one@x.co' }, { email: 'two@x.co' }]);
+    const ok = await rx.delivered(path, 2, 30_000);
+    const tries = rx.requests.filter((r) => r.path === path);
+    // The second event waits behind the first: its first attempt comes after the first's success.
+    expect(tries.map((r) => [(JSON.parse(r.body) as { email: string }).email, r.answered || 'no answer'])).toEqual([
+      ['one@x.co', 500],
+      ['one@x.co', 'no answer'],
+      ['one@x.co', 200],
+      ['two@x.co', 500],
+      ['two@x.co', 'no answer'],
+      ['two@x.co', 200],
+    ]);
+    for (const r of tries) verified(hook.secret, r);
+    expect(new Set(tries.slice(0, 3).map((r) => r.headers['webhook-id'])).size).toBe(1);
+    expect(ok.map((r) => verified(hook.secret, r).email)).toEqual(['one@x.co', 'two@x.co']);
+  });
+
+  it('dead-letters what still fails after the last retry; an address refused at connect time is not reached', async () => {
+    process.env.WEBHOOK_RETRY_DELAYS = '0,0';
+    const a = await newClient(service);
+    await watchChanges(service, a.username);
+    const down = `/down/${a.username}`;
+    const hook = (await register(a, { url: rx.url(down), events: ['subscriber.subscribed'] })).body;
+    rx.answer = (r) => (r.path === down ? 503 : 204);
+    await subscribe(a, [{ email: 'lost@x.co' }]);
+    const sink = service.queues!.sinks.get('webhookDeadLetters')!;
+    const mine = () => sink.map((b) => JSON.parse(b) as { webhookId: string; events: Array<{ email: string }>; attempt: number; lastError: string }).filter((m) => m.webhookId === hook.id);
+    for (let waited = 0; mine().length === 0 && waited < 20_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    expect(rx.requests.filter((r) => r.path === down).map((r) => r.answered)).toEqual([503, 503, 503]);
+    expect(mine()).toMatchObject([{ attempt: 2, events: [{ email: 'lost@x.co' }], lastError: expect.stringContaining('503') as string }]);
+
+    // Registered while loopback was allowed; the delivery's connect is refused once it is not.
+    const guarded = `/guarded/${a.username}`;
+    const second = (await register(a, { url: rx.url(guarded), events: ['subscriber.subscribed'] })).body;
+    process.env.WEBHOOK_ALLOW_LOOPBACK = 'false';
+    await subscribe(a, [{ email: 'later@x.co' }]);
+    const refused = () => sink.map((b) => JSON.parse(b) as { webhookId: string; lastError: string }).filter((m) => m.webhookId === second.id);
+    for (let waited = 0; refused().length === 0 && waited < 20_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    expect(refused()).toMatchObject([{ lastError: expect.stringContaining('loopback') as string }]);
+    expect(rx.requests.filter((r) => r.path === guarded)).toEqual([]);
+  });
+
+  it('announces the end of an import (import.finished, from the worker’s success destination) after the changes it made', async () => {
+    process.env.IMPORT_ALLOW_LOOPBACK = 'true';
+    const a = await newClient(service);
+    await watchChanges(service, a.username);
+    const path = `/imports/${a.username}`;
+    const hook = (await register(a, { url: rx.url(path), events: ['subscriber.subscribed', 'import.finished'] })).body;
+    rx.files.set(`/${a.username}.csv`, 'email\nimp1@x.co\nimp2@x.co\nnot-an-email\n');
+    const file = await request<ApiBody<'filesCreate'>>(`${service.url}/v1/files`, { method: 'POST', token: a.token, body: { email_list_id: a.defaultListId, url: rx.url(`/${a.username}.csv`) } });
+    expect(file.status).toBe(201);
+    // As S3 invokes the worker (asynchronously, with its onSuccess destination).
+    const event = { Records: [{ eventVersion: '2.1', eventSource: 'aws:s3', eventName: 'ObjectCreated:Put', s3: { bucket: { name: config.importsBucket }, object: { key: sourceKey(a.username, file.body.id) } } }] };
+    expect(await invokeAsync({ id: 'importsWorker', ...jobs.importsWorker }, event)).toEqual([{ key: sourceKey(a.username, file.body.id), outcome: 'done' }]);
+    const got = (await rx.delivered(path, 3)).map((r) => verified(hook.secret, r));
+    const finished = got.find((e) => e.type === 'import.finished');
+    expect(finished).toMatchObject({
+      type: 'import.finished',
+      client_id: a.username,
+      list_id: a.defaultListId,
+      email: null,
+      source: 'imports',
+      data: { file_id: file.body.id, status: 'done', lines_read: 3, created: 2, subscribed: 2, errors: 1 },
+    });
+    expect(got.filter((e) => e.type === 'subscriber.subscribed').map((e) => e.email).sort()).toEqual(['imp1@x.co', 'imp2@x.co']);
+    // A rerun of the finished file ends nothing; the same success record delivered twice (SQS: at least once) keeps the id.
+    expect(await invokeAsync({ id: 'importsWorker', ...jobs.importsWorker }, event)).toEqual([{ key: sourceKey(a.username, file.body.id), outcome: 'finished-before' }]);
+    const record = { requestContext: { condition: 'Success' }, requestPayload: event, responsePayload: [{ key: sourceKey(a.username, file.body.id), outcome: 'done' }] };
+    await sendTo(service.queues!.env.CHANGES_QUEUE_URL, JSON.stringify(record));
+    const again = await rx.delivered(path, 4);
+    expect(again).toHaveLength(4);
+    expect(again[3].headers['webhook-id']).toBe(finished!.id);
+  });
+});
