@@ -11,6 +11,7 @@ import { docRoutes } from './routes/docs.js';
 import { optinRoutes } from './routes/optin.js';
 import { recoRoutes } from './routes/recos.js';
 import { articleRoutes } from './routes/articles.js';
+import { readerRoutes } from './routes/readers.js';
 
 /**
  * Every row, by id. The rows live in groups (shared/routes/*.ts); a function
@@ -24,6 +25,7 @@ export const routes = {
   ...optinRoutes,
   ...recoRoutes,
   ...articleRoutes,
+  ...readerRoutes,
 } as const satisfies Record<string, RouteDef>;
 
 export type RouteId = keyof typeof routes;

@@ -17,6 +17,7 @@ import type { UnknownListError } from '../lists/errors.js';
 import type { UrlFetchError } from '../net/errors.js';
 import type { InvalidSubmissionError } from '../optin/errors.js';
 import type { RateLimitedError } from '../ratelimit/errors.js';
+import type { UnknownReaderError } from '../readers/errors.js';
 import type {
   InvalidRecosRequestError,
   NoSiteHostsError,
@@ -115,6 +116,8 @@ export const errorTable: Readonly<Record<string, Answer>> = {
   TrackingRefusedError: answer<TrackingRefusedError>(403),
   ReaderSignatureError: answer<ReaderSignatureError>(403),
   PartialCatalogueWriteError: (e: PartialCatalogueWriteError) => (e.retryable ? new HttpError(503, e.message, faultRetry()) : new HttpError(500, e.message)),
+  // readers
+  UnknownReaderError: answer<UnknownReaderError>(404),
 };
 
 /** The HTTP answer to a domain error (by its `name`), or undefined for any other error (the responder makes it a 500). */
