@@ -18,7 +18,7 @@ function add(fields: FormFields, name: string, value: string): void {
 }
 
 /** The fields of a request's body; undefined when the body is too large or not a form (a multipart without boundary, say). */
-export function formFields(event: Pick<APIGatewayProxyEventV2, 'body' | 'isBase64Encoded' | 'headers'>): FormFields | undefined {
+export function formFields(event: Pick<APIGatewayProxyEventV2, 'body' | 'headers'> & { isBase64Encoded?: boolean }): FormFields | undefined {
   const raw = event.body === undefined ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   if (raw.length > MAX_FORM_BYTES) return undefined;
   const type = parseMediaType(event.headers?.['content-type']);

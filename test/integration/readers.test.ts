@@ -5,7 +5,10 @@
  * rotated links, a deleted reader's link, the preference centre's saves, and
  * the export of a reader's data.
  */
+import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { createForm } from '../../shared/clients/clients.js';
 import { createList } from '../../shared/lists/lists.js';
@@ -191,6 +194,26 @@ describe('the unsubscribe link', () => {
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
   }, 90_000);
+});
+
+describe('admin link-secret', () => {
+  const admin = async (...args: string[]) => {
+    const { stdout } = await promisify(execFile)(resolve(import.meta.dirname, '../../node_modules/.bin/tsx'), ['infra/admin.ts', ...args], { cwd: resolve(import.meta.dirname, '../..'), env: process.env });
+    return JSON.parse(stdout) as { link_secret: string; previous_link_secret: string | null; previous_valid_until: string | null };
+  };
+
+  it('shows the secret the links are made with, and rotates it with the grace period given', { timeout: 60_000 }, async () => {
+    const { client, listId, email, links } = await withMember();
+    const shown = await admin('link-secret', client.username);
+    expect(shown).toEqual({ username: client.username, link_secret: (await linkSecretsOf(client.username))!.current, previous_link_secret: null, previous_valid_until: null });
+    const rotated = await admin('link-secret', client.username, '--rotate', '--grace-days', '7');
+    expect(rotated.previous_link_secret).toBe(shown.link_secret);
+    expect(Date.parse(rotated.previous_valid_until!) - Date.now()).toBeGreaterThan(6.9 * 86_400_000);
+    expect((await request(links.unsubscribe)).status).toBe(200);
+    await admin('link-secret', client.username, '--rotate', '--grace-days', '0');
+    expect((await request(links.unsubscribe)).status).toBe(404);
+    expect((await request((await linksOf(client, listId, email)).unsubscribe)).status).toBe(200);
+  });
 });
 
 describe('the preference centre', () => {
