@@ -9,6 +9,7 @@ import { keys } from '../db/keys.js';
 import { listLists } from '../lists/lists.js';
 import type { SubscriberItem } from '../subscribers/store.js';
 import type * as v from 'valibot';
+import { consentRecords } from './consent.js';
 import { UnknownReaderError } from './errors.js';
 import type { ExportSchema } from './schemas.js';
 
@@ -46,7 +47,7 @@ export async function exportReader(clientId: string, email: string): Promise<Exp
       guid: i.guid,
       subscribed_at: i.subscribedAt ?? null,
       data: i.data ?? {},
-      consent: (i.consent ?? []).map((c) => ({ ...c, cause: c.cause ?? null, ip: c.ip ?? null, user_agent: c.user_agent ?? null })),
+      consent: consentRecords(i).map((c) => ({ ...c, cause: c.cause ?? null, ip: c.ip ?? null, user_agent: c.user_agent ?? null })),
     })),
     pending_optins: pending
       .filter((p) => p.type === 'optin')

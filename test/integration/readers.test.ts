@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { createForm } from '../../shared/clients/clients.js';
 import { createList } from '../../shared/lists/lists.js';
 import { READER_PAGE_LIMITS } from '../../shared/ratelimit/policy.js';
+import { consentRecords } from '../../shared/readers/consent.js';
 import { linkSecretsOf, rotateLinkSecret } from '../../shared/readers/link-secret.js';
 import { applySubscribers, countSubscribers, getSubscriber } from '../../shared/subscribers/service.js';
 import { newClient, request, useService, type ApiBody, type ErrorBody, type TestClient } from '../helpers/service.js';
@@ -96,8 +97,8 @@ describe('the unsubscribe link', () => {
     expect(reply.text).toContain('You are unsubscribed');
     const after = await getSubscriber(client.username, listId, email);
     expect(after).toMatchObject({ subscribed: false, unsubscribedCause: 'READER' });
-    expect(after!.consent).toHaveLength(2);
-    expect(after!.consent![1]).toMatchObject({ subscribed: false, cause: 'READER', source: 'unsubscribe_link', ip: '127.0.0.1', user_agent: 'MailProvider/1.0' });
+    expect(consentRecords(after!)).toHaveLength(2);
+    expect(consentRecords(after!)![1]).toMatchObject({ subscribed: false, cause: 'READER', source: 'unsubscribe_link', ip: '127.0.0.1', user_agent: 'MailProvider/1.0' });
     const counts = { subscribed: 0, unsubscribed: 1, cause: { HARD_BOUNCE: 0, PUBLISHER: 0, READER: 1 } };
     expect(await countSubscribers(client.username, listId)).toEqual(counts);
 
@@ -244,7 +245,7 @@ describe('the preference centre', () => {
     expect(await getSubscriber(client.username, weekly.id, email)).toMatchObject({ subscribed: true });
     expect(await getSubscriber(client.username, offers.id, email)).toMatchObject({ subscribed: true });
     expect(await getSubscriber(client.username, unrelated.id, email)).toBeUndefined();
-    expect((await getSubscriber(client.username, weekly.id, email))!.consent!.at(-1)).toMatchObject({ subscribed: true, source: 'preferences', user_agent: 'Browser/2' });
+    expect(consentRecords((await getSubscriber(client.username, weekly.id, email))!).at(-1)).toMatchObject({ subscribed: true, source: 'preferences', user_agent: 'Browser/2' });
 
     const all = await post('action=unsubscribe_all');
     expect(all.text).toContain('You are unsubscribed from every newsletter below');

@@ -3,6 +3,7 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { formFields } from '../../shared/http/form-body.js';
 import { decodeAddress, linkToken, linkUrl, verifyLinkToken, type LinkTarget } from '../../shared/readers/links.js';
+import { consentRecords } from '../../shared/readers/consent.js';
 import { maskAddress, preferencesPage, unsubscribePage } from '../../shared/readers/pages.js';
 import { applyLine, MAX_CONSENT_RECORDS, type SubscriberState } from '../../shared/subscribers/rules.js';
 
@@ -75,18 +76,18 @@ describe('consent records', () => {
       return change;
     };
     apply(true, 0, { importFileId: '7' });
-    expect(state!.consent).toEqual([{ at: NOW(0), subscribed: true, cause: undefined, source: 'import', file_id: '7' }]);
+    expect(consentRecords(state!)).toEqual([{ at: NOW(0), subscribed: true, cause: undefined, source: 'import', file_id: '7' }]);
     apply(undefined, 1, { data: { data_x: 1 } });
-    expect(state!.consent).toHaveLength(1);
+    expect(consentRecords(state!)).toHaveLength(1);
     apply(false, 2, { consent: { source: 'unsubscribe_link', ip: '192.0.2.1', user_agent: 'UA' } });
-    expect(state!.consent![1]).toEqual({ at: NOW(2), subscribed: false, cause: 'READER', source: 'unsubscribe_link', ip: '192.0.2.1', user_agent: 'UA' });
+    expect(consentRecords(state!)![1]).toEqual({ at: NOW(2), subscribed: false, cause: 'READER', source: 'unsubscribe_link', ip: '192.0.2.1', user_agent: 'UA' });
     apply(false, 3);
-    expect(state!.consent).toHaveLength(2);
+    expect(consentRecords(state!)).toHaveLength(2);
     for (let i = 4; i < 30; i++) apply(i % 2 === 0, i);
-    expect(state!.consent).toHaveLength(MAX_CONSENT_RECORDS);
-    expect(state!.consent![0]).toMatchObject({ at: NOW(0), source: 'import' });
-    expect(state!.consent!.at(-1)).toMatchObject({ at: NOW(29), subscribed: false, source: 'api' });
-    expect(state!.consent!.slice(1).map((c) => c.at)).toEqual(Array.from({ length: MAX_CONSENT_RECORDS - 1 }, (_, i) => NOW(21 + i)));
+    expect(consentRecords(state!)).toHaveLength(MAX_CONSENT_RECORDS);
+    expect(consentRecords(state!)![0]).toMatchObject({ at: NOW(0), source: 'import' });
+    expect(consentRecords(state!)!.at(-1)).toMatchObject({ at: NOW(29), subscribed: false, source: 'api' });
+    expect(consentRecords(state!)!.slice(1).map((c) => c.at)).toEqual(Array.from({ length: MAX_CONSENT_RECORDS - 1 }, (_, i) => NOW(21 + i)));
   });
 
   it('an onlyExisting line leaves an unknown address unknown', () => {
