@@ -1,7 +1,7 @@
-/** Reading the consent records a subscriber item keeps (shared/subscribers/rules.ts stores each as JSON text). */
+/** Reading the consent records a subscriber item keeps (shared/subscribers/rules.ts applyLine writes them). */
 import type { ConsentRecord } from '../subscribers/types.js';
 
-/** The consent records of a stored subscriber, oldest first. */
-export function consentRecords(item: { consent?: string[] }): ConsentRecord[] {
-  return (item.consent ?? []).map((text) => JSON.parse(text) as ConsentRecord);
+/** The consent records of a stored subscriber, oldest first (none: an empty list). */
+export function consentRecords(item: { consent?: ConsentRecord[] }): ConsentRecord[] {
+  return item.consent ?? [];
 }

@@ -38,12 +38,8 @@ export interface SubscriberState {
   lastOutcome?: Outcome;
   /** The last imported file that contained the address (SubscriberLine.importFileId); other writes keep it. */
   lastImportFile?: string;
-  /**
-   * A record per change of status (consent records), the first one and the latest: at most MAX_CONSENT_RECORDS.
-   * Each is the JSON text of a ConsentRecord: a list of strings costs about half the request bytes of a list
-   * of maps on the bulk write path (bench:subscribers); shared/readers/consent.ts reads them.
-   */
-  consent?: string[];
+  /** A record per change of status (consent records), the first one and the latest: at most MAX_CONSENT_RECORDS. */
+  consent?: ConsentRecord[];
 }
 
 /** Consent records kept per subscriber and list: the first (how the address came in) and the 9 latest changes. */
@@ -141,8 +137,7 @@ export function applyLine(prior: SubscriberState | undefined, line: SubscriberLi
   // The consent record goes into the item that changes: no write can store the change without its record.
   let consent = prior?.consent;
   if (becameSubscribed || becameUnsubscribed) {
-    const record: ConsentRecord = { at: now, subscribed, cause, ...(line.consent ?? (line.importFileId ? { source: 'import', file_id: line.importFileId } : { source: 'api' })) };
-    consent = [...(consent ?? []), JSON.stringify(record)];
+    consent = [...(consent ?? []), { at: now, subscribed, cause, ...(line.consent ?? (line.importFileId ? { source: 'import', file_id: line.importFileId } : { source: 'api' })) }];
     if (consent.length > MAX_CONSENT_RECORDS) consent.splice(1, 1);
   }
   const next: SubscriberState = {

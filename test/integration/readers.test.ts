@@ -98,7 +98,7 @@ describe('the unsubscribe link', () => {
     const after = await getSubscriber(client.username, listId, email);
     expect(after).toMatchObject({ subscribed: false, unsubscribedCause: 'READER' });
     expect(consentRecords(after!)).toHaveLength(2);
-    expect(consentRecords(after!)![1]).toMatchObject({ subscribed: false, cause: 'READER', source: 'unsubscribe_link', ip: '127.0.0.1', user_agent: 'MailProvider/1.0' });
+    expect(consentRecords(after!)[1]).toMatchObject({ subscribed: false, cause: 'READER', source: 'unsubscribe_link', ip: '127.0.0.1', user_agent: 'MailProvider/1.0' });
     const counts = { subscribed: 0, unsubscribed: 1, cause: { HARD_BOUNCE: 0, PUBLISHER: 0, READER: 1 } };
     expect(await countSubscribers(client.username, listId)).toEqual(counts);
 

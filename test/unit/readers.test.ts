@@ -80,14 +80,14 @@ describe('consent records', () => {
     apply(undefined, 1, { data: { data_x: 1 } });
     expect(consentRecords(state!)).toHaveLength(1);
     apply(false, 2, { consent: { source: 'unsubscribe_link', ip: '192.0.2.1', user_agent: 'UA' } });
-    expect(consentRecords(state!)![1]).toEqual({ at: NOW(2), subscribed: false, cause: 'READER', source: 'unsubscribe_link', ip: '192.0.2.1', user_agent: 'UA' });
+    expect(consentRecords(state!)[1]).toEqual({ at: NOW(2), subscribed: false, cause: 'READER', source: 'unsubscribe_link', ip: '192.0.2.1', user_agent: 'UA' });
     apply(false, 3);
     expect(consentRecords(state!)).toHaveLength(2);
     for (let i = 4; i < 30; i++) apply(i % 2 === 0, i);
     expect(consentRecords(state!)).toHaveLength(MAX_CONSENT_RECORDS);
-    expect(consentRecords(state!)![0]).toMatchObject({ at: NOW(0), source: 'import' });
-    expect(consentRecords(state!)!.at(-1)).toMatchObject({ at: NOW(29), subscribed: false, source: 'api' });
-    expect(consentRecords(state!)!.slice(1).map((c) => c.at)).toEqual(Array.from({ length: MAX_CONSENT_RECORDS - 1 }, (_, i) => NOW(21 + i)));
+    expect(consentRecords(state!)[0]).toMatchObject({ at: NOW(0), source: 'import' });
+    expect(consentRecords(state!).at(-1)).toMatchObject({ at: NOW(29), subscribed: false, source: 'api' });
+    expect(consentRecords(state!).slice(1).map((c) => c.at)).toEqual(Array.from({ length: MAX_CONSENT_RECORDS - 1 }, (_, i) => NOW(21 + i)));
   });
 
   it('an onlyExisting line leaves an unknown address unknown', () => {
