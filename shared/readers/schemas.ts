@@ -1,7 +1,6 @@
 /** Shapes of the reader routes: links' path parameters (checked by the link itself, so plain strings here) and the export. */
 import * as v from 'valibot';
 import { emailSchema } from '../mail/address.js';
-import { SubscriberOutputSchema } from '../subscribers/schemas.js';
 
 const segment = v.pipe(v.string(), v.maxLength(600, 'is not part of a reader link'));
 export const UnsubscribeParamsSchema = v.object({ client_id: segment, list_id: segment, address: segment, token: segment });
@@ -49,9 +48,3 @@ export const ExportSchema = v.object({
   readers: v.array(v.object({ guid: v.string(), history: v.nullable(v.record(v.string(), v.unknown())), preferences: v.nullable(v.record(v.string(), v.unknown())) })),
 });
 
-/** A subscriber as the listings return it (spec 2.3) with the reader's links (kept out of the subscriber schemas: the import worker bundles those). */
-export const ListedSubscriberSchema = v.object({
-  ...SubscriberOutputSchema.entries,
-  unsubscribe_url: v.pipe(v.string(), v.description('The reader\'s unsubscribe link for this list (RFC 8058 one-click: POST `List-Unsubscribe=One-Click`); docs/api.md, "Reader links"')),
-  preferences_url: v.pipe(v.string(), v.description("The reader's preference centre (every list of the client the reader is in)")),
-});

@@ -6,7 +6,7 @@ import { ErrorSchema, errorResponses } from '../http/schemas.js';
 import { ListIdParamsSchema, ListSchema } from '../lists/schemas.js';
 import { CountSchema, DEFAULT_PAGE, ListingQuerySchema, MAX_LINES, MAX_PAGE, ReportSchema, SubscribersBodyDoc, SubscribersBodySchema, LegacySubscriberSchema, UsersDeleteBodyDoc, UsersDeleteBodySchema } from '../subscribers/schemas.js';
 import { InvalidRequestSchema } from '../http/schemas.js';
-import { ListedSubscriberSchema } from '../readers/schemas.js';
+import { ListedSubscriberSchema } from '../readers/listing-schema.js';
 import { MAX_STORED_DEPTH, MIN_STORED_FRACTION } from '../db/storable.js';
 import { MAX_DATA_BYTES, MAX_STORED_DATA_BYTES } from '../subscribers/data.js';
 import { BUSY_RETRY_SECONDS, LEASE_WAIT_MS } from '../subscribers/limits.js';
