@@ -6,8 +6,8 @@ import { optinRoutes } from '../shared/routes/optin.js';
 
 const noStore = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-robots-tag': 'noindex' };
 
-export const handler = httpHandler(optinRoutes.optinConfirm, async ({ params }) => {
-  const result = await confirm(params.token);
+export const handler = httpHandler(optinRoutes.optinConfirm, async ({ params, sourceIp, headers }) => {
+  const result = await confirm(params.token, new Date(), { ip: sourceIp, userAgent: headers['user-agent'] });
   if (result.outcome !== 'invalid' && result.redirectUrl) return redirect(result.redirectUrl, 302, noStore);
   const page = confirmationPage(result.outcome, result.publisher);
   return text(page.status, page.html, 'text/html; charset=utf-8', { ...noStore, 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'" });

@@ -31,6 +31,11 @@ const usage = `Usage: npm run admin -- <command> [options]
   set-feed <username> <url> | --off          sets the client's catalogue feed (RSS 2.0, Atom or a news
                                              sitemap), polled every 10 minutes; --off stops polling
                                              (the articles it gave stay)
+  link-secret <username> [--rotate [--grace-days N]]
+                                             prints the secret of the client's reader links
+                                             (unsubscribe, preferences; made on first use);
+                                             --rotate makes a new one: links made with the old
+                                             one keep working N days (default 60), then 404
   show-client <username>                     prints the client (without its key hash), with its
                                              feed's last poll (status, error, counts)`;
 
@@ -60,6 +65,7 @@ async function main(argv: string[]) {
       on: { type: 'boolean' },
       off: { type: 'boolean' },
       rotate: { type: 'boolean' },
+      'grace-days': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -112,9 +118,22 @@ async function main(argv: string[]) {
       const feed = await setFeed(username, values.off ? undefined : rest[0]);
       return print({ username, feed: feed ?? null });
     }
+    case 'link-secret': {
+      const secrets = await import('../shared/readers/link-secret.js');
+      const grace = values['grace-days'] === undefined ? secrets.DEFAULT_GRACE_DAYS : Number(values['grace-days']);
+      if (!Number.isInteger(grace) || grace < 0 || grace > 3650) throw new Error('--grace-days must be a whole number of days from 0 to 3650');
+      const s = values.rotate ? await secrets.rotateLinkSecret(username, grace) : await secrets.linkSecretsOf(username);
+      if (!s) throw new Error(`unknown client ${username}`);
+      return print({
+        username,
+        link_secret: s.current,
+        previous_link_secret: s.previous ?? null,
+        previous_valid_until: s.previousUntil === undefined ? null : new Date(s.previousUntil).toISOString(),
+      });
+    }
     case 'show-client': {
       const { apiKeyHash: _hidden, ...client } = await clients.requireClient(username);
-      return print(client);
+      return print({ ...client, ...(client.globalFormLists ? { globalFormLists: [...client.globalFormLists].sort((a, b) => a - b) } : {}) });
     }
     default:
       console.error(`Unknown command ${command}\n\n${usage}`);

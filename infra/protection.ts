@@ -31,6 +31,11 @@ export const routeThrottles = {
   redirectGet: { rateLimit: 50, burstLimit: 100 },
   libraryGet: { rateLimit: 50, burstLimit: 100 },
   openapiGet: { rateLimit: 5, burstLimit: 10 },
+  // Reader links: public; a big newsletter's one-click unsubscribes arrive in a burst after a send.
+  readerUnsubscribeGet: { rateLimit: 50, burstLimit: 100 },
+  readerUnsubscribePost: { rateLimit: 50, burstLimit: 100 },
+  readerPreferencesGet: { rateLimit: 20, burstLimit: 40 },
+  readerPreferencesPost: { rateLimit: 20, burstLimit: 40 },
 } satisfies Partial<Record<RouteId, Throttle>>;
 
 /**

@@ -12,6 +12,7 @@ import { optinRoutes } from './routes/optin.js';
 import { recoRoutes } from './routes/recos.js';
 import { articleRoutes } from './routes/articles.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { readerRoutes } from './routes/readers.js';
 
 /**
  * Every row, by id. The rows live in groups (shared/routes/*.ts); a function
@@ -26,6 +27,7 @@ export const routes = {
   ...recoRoutes,
   ...articleRoutes,
   ...webhookRoutes,
+  ...readerRoutes,
 } as const satisfies Record<string, RouteDef>;
 
 export type RouteId = keyof typeof routes;

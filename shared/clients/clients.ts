@@ -29,6 +29,12 @@ export interface Client {
   signedIds?: boolean;
   /** The secret reader ids are signed with (HMAC-SHA256), made when signed ids are first turned on. */
   signingSecret?: string;
+  /** Lists of the client's global opt-in forms (a number set), offered by the preference centre. */
+  globalFormLists?: Set<number>;
+  /** Reader link secrets (shared/readers/link-secret.ts). */
+  linkSecret?: string;
+  previousLinkSecret?: string;
+  previousLinkSecretUntil?: number;
   /** The catalogue feed the feed job polls (shared/recos/feeds.ts), with the outcome of its last polls. */
   feed?: CatalogueFeed;
 }
@@ -227,7 +233,14 @@ export async function createForm(
   await requireClient(clientId);
   if (listIds.length === 0) throw new InvalidClientSettingError('listIds', 'a form needs at least one list');
   for (const id of listIds) await getList(clientId, id);
-  return putPublicKey('form', { clientId, listIds, global, confirmRedirectUrl });
+  const key = await putPublicKey('form', { clientId, listIds, global, confirmRedirectUrl });
+  if (global) {
+    // The preference centre offers the lists of the client's global forms (shared/readers/preferences-page.ts).
+    await ddb.send(
+      new UpdateCommand({ TableName: tableName(), Key: keys.client(clientId), UpdateExpression: 'ADD globalFormLists :ids', ExpressionAttributeValues: { ':ids': new Set(listIds) } }),
+    );
+  }
+  return key;
 }
 
 /** Creates a recommendation block key with its settings. */

@@ -29,7 +29,7 @@ async function unsubscribeEverywhere(clientId: string, u: DeliveryUnsubscribe, d
     try {
       const current = await getSubscriber(clientId, listId, u.email);
       if (!current?.subscribed) continue;
-      const line: SubscriberLine = { line: 1, email: u.email, subscribed: false, unsubscribedCause: u.cause, opId: `ses:${deliveryId}:${listId}:${u.email}` };
+      const line: SubscriberLine = { line: 1, email: u.email, subscribed: false, unsubscribedCause: u.cause, opId: `ses:${deliveryId}:${listId}:${u.email}`, consent: { source: u.cause === 'HARD_BOUNCE' ? 'bounce' : 'complaint' } };
       const report = await applySubscribers(clientId, listId, [line]);
       changed += report.nb_unsubscribed;
     } catch (err) {

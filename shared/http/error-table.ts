@@ -18,6 +18,7 @@ import type { UrlFetchError } from '../net/errors.js';
 import type { InvalidSubmissionError } from '../optin/errors.js';
 import type { RateLimitedError } from '../ratelimit/errors.js';
 import type { UnknownWebhookError, WebhookLimitError } from '../webhooks/errors.js';
+import type { UnknownReaderError } from '../readers/errors.js';
 import type {
   InvalidRecosRequestError,
   NoSiteHostsError,
@@ -119,6 +120,8 @@ export const errorTable: Readonly<Record<string, Answer>> = {
   // webhooks
   UnknownWebhookError: answer<UnknownWebhookError>(404),
   WebhookLimitError: answer<WebhookLimitError>(409),
+  // readers
+  UnknownReaderError: answer<UnknownReaderError>(404),
 };
 
 /** The HTTP answer to a domain error (by its `name`), or undefined for any other error (the responder makes it a 500). */

@@ -93,11 +93,12 @@ function response(status: number, doc: ResponseDoc) {
 
 function operation(route: RouteDef & { id: string }) {
   const types = route.request?.bodyTypes ?? ['json'];
-  const body = route.request?.body
+  // A route that reads its body itself (the reader pages' forms) documents it by `bodyDoc` alone.
+  const body = route.request?.body || route.request?.bodyDoc
     ? {
         required: true,
         content: Object.fromEntries(
-          types.map((t) => [t === 'json' ? 'application/json' : 'application/x-www-form-urlencoded', { schema: jsonSchema(route.request!.bodyDoc ?? route.request!.body!, 'input') }]),
+          types.map((t) => [t === 'json' ? 'application/json' : 'application/x-www-form-urlencoded', { schema: jsonSchema((route.request!.bodyDoc ?? route.request!.body)!, 'input') }]),
         ),
       }
     : undefined;

@@ -232,7 +232,7 @@ function safeRedirect(url: string | undefined): string | undefined {
  * applySubscribers), then removes the pending item and marks the token used.
  * A second click (or a concurrent one) changes nothing and says so.
  */
-export async function confirm(token: string, now = new Date()): Promise<ConfirmOutcome> {
+export async function confirm(token: string, now = new Date(), from: { ip?: string; userAgent?: string } = {}): Promise<ConfirmOutcome> {
   if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return { outcome: 'invalid' };
   const nowIso = now.toISOString();
   const tokenKey = keys.optinToken(sha256(token));
@@ -270,6 +270,7 @@ export async function confirm(token: string, now = new Date()): Promise<ConfirmO
       data: asked.data ?? {},
       openTrackingConsent: asked.openTrackingConsent ?? undefined,
       opId: `optin#${pending.pendingId}#${listId}`,
+      consent: { source: 'optin', form_key: found.formKey, requested_at: pending.createdAt, confirmed_at: nowIso, ip: from.ip || undefined, user_agent: from.userAgent?.slice(0, 256) || undefined },
     };
     await applySubscribers(pending.clientId, listId, [line]);
   }

@@ -1,10 +1,10 @@
 import ipaddr from 'ipaddr.js';
 import type { Client } from '../clients/clients.js';
 import { RateLimitedError } from './errors.js';
-import { DEFAULT_SUBSCRIBE_LIMITS, LOGIN_LIMITS } from './policy.js';
+import { DEFAULT_SUBSCRIBE_LIMITS, LOGIN_LIMITS, READER_PAGE_LIMITS } from './policy.js';
 import { consume, release } from './ratelimit.js';
 
-export { DEFAULT_SUBSCRIBE_LIMITS, LOGIN_LIMITS } from './policy.js';
+export { DEFAULT_SUBSCRIBE_LIMITS, LOGIN_LIMITS, READER_PAGE_LIMITS } from './policy.js';
 
 /** A client's limits: its overrides where they are valid numbers, else the spec's. */
 export function subscribeLimits(overrides: Client['rateLimits']): { perIpPerMinute: number; perKeyPerMinute: number } {
@@ -65,4 +65,20 @@ export async function reserveLoginAttempt(username: string, sourceIp: string, no
 
 function tooManyLogins(retryAfterSeconds: number): RateLimitedError {
   return new RateLimitedError('login', retryAfterSeconds, `Too many failed logins from this address; retry in ${retryAfterSeconds} s`);
+}
+
+/**
+ * Counts one reader page request (unsubscribe or preference link) of the
+ * publisher the link names: per source address (IPv6 by /64) before the link
+ * is checked (`checked` false), then overall for the publisher once it
+ * checked. Throws RateLimitedError beyond either (READER_PAGE_LIMITS).
+ */
+export async function enforceReaderLimits(clientId: string, sourceIp: string, checked: boolean, nowMs = Date.now()): Promise<void> {
+  const { perIpPerMinute, perClientPerMinute } = READER_PAGE_LIMITS;
+  const [scope, limit] = checked ? [`reader#${clientId}`, perClientPerMinute] : [`reader-ip#${clientId}#${ipBucket(sourceIp)}`, perIpPerMinute];
+  const window = await consume(scope, limit, nowMs);
+  if (!window.allowed) {
+    const from = checked ? " for this publisher's links" : ' from this IP address';
+    throw new RateLimitedError(checked ? 'key' : 'ip', window.retryAfterSeconds, `Too many requests${from}: at most ${limit} per minute; retry in ${window.retryAfterSeconds} s`);
+  }
 }

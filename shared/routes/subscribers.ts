@@ -4,8 +4,9 @@ import type { HeaderName } from '../http/header-docs.js';
 import type { RouteDef } from '../http/route.js';
 import { ErrorSchema, errorResponses } from '../http/schemas.js';
 import { ListIdParamsSchema, ListSchema } from '../lists/schemas.js';
-import { CountSchema, DEFAULT_PAGE, ListingQuerySchema, MAX_LINES, MAX_PAGE, ReportSchema, SubscriberOutputSchema, SubscribersBodyDoc, SubscribersBodySchema, LegacySubscriberSchema, UsersDeleteBodyDoc, UsersDeleteBodySchema } from '../subscribers/schemas.js';
+import { CountSchema, DEFAULT_PAGE, ListingQuerySchema, MAX_LINES, MAX_PAGE, ReportSchema, SubscribersBodyDoc, SubscribersBodySchema, LegacySubscriberSchema, UsersDeleteBodyDoc, UsersDeleteBodySchema } from '../subscribers/schemas.js';
 import { InvalidRequestSchema } from '../http/schemas.js';
+import { ListedSubscriberSchema } from '../readers/listing-schema.js';
 import { MAX_STORED_DEPTH, MIN_STORED_FRACTION } from '../db/storable.js';
 import { MAX_DATA_BYTES, MAX_STORED_DATA_BYTES } from '../subscribers/data.js';
 import { BUSY_RETRY_SECONDS, LEASE_WAIT_MS } from '../subscribers/limits.js';
@@ -42,14 +43,15 @@ export const subscriberRoutes = {
     path: '/v1/newsletters/lists/{list_id}/subscribers',
     handler: 'functions/subscribers-list.ts',
     auth: 'token',
-    access: { table: 'R' },
+    // RW: the client's link secret is made the first time its links are listed.
+    access: { table: 'RW' },
     summary: 'Page through the subscribers of a list',
     description:
       `Ordered by email. \`search\` is a case-insensitive prefix of the email. \`count\` defaults to ${DEFAULT_PAGE}, at most ${MAX_PAGE}. ` +
       'The response headers `X-Next-Cursor` and `Link: <…>; rel="next"` continue after the page at constant cost (pass `cursor`, not `offset`).',
     tags: ['subscribers'],
     request: { params: ListIdParamsSchema, query: ListingQuerySchema },
-    responses: { 200: { description: 'Subscribers (spec 2.3)', schema: v.array(SubscriberOutputSchema), headers: ['x-next-cursor', 'link'] }, 400: errorResponses[400], 401: errorResponses[401], 404: { description: 'Unknown list', schema: ErrorSchema } },
+    responses: { 200: { description: 'Subscribers (spec 2.3)', schema: v.array(ListedSubscriberSchema), headers: ['x-next-cursor', 'link'] }, 400: errorResponses[400], 401: errorResponses[401], 404: { description: 'Unknown list', schema: ErrorSchema } },
   },
   subscribersPost: {
     method: 'POST',
@@ -118,12 +120,13 @@ export const subscriberRoutes = {
     path: '/v1/newsletters/subscribers',
     handler: 'functions/legacy-subscribers-list.ts',
     auth: 'token',
-    access: { table: 'R' },
+    // RW: the client's link secret is made the first time its links are listed.
+    access: { table: 'RW' },
     summary: 'Deprecated: page through the default list',
     tags: ['deprecated'],
     deprecated: true,
     request: { query: ListingQuerySchema },
-    responses: { 200: { description: 'As GET …/lists/{list_id}/subscribers on the default list', schema: v.array(SubscriberOutputSchema), headers: [...DEPRECATED, 'x-next-cursor'] }, 400: errorResponses[400], 401: errorResponses[401] },
+    responses: { 200: { description: 'As GET …/lists/{list_id}/subscribers on the default list', schema: v.array(ListedSubscriberSchema), headers: [...DEPRECATED, 'x-next-cursor'] }, 400: errorResponses[400], 401: errorResponses[401] },
   },
   legacySubscribersPost: {
     method: 'POST',

@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { jsonBytes } from '../db/storable.js';
 import type { EventRecord } from '../events/types.js';
 import { MAX_STORED_DATA_BYTES } from './data.js';
-import type { Report, ReportError, SubscriberLine, UnsubscribeCause } from './types.js';
+import type { ConsentRecord, Report, ReportError, SubscriberLine, UnsubscribeCause } from './types.js';
 
 /** What applying one line did, as the report counts it. */
 export interface Outcome {
@@ -38,7 +38,12 @@ export interface SubscriberState {
   lastOutcome?: Outcome;
   /** The last imported file that contained the address (SubscriberLine.importFileId); other writes keep it. */
   lastImportFile?: string;
+  /** A record per change of status (consent records), the first one and the latest: at most MAX_CONSENT_RECORDS. */
+  consent?: ConsentRecord[];
 }
+
+/** Consent records kept per subscriber and list: the first (how the address came in) and the 9 latest changes. */
+export const MAX_CONSENT_RECORDS = 10;
 
 /** Deltas of a list's counters. */
 export interface CounterDeltas {
@@ -97,6 +102,7 @@ export function applyLine(prior: SubscriberState | undefined, line: SubscriberLi
     return { outcome, deltas: zeroDeltas(), events: transitionEvents(outcome, prior, listId) };
   }
   const isNew = prior === undefined;
+  if (isNew && line.onlyExisting) return { outcome: noOutcome(), deltas: zeroDeltas(), events: [] };
   let subscribed = prior?.subscribed ?? true;
   let cause = prior?.unsubscribedCause;
   if (line.subscribed === true) {
@@ -128,6 +134,12 @@ export function applyLine(prior: SubscriberState | undefined, line: SubscriberLi
   const importFile = line.importFileId ?? prior?.lastImportFile;
   if (!changed && line.opId === undefined && importFile === prior?.lastImportFile) return { outcome, deltas, events: [] };
 
+  // The consent record goes into the item that changes: no write can store the change without its record.
+  let consent = prior?.consent;
+  if (becameSubscribed || becameUnsubscribed) {
+    consent = [...(consent ?? []), { at: now, subscribed, cause, ...(line.consent ?? (line.importFileId ? { source: 'import', file_id: line.importFileId } : { source: 'api' })) }];
+    if (consent.length > MAX_CONSENT_RECORDS) consent.splice(1, 1);
+  }
   const next: SubscriberState = {
     email: line.email,
     guid,
@@ -143,6 +155,7 @@ export function applyLine(prior: SubscriberState | undefined, line: SubscriberLi
     lastOpId: line.opId,
     lastOutcome: line.opId === undefined ? undefined : outcome,
     lastImportFile: importFile,
+    consent,
   };
   countState(deltas, prior, -1);
   countState(deltas, next, 1);

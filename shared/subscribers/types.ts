@@ -32,6 +32,31 @@ export interface SubscriberLine {
    * members a file contains from those it does not.
    */
   importFileId?: string;
+  /** Where the line comes from, for its consent record; absent: `import` (with importFileId) or `api`. */
+  consent?: ConsentSource;
+  /** Applies only to an address already in the list: an unknown address stays unknown (a reader's link never adds one). */
+  onlyExisting?: boolean;
+}
+
+/** Where a change of status came from (docs/api.md, "Consent records"). */
+export interface ConsentSource {
+  source: 'api' | 'import' | 'optin' | 'unsubscribe_link' | 'preferences' | 'bounce' | 'complaint';
+  /** import: the imported file's id. */
+  file_id?: string;
+  /** optin: the form, when the reader submitted it and when they confirmed. */
+  form_key?: string;
+  requested_at?: string;
+  confirmed_at?: string;
+  /** Requests from a browser or a mail client: source address and user agent (at most 256 characters). */
+  ip?: string;
+  user_agent?: string;
+}
+
+/** One change of a subscriber's status in a list, kept on the subscriber (at most MAX_CONSENT_RECORDS). */
+export interface ConsentRecord extends ConsentSource {
+  at: string;
+  subscribed: boolean;
+  cause?: UnsubscribeCause;
 }
 
 /** An entry of `report.errors`. */

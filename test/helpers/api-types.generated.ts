@@ -491,6 +491,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/readers/unsubscribe/{client_id}/{list_id}/{address}/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The unsubscribe link's page: the list, the address partly masked, one confirm button
+         * @description Changes nothing (mail scanners fetch links; HEAD is not routed and changes nothing either). The button posts `List-Unsubscribe=One-Click` to the same address. The token is HMAC-SHA256 under the client's link secret (docs/api.md, "Reader links"). A reader no longer on the list gets a neutral page. Rate limits per publisher: 60 requests per minute per source address (IPv6: per /64), 1200 per minute in all; 429 with Retry-After beyond.
+         */
+        get: operations["readerUnsubscribeGet"];
+        put?: never;
+        /**
+         * RFC 8058 one-click unsubscribe (and the page's button)
+         * @description Body `List-Unsubscribe=One-Click`, `application/x-www-form-urlencoded` or `multipart/form-data`. Unsubscribes the address from this list only (cause `READER`, one `nl_unsubscribe` event, a consent record with the source address and user agent) and answers 200 without a redirect; repeating it changes nothing. An address no longer on the list (deleted) stays absent. Rate limits per publisher: 60 requests per minute per source address (IPv6: per /64), 1200 per minute in all; 429 with Retry-After beyond.
+         */
+        post: operations["readerUnsubscribePost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/readers/preferences/{client_id}/{address}/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The preference centre: the lists of the publisher the reader is in (and those of its global opt-in forms), ticked as they stand
+         * @description Changes nothing. Works without JavaScript. A reader in no list gets a neutral page. Rate limits per publisher: 60 requests per minute per source address (IPv6: per /64), 1200 per minute in all; 429 with Retry-After beyond.
+         */
+        get: operations["readerPreferencesGet"];
+        put?: never;
+        /**
+         * Save the reader's choices in the preference centre
+         * @description Form fields `list` (repeated: the ticked list ids) and `action` (`save`, or `unsubscribe_all`). Unticked lists are unsubscribed (cause `READER`), ticked ones subscribed (again); only the lists the page shows can change. Rate limits per publisher: 60 requests per minute per source address (IPv6: per /64), 1200 per minute in all; 429 with Retry-After beyond.
+         */
+        post: operations["readerPreferencesPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A copy of a reader's data (GDPR access): memberships with consent records, pending opt-ins, recommendation data
+         * @description The caller's client only: an address of another client's reader answers 404. After users/delete, 404.
+         */
+        get: operations["usersExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     subscriberChange: {
@@ -787,6 +855,10 @@ export interface operations {
                         guid: string;
                         subscribed: boolean;
                         subscribed_at: string | null;
+                        /** @description The reader's unsubscribe link for this list (RFC 8058 one-click: POST `List-Unsubscribe=One-Click`); docs/api.md, "Reader links" */
+                        unsubscribe_url: string;
+                        /** @description The reader's preference centre (every list of the client the reader is in) */
+                        preferences_url: string;
                     }[];
                 };
             };
@@ -1236,6 +1308,10 @@ export interface operations {
                         guid: string;
                         subscribed: boolean;
                         subscribed_at: string | null;
+                        /** @description The reader's unsubscribe link for this list (RFC 8058 one-click: POST `List-Unsubscribe=One-Click`); docs/api.md, "Reader links" */
+                        unsubscribe_url: string;
+                        /** @description The reader's preference centre (every list of the client the reader is in) */
+                        preferences_url: string;
                     }[];
                 };
             };
@@ -3191,6 +3267,477 @@ export interface operations {
                 };
             };
             /** @description The caller has no webhook with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    readerUnsubscribeGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+                list_id: string;
+                address: string;
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page (also the neutral page of an address not on the list) */
+            200: {
+                headers: {
+                    "cache-control": components["headers"]["CacheControl"];
+                    "referrer-policy": components["headers"]["ReferrerPolicy"];
+                    "x-robots-tag": components["headers"]["XRobotsTag"];
+                    "content-security-policy": components["headers"]["ContentSecurityPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html; charset=utf-8": string;
+                };
+            };
+            /** @description Invalid request; the cause names the field and the problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Link not valid: tampered, made with a secret rotated out, or of an unknown publisher (HTML page); nothing changed */
+            404: {
+                headers: {
+                    "cache-control": components["headers"]["CacheControl"];
+                    "referrer-policy": components["headers"]["ReferrerPolicy"];
+                    "x-robots-tag": components["headers"]["XRobotsTag"];
+                    "content-security-policy": components["headers"]["ContentSecurityPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html; charset=utf-8": string;
+                };
+            };
+            /** @description Rate limit exceeded; Retry-After gives the seconds to wait */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    readerUnsubscribePost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+                list_id: string;
+                address: string;
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @enum {string} */
+                    "List-Unsubscribe": "One-Click";
+                };
+            };
+        };
+        responses: {
+            /** @description Unsubscribed (or already): the page says so */
+            200: {
+                headers: {
+                    "cache-control": components["headers"]["CacheControl"];
+                    "referrer-policy": components["headers"]["ReferrerPolicy"];
+                    "x-robots-tag": components["headers"]["XRobotsTag"];
+                    "content-security-policy": components["headers"]["ContentSecurityPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html; charset=utf-8": string;
+                };
+            };
+            /** @description The body is not `List-Unsubscribe=One-Click` (HTML page); nothing changed */
+            400: {
+                headers: {
+                    "cache-control": components["headers"]["CacheControl"];
+                    "referrer-policy": components["headers"]["ReferrerPolicy"];
+                    "x-robots-tag": components["headers"]["XRobotsTag"];
+                    "content-security-policy": components["headers"]["ContentSecurityPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html; charset=utf-8": string;
+                };
+            };
+            /** @description Link not valid: tampered, made with a secret rotated out, or of an unknown publisher (HTML page); nothing changed */
+            404: {
+                headers: {
+                    "cache-control": components["headers"]["CacheControl"];
+                    "referrer-policy": components["headers"]["ReferrerPolicy"];
+                    "x-robots-tag": components["headers"]["XRobotsTag"];
+                    "content-security-policy": components["headers"]["ContentSecurityPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html; charset=utf-8": string;
+                };
+            };
+            /** @description Rate limit exceeded; Retry-After gives the seconds to wait */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description A storage fault or another large write held the list; retrying is safe */
+            503: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    readerPreferencesGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+                address: string;
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    "cache-control": components["headers"]["CacheControl"];
+                    "referrer-policy": components["headers"]["ReferrerPolicy"];
+                    "x-robots-tag": components["headers"]["XRobotsTag"];
+                    "content-security-policy": components["headers"]["ContentSecurityPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html; charset=utf-8": string;
+                };
+            };
+            /** @description Invalid request; the cause names the field and the problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Link not valid: tampered, made with a secret rotated out, or of an unknown publisher (HTML page); nothing changed */
+            404: {
+                headers: {
+                    "cache-control": components["headers"]["CacheControl"];
+                    "referrer-policy": components["headers"]["ReferrerPolicy"];
+                    "x-robots-tag": components["headers"]["XRobotsTag"];
+                    "content-security-policy": components["headers"]["ContentSecurityPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html; charset=utf-8": string;
+                };
+            };
+            /** @description Rate limit exceeded; Retry-After gives the seconds to wait */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    readerPreferencesPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+                address: string;
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description The ids of the ticked lists (a repeated form field) */
+                    list?: number[];
+                    /** @enum {string} */
+                    action?: "save" | "unsubscribe_all";
+                };
+            };
+        };
+        responses: {
+            /** @description Saved: the page with the lists as they now stand */
+            200: {
+                headers: {
+                    "cache-control": components["headers"]["CacheControl"];
+                    "referrer-policy": components["headers"]["ReferrerPolicy"];
+                    "x-robots-tag": components["headers"]["XRobotsTag"];
+                    "content-security-policy": components["headers"]["ContentSecurityPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html; charset=utf-8": string;
+                };
+            };
+            /** @description Not a form body (HTML page); nothing changed */
+            400: {
+                headers: {
+                    "cache-control": components["headers"]["CacheControl"];
+                    "referrer-policy": components["headers"]["ReferrerPolicy"];
+                    "x-robots-tag": components["headers"]["XRobotsTag"];
+                    "content-security-policy": components["headers"]["ContentSecurityPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html; charset=utf-8": string;
+                };
+            };
+            /** @description Link not valid: tampered, made with a secret rotated out, or of an unknown publisher (HTML page); nothing changed */
+            404: {
+                headers: {
+                    "cache-control": components["headers"]["CacheControl"];
+                    "referrer-policy": components["headers"]["ReferrerPolicy"];
+                    "x-robots-tag": components["headers"]["XRobotsTag"];
+                    "content-security-policy": components["headers"]["ContentSecurityPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html; charset=utf-8": string;
+                };
+            };
+            /** @description Rate limit exceeded; Retry-After gives the seconds to wait */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description A storage fault or another large write held a list; retrying is safe */
+            503: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    usersExport: {
+        parameters: {
+            query: {
+                email: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The copy */
+            200: {
+                headers: {
+                    "cache-control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email: string;
+                        memberships: {
+                            list_id: number;
+                            subscribed: boolean;
+                            unsubscribed_cause: string | null;
+                            guid: string;
+                            subscribed_at: string | null;
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            consent: {
+                                at: string;
+                                subscribed: boolean;
+                                cause: string | null;
+                                source: string;
+                                ip: string | null;
+                                user_agent: string | null;
+                                file_id?: string;
+                                form_key?: string;
+                                requested_at?: string;
+                                confirmed_at?: string;
+                            }[];
+                        }[];
+                        pending_optins: {
+                            form_key: string;
+                            list_ids: number[];
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            created_at: string;
+                            expires_at: string;
+                        }[];
+                        readers: {
+                            guid: string;
+                            history: {
+                                [key: string]: unknown;
+                            } | null;
+                            preferences: {
+                                [key: string]: unknown;
+                            } | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request; `cause` names the field and the problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description The client keeps nothing about this address */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -23,10 +23,10 @@ describe('GET /v1/newsletters/lists/{list_id}/subscribers', () => {
     expect(seen).toEqual([...emails, ...extra].sort());
   });
 
-  it('defaults to 100 items and returns the 2.3 fields', async () => {
+  it('defaults to 100 items and returns the 2.3 fields, with the reader links', async () => {
     const reply = await page('');
     expect(reply.body).toHaveLength(47);
-    expect(Object.keys(reply.body[0]).sort()).toEqual(['email', 'guid', 'subscribed', 'subscribed_at']);
+    expect(Object.keys(reply.body[0]).sort()).toEqual(['email', 'guid', 'preferences_url', 'subscribed', 'subscribed_at', 'unsubscribe_url']);
   });
 
   it('filters by status', async () => {

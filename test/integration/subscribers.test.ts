@@ -66,7 +66,9 @@ describe('POST /v1/newsletters/lists/{list_id}/subscribers: the report', () => {
   it('lets the last line of a repeated address win', async () => {
     const client = await newClient(service);
     await post(client, [{ email: 'a@x.co', subscribed: false }, { email: 'a@x.co', subscribed: true, guid: 'last' }]);
-    expect((await list(client)).body).toEqual([{ email: 'a@x.co', guid: 'last', subscribed: true, subscribed_at: expect.any(String) as string }]);
+    expect((await list(client)).body).toEqual([
+      { email: 'a@x.co', guid: 'last', subscribed: true, subscribed_at: expect.any(String) as string, unsubscribe_url: expect.any(String) as string, preferences_url: expect.any(String) as string },
+    ]);
   });
 
   it('sets subscribed_at when an address becomes subscribed and keeps it while it stays subscribed', async () => {

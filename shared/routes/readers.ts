@@ -1,0 +1,100 @@
+/** Rows of the route table (shared/routes.ts): reader links (unsubscribe, preference centre) and a reader's data export. */
+import type { HeaderName } from '../http/header-docs.js';
+import type { RouteDef } from '../http/route.js';
+import { ErrorSchema, errorResponses } from '../http/schemas.js';
+import { READER_PAGE_LIMITS } from '../ratelimit/policy.js';
+import { ExportQuerySchema, ExportSchema, OneClickBodyDoc, PreferencesBodyDoc, PreferencesParamsSchema, UnsubscribeParamsSchema } from '../readers/schemas.js';
+
+/** The headers of every reader page. */
+const PAGE: HeaderName[] = ['cache-control', 'referrer-policy', 'x-robots-tag', 'content-security-policy'];
+const HTML = 'text/html; charset=utf-8';
+const limits = `Rate limits per publisher: ${READER_PAGE_LIMITS.perIpPerMinute} requests per minute per source address (IPv6: per /64), ${READER_PAGE_LIMITS.perClientPerMinute} per minute in all; 429 with Retry-After beyond.`;
+const pageResponses = (ok: string) => ({
+  200: { description: ok, contentType: HTML, headers: PAGE },
+  404: { description: 'Link not valid: tampered, made with a secret rotated out, or of an unknown publisher (HTML page); nothing changed', contentType: HTML, headers: PAGE },
+  429: { description: 'Rate limit exceeded; Retry-After gives the seconds to wait', schema: ErrorSchema },
+});
+
+export const readerRoutes = {
+  readerUnsubscribeGet: {
+    method: 'GET',
+    path: '/v1/readers/unsubscribe/{client_id}/{list_id}/{address}/{token}',
+    handler: 'functions/reader-unsubscribe-get.ts',
+    auth: 'key',
+    access: { table: 'RW' },
+    summary: "The unsubscribe link's page: the list, the address partly masked, one confirm button",
+    description:
+      'Changes nothing (mail scanners fetch links; HEAD is not routed and changes nothing either). The button posts `List-Unsubscribe=One-Click` to the same address. ' +
+      'The token is HMAC-SHA256 under the client\'s link secret (docs/api.md, "Reader links"). A reader no longer on the list gets a neutral page. ' +
+      limits,
+    tags: ['readers'],
+    request: { params: UnsubscribeParamsSchema },
+    responses: pageResponses('The page (also the neutral page of an address not on the list)'),
+  },
+  readerUnsubscribePost: {
+    method: 'POST',
+    path: '/v1/readers/unsubscribe/{client_id}/{list_id}/{address}/{token}',
+    handler: 'functions/reader-unsubscribe-post.ts',
+    auth: 'key',
+    access: { table: 'RW', events: 'W' },
+    summary: 'RFC 8058 one-click unsubscribe (and the page\'s button)',
+    description:
+      'Body `List-Unsubscribe=One-Click`, `application/x-www-form-urlencoded` or `multipart/form-data`. Unsubscribes the address from this list only (cause `READER`, one `nl_unsubscribe` event, a consent record with the source address and user agent) and answers 200 without a redirect; repeating it changes nothing. ' +
+      'An address no longer on the list (deleted) stays absent. ' +
+      limits,
+    tags: ['readers'],
+    request: { params: UnsubscribeParamsSchema, bodyDoc: OneClickBodyDoc, bodyTypes: ['form'] },
+    responses: {
+      ...pageResponses('Unsubscribed (or already): the page says so'),
+      400: { description: 'The body is not `List-Unsubscribe=One-Click` (HTML page); nothing changed', contentType: HTML, headers: PAGE },
+      503: { description: 'A storage fault or another large write held the list; retrying is safe', schema: ErrorSchema },
+    },
+  },
+  readerPreferencesGet: {
+    method: 'GET',
+    path: '/v1/readers/preferences/{client_id}/{address}/{token}',
+    handler: 'functions/reader-preferences-get.ts',
+    auth: 'key',
+    access: { table: 'RW' },
+    summary: 'The preference centre: the lists of the publisher the reader is in (and those of its global opt-in forms), ticked as they stand',
+    description: `Changes nothing. Works without JavaScript. A reader in no list gets a neutral page. ${limits}`,
+    tags: ['readers'],
+    request: { params: PreferencesParamsSchema },
+    responses: pageResponses('The page'),
+  },
+  readerPreferencesPost: {
+    method: 'POST',
+    path: '/v1/readers/preferences/{client_id}/{address}/{token}',
+    handler: 'functions/reader-preferences-post.ts',
+    auth: 'key',
+    access: { table: 'RW', events: 'W' },
+    summary: "Save the reader's choices in the preference centre",
+    description:
+      'Form fields `list` (repeated: the ticked list ids) and `action` (`save`, or `unsubscribe_all`). Unticked lists are unsubscribed (cause `READER`), ticked ones subscribed (again); only the lists the page shows can change. ' +
+      limits,
+    tags: ['readers'],
+    request: { params: PreferencesParamsSchema, bodyDoc: PreferencesBodyDoc, bodyTypes: ['form'] },
+    responses: {
+      ...pageResponses('Saved: the page with the lists as they now stand'),
+      400: { description: 'Not a form body (HTML page); nothing changed', contentType: HTML, headers: PAGE },
+      503: { description: 'A storage fault or another large write held a list; retrying is safe', schema: ErrorSchema },
+    },
+  },
+  usersExport: {
+    method: 'GET',
+    path: '/v1/users/export',
+    handler: 'functions/users-export.ts',
+    auth: 'token',
+    access: { table: 'R' },
+    summary: "A copy of a reader's data (GDPR access): memberships with consent records, pending opt-ins, recommendation data",
+    description: "The caller's client only: an address of another client's reader answers 404. After users/delete, 404.",
+    tags: ['subscribers'],
+    request: { query: ExportQuerySchema },
+    responses: {
+      200: { description: 'The copy', schema: ExportSchema, headers: ['cache-control'] },
+      400: errorResponses[400],
+      401: errorResponses[401],
+      404: { description: 'The client keeps nothing about this address', schema: ErrorSchema },
+    },
+  },
+} as const satisfies Record<string, RouteDef>;
