@@ -8,9 +8,11 @@
  * seconds where the real path takes minutes per row. The real path's figure
  * for the default blend is bench:recos:realistic's.
  *
- * Options: --small (the npm test size), --seed.
+ * Options: --small (the npm test size), --seed, --scenario=week (the week
+ * of news: held-out clicks in the last day, views dated by their log time).
  */
 import { generateNewsLog } from './recos-news-log.js';
+import { generateNewsWeek } from './recos-news-week.js';
 import { K, metrics, offlineBaselines, split } from './recos-replay.js';
 import { REALISTIC } from './recos-realistic.js';
 import { articleGuid, canonicalUrl } from '../shared/recos/urls.js';
@@ -25,7 +27,8 @@ const size = args.has('small') ? REALISTIC.small : REALISTIC.full;
 const seed = Number(args.get('seed') ?? 11);
 const CLIENT = 'ablation';
 
-const log = generateNewsLog({ articles: size.articles, readers: size.readers, seed });
+const week = args.get('scenario') === 'week';
+const log = (week ? generateNewsWeek : generateNewsLog)({ articles: size.articles, readers: size.readers, seed });
 const { train, held } = split(
   log.views.flatMap((v) => {
     const url = canonicalUrl(v.url);
@@ -33,7 +36,9 @@ const { train, held } = split(
   }),
   size.evalReaders,
   seed,
+  week ? { recentSeconds: REALISTIC.weekRecentSeconds } : {},
 );
+const lastT = log.views.reduce((m, v) => Math.max(m, v.t), 0);
 const store = new MemoryStore();
 const now = Math.floor(Date.now() / 1000);
 for (let i = 0; i < train.length; i += 1000) {
@@ -42,8 +47,8 @@ for (let i = 0; i < train.length; i += 1000) {
     train.slice(i, i + 1000).map((v, j) => ({
       id: String(i + j),
       clientId: CLIENT,
-      // The replay's pace: 500 views a second, ending now.
-      t: now - Math.ceil(train.length / 500) + Math.floor((i + j) / 500),
+      // The week: the view's log time; else the replay's pace, 500 views a second, ending now.
+      t: week ? now - (lastT - v.t) : now - Math.ceil(train.length / 500) + Math.floor((i + j) / 500),
       view: { userId: v.reader, url: v.url, title: v.title, desc: v.desc, category: v.category, themes: v.themes, published: v.published },
     })),
   );

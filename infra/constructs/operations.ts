@@ -1,4 +1,4 @@
-import { CfnCondition, CfnParameter, Duration, Fn, Validations } from 'aws-cdk-lib';
+import { CfnCondition, CfnParameter, Duration, Fn, NestedStack, Validations } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cw from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -25,13 +25,19 @@ const FIVE_MINUTES = Duration.minutes(5);
 /**
  * What an operator watches: the alarm topic (with an optional email
  * subscription from the `AlarmEmail` deploy parameter), the alarms of the
- * runbook in docs/operations.md, and one dashboard.
+ * runbook in docs/operations.md, and one dashboard. The alarms and the
+ * dashboard live in a nested stack (`alarmsStack`): with a function, role,
+ * policy, log group and two alarms per function, and an alias, version,
+ * deployment group, integration, route and permission per route, one
+ * template would pass CloudFormation's 500 resources.
  */
 export class Operations extends Construct {
   readonly alarmTopic: sns.Topic;
   readonly alarms: cw.Alarm[] = [];
   /** Each function's errors alarm, by route or job id (a release of an API function is rolled back by it: canary.ts). */
   readonly functionErrorAlarms = new Map<string, cw.Alarm>();
+  /** The nested stack that holds the alarms and the dashboard. */
+  readonly alarmsStack: NestedStack;
 
   constructor(scope: Construct, id: string, props: OperationsProps) {
     super(scope, id);
@@ -41,10 +47,11 @@ export class Operations extends Construct {
     const subscription = new sns.CfnSubscription(this, 'AlarmEmailSubscription', { topicArn: this.alarmTopic.topicArn, protocol: 'email', endpoint: email.valueAsString });
     Validations.of(subscription).acknowledge({ id: 'Serverless::Serverless-SNSRedrivePolicy', reason: 'An email subscription: SNS retries email itself and a DLQ of undelivered alarm emails would have no reader.' });
     subscription.cfnOptions.condition = new CfnCondition(this, 'HasAlarmEmail', { expression: Fn.conditionNot(Fn.conditionEquals(email.valueAsString, '')) });
+    const alarmsStack = (this.alarmsStack = new NestedStack(this, 'Alarms', { description: 'Alarms and dashboard of the newsletter service (docs/operations.md "Alarms")' }));
 
     /** One alarm; `runbook` is its heading's anchor in docs/operations.md ("Alarms"). */
     const alarm = (name: string, runbook: string, description: string, metric: cw.IMetric, threshold: number, evaluationPeriods = 1) => {
-      const a = new cw.Alarm(this, name, {
+      const a = new cw.Alarm(alarmsStack, name, {
         alarmDescription: `${description} Runbook: docs/operations.md#${runbook}`,
         metric,
         threshold,
@@ -105,7 +112,7 @@ export class Operations extends Construct {
     const total = (metricName: string) =>
       new cw.MathExpression({ expression: `SUM(SEARCH('{${METRICS_NAMESPACE},service,route} MetricName="${metricName}" OR {${METRICS_NAMESPACE},service,job} MetricName="${metricName}"', 'Sum', 300))`, label: metricName, period: FIVE_MINUTES });
     const graph = (title: string, left: cw.IMetric[]) => new cw.GraphWidget({ title, left, width: 8, height: 6 });
-    new cw.Dashboard(this, 'Dashboard', {
+    new cw.Dashboard(alarmsStack, 'Dashboard', {
       widgets: [
         [
           graph('API requests and errors', [requests, api.metricClientError({ period: FIVE_MINUTES, statistic: 'Sum' }), serverErrors]),

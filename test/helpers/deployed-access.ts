@@ -11,17 +11,21 @@
 import { ServiceStack } from '../../infra/service-stack.js';
 import type { Recording } from '../../infra/local/recording.js';
 import { jobList, type JobDef } from '../../shared/jobs.js';
-import { testApp } from './cdk.js';
+import { foldNested, testApp } from './cdk.js';
 
 type Json = unknown;
 export interface TemplateJson {
   Resources: Record<string, { Type: string; Properties?: Record<string, Json> }>;
 }
 
-/** The service's template as `cdk synth` makes it (without bundling), as plain JSON. */
-export function synthesizedTemplate(): TemplateJson {
+/**
+ * The service's template as `cdk synth` makes it (without bundling), as plain
+ * JSON; `folded`: with its nested stack (the alarms) folded in (foldNested).
+ */
+export function synthesizedTemplate({ folded = false }: { folded?: boolean } = {}): TemplateJson {
   const app = testApp();
   const stack = new ServiceStack(app, 'Deployed', { mailFrom: 'news@example.com' });
+  if (folded) return foldNested(stack);
   return app.synth().getStackByName(stack.stackName).template as TemplateJson;
 }
 

@@ -3,9 +3,12 @@ import { jobList } from '../../shared/jobs.js';
 import { routeList } from '../../shared/routes.js';
 import { functionView, render, synthesizedTemplate, type TemplateJson } from '../helpers/deployed-access.js';
 
+/** Folded: the alarms the deployment groups watch are in the nested stack. */
 let template: TemplateJson;
+let parent: TemplateJson;
 beforeAll(() => {
-  template = synthesizedTemplate();
+  template = synthesizedTemplate({ folded: true });
+  parent = synthesizedTemplate();
 });
 
 const ofType = (type: string) => Object.entries(template.Resources).filter(([, r]) => r.Type === type);
@@ -56,8 +59,8 @@ describe('canary releases of the API functions', () => {
     }
   });
 
-  it('stays under CloudFormation\'s 500 resources per stack', () => {
-    const count = Object.keys(template.Resources).length;
+  it('stays under CloudFormation\'s 500 resources per stack (the alarms in a nested stack of their own)', () => {
+    const count = Object.keys(parent.Resources).length;
     console.log(`stack resources: ${count} of 500`);
     expect(count).toBeLessThan(500);
   });

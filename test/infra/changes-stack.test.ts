@@ -3,13 +3,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ServiceStack } from '../../infra/service-stack.js';
 import { eventNames } from '../../shared/events/types.js';
 import { jobs } from '../../shared/jobs.js';
-import { testApp, type CfnResource } from '../helpers/cdk.js';
+import { foldedTemplate, testApp, type CfnResource } from '../helpers/cdk.js';
 
 let template: Template;
 type Resource = CfnResource;
 
 beforeAll(() => {
-  template = Template.fromStack(new ServiceStack(testApp(), 'Test'));
+  template = foldedTemplate(new ServiceStack(testApp(), 'Test'));
 });
 
 const functionOf = (id: string) => Object.entries(template.findResources('AWS::Lambda::Function') as Record<string, Resource>).find(([logicalId]) => new RegExp(`^${id}[0-9A-F]{8}$`).test(logicalId))!;

@@ -9,7 +9,7 @@ import { accessLogRetentionDays, reservedConcurrency, routeThrottles, stageThrot
 import { ServiceStack } from '../../infra/service-stack.js';
 import { jobList } from '../../shared/jobs.js';
 import { routeList } from '../../shared/routes.js';
-import { cdkContext, testApp, type CfnResource } from '../helpers/cdk.js';
+import { cdkContext, foldedTemplate, testApp, type CfnResource } from '../helpers/cdk.js';
 import { projectRoot } from '../../infra/constructs/service-function.js';
 
 type Resources = Record<string, CfnResource>;
@@ -25,7 +25,7 @@ beforeAll(() => {
   // No account or region: the template must stay environment-agnostic.
   const app = testApp();
   addNagChecks(app);
-  template = Template.fromStack(new ServiceStack(app, 'Ops', { mailFrom: 'news@example.com' }));
+  template = foldedTemplate(new ServiceStack(app, 'Ops', { mailFrom: 'news@example.com' }));
   json = JSON.stringify(template.toJSON());
   const assembly = app.synth();
   nag = JSON.parse(readFileSync(join(assembly.directory, 'validation-report.json'), 'utf8')) as NagReport;
@@ -95,18 +95,18 @@ describe('observe: alarms and dashboard', () => {
     const names = alarms().map((a) => a.Properties.AlarmDescription as string);
     const ids = Object.keys(resources('AWS::CloudWatch::Alarm'));
     for (const row of [...routeList, ...jobList, { id: 'fallback' }]) {
-      expect(ids.some((id) => id.startsWith(`Operations${row.id}Errors`)), `${row.id} errors`).toBe(true);
-      expect(ids.some((id) => id.startsWith(`Operations${row.id}Throttles`)), `${row.id} throttles`).toBe(true);
+      expect(ids.some((id) => id.startsWith(`${row.id}Errors`)), `${row.id} errors`).toBe(true);
+      expect(ids.some((id) => id.startsWith(`${row.id}Throttles`)), `${row.id} throttles`).toBe(true);
     }
     for (const queue of Object.keys(resources('AWS::SQS::Queue')).filter((id) => /DeadLetters|FailedRuns|Undelivered/.test(id))) {
       const alarm = alarms().find((a) => JSON.stringify(a.Properties.Dimensions ?? []).includes(queue));
       expect(alarm, `alarm on ${queue}`).toBeDefined();
       expect(alarm!.Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
     }
-    expect(ids.some((id) => id.startsWith('OperationsApi5xxRate'))).toBe(true);
-    expect(ids.some((id) => id.startsWith('OperationsImportsFailed'))).toBe(true);
-    expect(ids.some((id) => id.startsWith('OperationsTableThrottles'))).toBe(true);
-    const feed = Object.entries(resources('AWS::CloudWatch::Alarm')).find(([id]) => id.startsWith('OperationsCatalogueFeedFailing'))?.[1];
+    expect(ids.some((id) => id.startsWith('Api5xxRate'))).toBe(true);
+    expect(ids.some((id) => id.startsWith('ImportsFailed'))).toBe(true);
+    expect(ids.some((id) => id.startsWith('TableThrottles'))).toBe(true);
+    const feed = Object.entries(resources('AWS::CloudWatch::Alarm')).find(([id]) => id.startsWith('CatalogueFeedFailing'))?.[1];
     expect(feed?.Properties).toMatchObject({ MetricName: 'CatalogueFeedFailures', Namespace: 'NewsletterService', Period: 1800, Threshold: 3 });
     expect(names.every((n) => n.includes('Runbook: docs/operations.md#'))).toBe(true);
   });

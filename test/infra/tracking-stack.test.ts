@@ -5,14 +5,14 @@ import { ServiceStack } from '../../infra/service-stack.js';
 import { reservedConcurrency, routeThrottles } from '../../infra/protection.js';
 import { jobs } from '../../shared/jobs.js';
 import { recoRoutes } from '../../shared/routes/recos.js';
-import type { CfnResource } from '../helpers/cdk.js';
+import { foldedTemplate, type CfnResource } from '../helpers/cdk.js';
 
 let template: Template;
 type Resource = CfnResource;
 
 beforeAll(() => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  template = Template.fromStack(new ServiceStack(app, 'Test'));
+  template = foldedTemplate(new ServiceStack(app, 'Test'));
 });
 
 const statementsOf = (fnPrefix: string) => {
