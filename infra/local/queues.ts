@@ -37,7 +37,10 @@ export const POLLERS = 5;
 interface Message {
   messageId: string;
   body: string;
+  /** SentTimestamp (Unix ms, the sender's clock). */
   sentAt: number;
+  /** When a poller was handed it (performance.now()): the start of its batching window. */
+  gatheredAt: number;
   receiveCount: number;
 }
 
@@ -76,13 +79,14 @@ class LocalQueue {
   ) {}
 
   send(body: string, delaySeconds = 0): string {
-    const message = { messageId: randomUUID(), body, sentAt: Date.now(), receiveCount: 0 };
+    const message = { messageId: randomUUID(), body, sentAt: Date.now(), gatheredAt: performance.now(), receiveCount: 0 };
     if (delaySeconds > 0) {
       // Delayed like a retry: drain() waits for it.
       this.retrying++;
       setTimeout(() => {
         this.retrying--;
         message.sentAt = Date.now();
+        message.gatheredAt = performance.now();
         this.gather([message]);
         this.schedule();
       }, delaySeconds * 1000);
@@ -102,18 +106,22 @@ class LocalQueue {
     return this.gathering.reduce((n, b) => n + b.length, 0);
   }
 
-  /** Sends a poller's batch now when it is full, a drain is asked or the window of its oldest message is over; else waits for that. */
+  /**
+   * Sends a poller's batch now when it is full, a drain is asked or the window of its oldest message is over; else waits for that.
+   * The window is a duration on the poller's clock (in AWS, not the sender's): timed with performance.now(), not Date, so a process
+   * whose Date is moved (bench/sim-clock.ts sets it to each replayed view's log time) still gathers for the window's real seconds.
+   */
   private schedule(): void {
     for (const batch of this.gathering) {
       while (batch.length > 0 && this.running < this.options.maxConcurrency) {
-        const windowOver = Date.now() - batch[0].sentAt >= this.options.maxBatchingWindowSeconds * 1000;
+        const windowOver = performance.now() - batch[0].gatheredAt >= this.options.maxBatchingWindowSeconds * 1000;
         if (!(batch.length >= this.options.batchSize || this.hurry > 0 || windowOver)) break;
         this.run(batch.splice(0, this.options.batchSize));
       }
     }
-    const oldest = Math.min(...this.gathering.filter((b) => b.length > 0).map((b) => b[0].sentAt));
+    const oldest = Math.min(...this.gathering.filter((b) => b.length > 0).map((b) => b[0].gatheredAt));
     if (Number.isFinite(oldest) && !this.timer && this.running < this.options.maxConcurrency) {
-      const wait = Math.max(0, oldest + this.options.maxBatchingWindowSeconds * 1000 - Date.now());
+      const wait = Math.max(0, oldest + this.options.maxBatchingWindowSeconds * 1000 - performance.now());
       this.timer = setTimeout(() => {
         this.timer = undefined;
         this.schedule();
