@@ -1,7 +1,7 @@
 /**
  * A generated page-view log with the properties of real news click logs
- * (the realistic quality benchmark, `npm run bench:recos:realistic`; the
- * numbers and why they were chosen are in docs/benchmarks.md):
+ * (the realistic quality benchmark's `six-hours` scenario,
+ * `npm run bench:recos:realistic -- --scenario=six-hours`; the numbers and why they were chosen are in docs/benchmarks.md):
  *
  * - heavy-tailed article popularity: Zipf-distributed appeal, so the top 1 %
  *   of articles take 30–50 % of the views (the generator checks and reports

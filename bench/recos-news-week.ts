@@ -1,6 +1,6 @@
 /**
- * The week scenario of the realistic quality benchmark
- * (`npm run bench:recos:realistic -- --scenario=week`): a week of news,
+ * The week scenario of the realistic quality benchmark, its default
+ * (`npm run bench:recos:realistic`): a week of news,
  * calibrated on what the real click log of issue 30 showed (most read
  * 2.9 % there; 14.8 % on the 6-hour log of bench/recos-news-log.ts, whose
  * readers and articles share one window). The differences from that log:

@@ -8,8 +8,9 @@
  * seconds where the real path takes minutes per row. The real path's figure
  * for the default blend is bench:recos:realistic's.
  *
- * Options: --small (the npm test size), --seed, --scenario=week (the week
- * of news: held-out clicks in the last day, views dated by their log time).
+ * Options: --small (the npm test size), --seed, --scenario=week|six-hours
+ * (as bench:recos:realistic, the week by default: held-out clicks in the last
+ * day, views dated by their log time).
  */
 import { generateNewsLog } from './recos-news-log.js';
 import { generateNewsWeek } from './recos-news-week.js';
@@ -27,7 +28,9 @@ const size = args.has('small') ? REALISTIC.small : REALISTIC.full;
 const seed = Number(args.get('seed') ?? 11);
 const CLIENT = 'ablation';
 
-const week = args.get('scenario') === 'week';
+const scenario = args.get('scenario') ?? REALISTIC.scenarios[0];
+if (!(REALISTIC.scenarios as readonly string[]).includes(scenario)) throw new Error(`unknown scenario ${scenario}: ${REALISTIC.scenarios.join(' or ')}`);
+const week = scenario === 'week';
 const log = (week ? generateNewsWeek : generateNewsLog)({ articles: size.articles, readers: size.readers, seed });
 const { train, held } = split(
   log.views.flatMap((v) => {

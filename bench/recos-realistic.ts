@@ -1,27 +1,42 @@
 /**
  * The realistic quality benchmark (`npm run bench:recos:realistic`): a
- * generated log with the properties of real news click logs
- * (bench/recos-news-log.ts) replayed through the real path (HTTP into the
- * local gateway, the tracking queue and its consumer, DynamoDB Local) and
- * measured leave-last-out (bench/recos-replay.ts) against most-read and
- * plain item co-visitation computed offline on the same split.
+ * generated log with the properties of real news click logs replayed through
+ * the real path (HTTP into the local gateway, the tracking queue and its
+ * consumer, DynamoDB Local) and measured leave-last-out
+ * (bench/recos-replay.ts) against most-read and plain item co-visitation
+ * computed offline on the same split.
+ *
+ * Two scenarios (docs/benchmarks.md "The realistic news log", "The week
+ * scenario"):
+ * - `week` (the default): a week of news (bench/recos-news-week.ts), views
+ *   dated by their log time (bench/sim-clock.ts), held-out clicks in the
+ *   log's last 24 h. It is the yardstick because it resembles the real click
+ *   log of issue 30: most read scores 7.7 % there (seed 11; the real log
+ *   2.9 %), where the 6-hour log's readers and articles share one window and
+ *   most read scores 14.8 %: a blend tuned on that log would lean on
+ *   popularity that a real site's next click does not follow.
+ * - `six-hours`: the first log (bench/recos-news-log.ts), kept as a second
+ *   check (the blend must not lose it; see the figures in the docs).
  *
  * Exits 1 when the service's hit rate@10 is below 1.3× the co-visitation
- * baseline's, when the replay ran below 500 views/s, or when the generated
- * log leaves its documented ranges (docs/benchmarks.md). `--small` is the
- * version `npm test` runs (test/integration/recos-realistic.test.ts).
+ * baseline's, when the replay ran below 500 views/s, when a read was lost,
+ * or when the generated log leaves its documented ranges. `--gate=regression`
+ * (npm test, test/integration/recos-realistic.test.ts: `--small
+ * --scenario=six-hours`) judges every read kept, ≥ 1.2× most read and ≥ 0.95×
+ * co-visitation instead of 1.3×.
  *
- * Options: --articles, --readers, --eval-readers, --concurrency, --seed,
- * --small, --weights=covisit:1,content:0.35,... (the block's weights: the
- * ablation table), --min-rate (views/s, default 500), --scenario=week (a
- * week of news, bench/recos-news-week.ts: held-out clicks in the log's last
- * 24 h, views dated by their log time).
+ * Options: --scenario=week|six-hours, --articles, --readers, --eval-readers,
+ * --concurrency, --seed, --small, --weights=covisit:1,content:0.35,... (the
+ * block's weights: the ablation table), --min-rate (views/s, default 500),
+ * --gate=regression, --order=reader (six-hours: each reader's views together).
  */
 import { generateNewsLog, type NewsLogOptions } from './recos-news-log.js';
 import { generateNewsWeek } from './recos-news-week.js';
 import { formatResult, replayAndEvaluate, type ReplayResult } from './recos-replay.js';
 
 export const REALISTIC = {
+  /** The default scenario (the header says why); the other is `six-hours`. */
+  scenarios: ['week', 'six-hours'] as const,
   full: { articles: 20_000, readers: 40_000, evalReaders: 1500 },
   small: { articles: 3_000, readers: 6_000, evalReaders: 1000 },
   /** The week scenario: held-out readers are those whose last view is in the log's last day. */
@@ -36,14 +51,16 @@ export const REALISTIC = {
 /** Generates the log, replays it and checks it: the problems found (empty when the benchmark passes). */
 export async function runRealistic(o: { articles: number; readers: number; evalReaders: number; seed?: number; concurrency?: number; block?: Record<string, unknown>; minRate?: number; order?: string; gate?: string; generator?: Partial<NewsLogOptions>; scenario?: string; log?: (line: string) => void }): Promise<{ result: ReplayResult; problems: string[] }> {
   const log = o.log ?? ((line: string) => console.log(line));
-  const week = o.scenario === 'week';
+  const scenario = o.scenario ?? REALISTIC.scenarios[0];
+  if (!(REALISTIC.scenarios as readonly string[]).includes(scenario)) throw new Error(`unknown scenario ${scenario}: ${REALISTIC.scenarios.join(' or ')}`);
+  const week = scenario === 'week';
   const options = { articles: o.articles, readers: o.readers, seed: o.seed ?? 11, ...o.generator };
   const news = week ? generateNewsWeek(options) : generateNewsLog(options);
   // The week is replayed on its own time: this process's clock (the handlers', the queue's) follows the views sent.
   const setSimNow = week ? (await import('./sim-clock.js')).setSimNow : undefined;
   const s = news.stats;
   log(
-    `Log: ${s.views} views of ${s.articlesViewed} articles by ${o.readers} readers; top 1 % of articles take ${(s.topPercentShare * 100).toFixed(1)} % of views; ` +
+    `Log (${scenario}): ${s.views} views of ${s.articlesViewed} articles by ${o.readers} readers; top 1 % of articles take ${(s.topPercentShare * 100).toFixed(1)} % of views; ` +
       `${(s.readOnceOrTwice * 100).toFixed(0)} % of articles read once or twice; ${(s.readersOneToThree * 100).toFixed(0)} % of readers with 1–3 views; ` +
       `${s.withoutPublished} articles without published_time, ${s.titleOnly} with only a title`,
   );
