@@ -103,7 +103,7 @@ function s3Calls(command: string, input: Input): Call[] {
 
 /** The IAM actions and resources one SDK command needs. */
 export function callsOf(clientName: string, commandName: string, input: unknown): Call[] {
-  const service = clientName.replace(/Client$/, '').replace(/^SESv2$/, 'SES').replace(/^DynamoDBDocument$/, 'DynamoDB').toLowerCase();
+  const service = clientName.replace(/Client$/, '').replace(/^SESv2$/, 'SES').replace(/^DynamoDBDocument$/, 'DynamoDB').replace(/^EventBridge$/, 'Events').toLowerCase();
   const command = commandName.replace(/Command$/, '');
   const given = (input ?? {}) as Input;
   if (service === 'dynamodb') return dynamoCalls(command, given);

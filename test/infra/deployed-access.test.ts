@@ -94,10 +94,11 @@ describe('what runs locally is what the stack allows', () => {
       'dynamodb:ConditionCheckItem',
     ]);
     expect(callsOf('SQSClient', 'SendMessageBatchCommand', { QueueUrl: 'q' }).map((c) => c.action)).toEqual(['sqs:SendMessage']);
-    // A service the recorder has no rule for: the resource is the input's value an environment variable names.
+    // A service the recorder has no rule for: the resource is the input's value an environment variable names. The
+    // client is EventBridge, the IAM prefix `events`.
     process.env.TEST_EVENT_BUS = 'bus-of-the-test';
     expect(callsOf('EventBridgeClient', 'PutEventsCommand', { Entries: [{ EventBusName: 'bus-of-the-test', Detail: '{}' }] })).toEqual([
-      { action: 'eventbridge:PutEvents', resource: { name: 'bus-of-the-test', env: ['TEST_EVENT_BUS'] } },
+      { action: 'events:PutEvents', resource: { name: 'bus-of-the-test', env: ['TEST_EVENT_BUS'] } },
     ]);
     delete process.env.TEST_EVENT_BUS;
     const unknown: Recording = { fn: 'filesGet', kind: 'call', command: 'S3Client.RestoreObjectCommand', ...callsOf('S3Client', 'RestoreObjectCommand', { Bucket: 'b', Key: 'k' })[0] };
