@@ -1,17 +1,28 @@
 /**
  * The webhook functions' settings from the environment. Kept here rather than
  * in shared/config.ts, which every function bundles: only the webhook
- * functions read them. Names are documented in docs/operations.md.
+ * functions read them. Names are documented in docs/operations.md. Every read
+ * goes through `required` or `optional`, recorded per function like
+ * shared/config.ts's (shared/recording.ts), so the local-equals-deployed check
+ * finds a required variable the stack does not set.
  */
+import { recordEnvRead } from '../recording.js';
 
 function required(name: string): string {
+  recordEnvRead(name, true);
   const value = process.env[name];
   if (value === undefined || value === '') throw new Error(`Missing required environment variable ${name}`);
   return value;
 }
 
+/** A variable with a default (or none): the read is recorded, not required. */
+function optional(name: string): string | undefined {
+  recordEnvRead(name, false);
+  return process.env[name];
+}
+
 function optionalInt(name: string, fallback: number): number {
-  const raw = process.env[name];
+  const raw = optional(name);
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`Environment variable ${name} must be a non-negative integer, got "${raw}"`);
@@ -27,7 +38,7 @@ export const DEFAULT_RETRY_DELAYS = [5, 300, 1800, 7200, 18000, 36000, 36000];
 export const webhookSettings = {
   /** Lets webhooks go to loopback addresses and plain http (local development and tests only). */
   get allowLoopback(): boolean {
-    return (process.env.WEBHOOK_ALLOW_LOOPBACK ?? '').toLowerCase() === 'true';
+    return (optional('WEBHOOK_ALLOW_LOOPBACK') ?? '').toLowerCase() === 'true';
   },
   /** The queue of deliveries (the fan-out sends, the delivery job consumes and re-sends retries). */
   get queueUrl(): string {
@@ -39,11 +50,11 @@ export const webhookSettings = {
   },
   /** The EventBridge bus every change goes to; unset: none. */
   get eventBusName(): string | undefined {
-    return process.env.EVENT_BUS_NAME || undefined;
+    return optional('EVENT_BUS_NAME') || undefined;
   },
   /** Seconds before each retry (comma-separated), default DEFAULT_RETRY_DELAYS. */
   get retryDelays(): number[] {
-    const raw = process.env.WEBHOOK_RETRY_DELAYS;
+    const raw = optional('WEBHOOK_RETRY_DELAYS');
     if (!raw) return DEFAULT_RETRY_DELAYS;
     const delays = raw.split(',').map((s) => Number(s.trim()));
     if (delays.some((d) => !Number.isInteger(d) || d < 0)) throw new Error(`Environment variable WEBHOOK_RETRY_DELAYS must be comma-separated seconds, got "${raw}"`);
