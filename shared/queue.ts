@@ -1,5 +1,5 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { tracer } from './observability/index.js';
+import { captureClient } from './observability/index.js';
 import { recordSdkCalls } from './recording.js';
 
 /**
@@ -12,7 +12,7 @@ export const sqs = /* @__PURE__ */ (() => {
   // answer for a logger nobody configured: together ≈ 5% of the CPU of a tracking request (bench:recos:tracking profile).
   const client = new SQSClient({ md5: false });
   client.middlewareStack.remove('loggerMiddleware');
-  return tracer.captureAWSv3Client(recordSdkCalls(client));
+  return captureClient(recordSdkCalls(client));
 })();
 
 /** Sends one message (one SQS call). */

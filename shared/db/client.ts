@@ -10,7 +10,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
-import { tracer } from '../observability/index.js';
+import { captureClient } from '../observability/index.js';
 import { recordSdkCalls } from '../recording.js';
 
 /**
@@ -20,7 +20,7 @@ import { recordSdkCalls } from '../recording.js';
 export const ddb = /* @__PURE__ */ documentClient();
 
 function documentClient() {
-  const client = DynamoDBDocumentClient.from(tracer.captureAWSv3Client(new DynamoDBClient({})), { marshallOptions: { removeUndefinedValues: true } });
+  const client = DynamoDBDocumentClient.from(captureClient(new DynamoDBClient({})), { marshallOptions: { removeUndefinedValues: true } });
   // The SDK's logger middleware copies every response through its sensitive-data filter even when nothing logs it
   // (no logger is configured): ≈ 5% of the CPU of a recommendation request reading ≈ 130 KB. Nothing here logs it.
   client.middlewareStack.remove('loggerMiddleware');

@@ -24,7 +24,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { tracer } from '../observability/index.js';
+import { captureClient } from '../observability/index.js';
 import { recordSdkCalls } from '../recording.js';
 import { keys } from '../db/keys.js';
 import { tableDefinition } from '../db/table.js';
@@ -75,7 +75,7 @@ class TooLargeToStore extends Error {
   }
 }
 
-const client = /* @__PURE__ */ tracer.captureAWSv3Client(recordSdkCalls(new DynamoDBClient({})));
+const client = /* @__PURE__ */ captureClient(recordSdkCalls(new DynamoDBClient({})));
 
 /** Checks the header; undefined when absent. */
 export function idempotencyKeyOf(headers: Record<string, string | undefined>): string | undefined {

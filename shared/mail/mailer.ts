@@ -7,7 +7,7 @@
  */
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { config } from '../config.js';
-import { tracer } from '../observability/index.js';
+import { captureClient } from '../observability/index.js';
 import { recordSdkCalls } from '../recording.js';
 
 export interface MailMessage {
@@ -29,7 +29,7 @@ export const AUTO_SUBMITTED = { name: 'Auto-Submitted', value: 'auto-generated' 
 
 /** Sends through SES v2 with simple content (text and HTML alternatives, UTF-8). */
 export class SesMailer implements Mailer {
-  private readonly ses = tracer.captureAWSv3Client(recordSdkCalls(new SESv2Client({})));
+  private readonly ses = captureClient(recordSdkCalls(new SESv2Client({})));
   constructor(private readonly from: string) {}
 
   async send(message: MailMessage): Promise<void> {

@@ -14,15 +14,14 @@
  * in {@link observe}), a subsegment per AWS SDK call (every client is passed
  * through `tracer.captureAWSv3Client`) and per domain call worth seeing
  * ({@link traced}). Outside Lambda (`AWS_EXECUTION_ENV` unset: the local
- * gateway, the tests) the Tracer is disabled and each of these is a no-op
- * (bench/tracer.ts measures it). Responses are never put into traces.
+ * gateway, the tests, the benchmarks) the Tracer is not even loaded (./xray.ts
+ * says why) and each of these is a no-op (bench/tracer.ts measures both).
+ * Responses are never put into traces.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { Tracer } from '@aws-lambda-powertools/tracer';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { createHash } from 'node:crypto';
@@ -30,7 +29,19 @@ import { METRICS_NAMESPACE, SERVICE_NAME } from './names.js';
 
 export const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME });
 
-export const tracer = new Tracer({ serviceName: process.env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME });
+/**
+ * The Tracer, in Lambda only (`AWS_EXECUTION_ENV` set, as the Tracer's own
+ * rule; it still honours `POWERTOOLS_TRACE_ENABLED=false` there).
+ */
+const xray = process.env.AWS_EXECUTION_ENV ? await import('./xray.js') : undefined;
+
+/** Whether this process traces (in Lambda, unless turned off). */
+export const tracingEnabled = (): boolean => xray?.tracer.isTracingEnabled() ?? false;
+
+/** `client` with a subsegment per call when this process traces; else `client` itself. */
+export function captureClient<T>(client: T): T {
+  return xray ? xray.tracer.captureAWSv3Client(client) : client;
+}
 
 /**
  * Runs `fn` inside an X-Ray subsegment named `name` (when tracing is on; else
@@ -38,7 +49,7 @@ export const tracer = new Tracer({ serviceName: process.env.POWERTOOLS_SERVICE_N
  * subsegment and rethrown.
  */
 export function traced<T>(name: string, fn: () => T): T {
-  const parent = tracer.isTracingEnabled() ? tracer.getSegment() : undefined;
+  const parent = xray?.tracer.isTracingEnabled() ? xray.tracer.getSegment() : undefined;
   if (!parent) return fn();
   const subsegment = parent.addNewSubsegment(name);
   const end = (err?: unknown) => {
@@ -138,7 +149,7 @@ const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export function observe<E, R>(kind: 'route' | 'job', name: string): middy.MiddlewareObj<E, R, Error, Context>[] {
   return [
-    captureLambdaHandler(tracer, { captureResponse: false }),
+    ...(xray ? [xray.tracerMiddleware()] : []),
     injectLambdaContext(logger, { resetKeys: true }),
     logMetrics(metrics),
     {

@@ -1,6 +1,6 @@
 /** The EventBridge bus of subscriber changes: PutEvents in batches of 10 (its limit), failed entries retried. */
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
-import { tracer } from '../observability/index.js';
+import { captureClient } from '../observability/index.js';
 import { recordSdkCalls } from '../recording.js';
 import type { ChangeEvent } from './changes.js';
 
@@ -11,7 +11,7 @@ export const EVENT_SOURCE = 'newsletter-service';
  * Created once per container; endpoint from AWS_ENDPOINT_URL_EVENTBRIDGE (locally infra/local/queues.ts). Traced,
  * and its calls recorded for the local-equals-deployed check (IAM action `events:PutEvents`), as every client is.
  */
-const eventBridge = /* @__PURE__ */ (() => tracer.captureAWSv3Client(recordSdkCalls(new EventBridgeClient({}))))();
+const eventBridge = /* @__PURE__ */ (() => captureClient(recordSdkCalls(new EventBridgeClient({}))))();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
