@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { applyEnv, localNames, localServiceEnv } from '../infra/local/env.js';
 import { ensureBuckets, ensureTable, freePort, startDynamoLocal, startS3Emulator } from '../infra/local/services.js';
 
@@ -44,3 +45,28 @@ export async function timed(work: () => Promise<unknown>): Promise<number> {
 
 /** Peak resident set size of this process so far, in MiB. */
 export const peakRssMiB = () => Math.round(process.resourceUsage().maxRSS / 1024);
+
+/**
+ * Starts a local gateway in a worker thread (bench/gateway-thread.ts,
+ * TypeScript through tsx's loader), with this process's environment (start it
+ * after {@link startBenchStack}): requests are then handled beside this
+ * thread's work (the queue's consumer, the load), as separate Lambda
+ * functions run beside each other. `simClock`: follow this thread's simulated
+ * clock (bench/sim-clock.ts `simClockBuffer`). Resolves with its URL and a stop.
+ */
+export async function gatewayThread(o: { simClock?: SharedArrayBuffer } = {}): Promise<{ url: string; stop: () => Promise<void> }> {
+  const entry = new URL('./gateway-thread.ts', import.meta.url).href;
+  const worker = new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`, { eval: true, workerData: { simClock: o.simClock } });
+  const port = await new Promise<number>((done, fail) => {
+    worker.once('message', (m: { port: number }) => done(m.port));
+    worker.once('error', fail);
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((done) => {
+        worker.once('exit', () => done());
+        worker.postMessage('stop');
+      }),
+  };
+}

@@ -57,7 +57,7 @@ export async function runRealistic(o: { articles: number; readers: number; evalR
   const options = { articles: o.articles, readers: o.readers, seed: o.seed ?? 11, ...o.generator };
   const news = week ? generateNewsWeek(options) : generateNewsLog(options);
   // The week is replayed on its own time: this process's clock (the handlers', the queue's) follows the views sent.
-  const setSimNow = week ? (await import('./sim-clock.js')).setSimNow : undefined;
+  const simClock = week ? await import('./sim-clock.js') : undefined;
   const s = news.stats;
   log(
     `Log (${scenario}): ${s.views} views of ${s.articlesViewed} articles by ${o.readers} readers; top 1 % of articles take ${(s.topPercentShare * 100).toFixed(1)} % of views; ` +
@@ -74,7 +74,7 @@ export async function runRealistic(o: { articles: number; readers: number; evalR
     seed: o.seed ?? 11,
     block: o.block,
     log,
-    ...(setSimNow ? { recentSeconds: REALISTIC.weekRecentSeconds, logTime: (t: number) => setSimNow(new Date(t * 1000).toISOString()) } : {}),
+    ...(simClock ? { recentSeconds: REALISTIC.weekRecentSeconds, logTime: (t: number) => simClock.setSimNow(new Date(t * 1000).toISOString()), simClock: simClock.simClockBuffer() } : {}),
   });
   log(formatResult(result));
   if (result.readsKept < 1) problems.push(`the consumer kept ${(result.readsKept * 100).toFixed(1)} % of the held-out readers' training reads (all must be kept)`);

@@ -24,7 +24,7 @@
  */
 import { articleGuid, canonicalUrl } from '../shared/recos/urls.js';
 import { prng } from './recos-data.js';
-import { startBenchStack } from './local-stack.js';
+import { gatewayThread, startBenchStack } from './local-stack.js';
 
 export const K = 10;
 
@@ -78,6 +78,8 @@ export interface ReplayOptions {
    * the replay's own clock, and a week replays as three minutes.
    */
   logTime?: (t: number) => void;
+  /** With `logTime`: the simulated clock's memory (bench/sim-clock.ts `simClockBuffer`), which the gateway's thread follows. */
+  simClock?: SharedArrayBuffer;
   log?: (line: string) => void;
 }
 
@@ -211,6 +213,9 @@ export async function replayAndEvaluate(views: LogView[], o: ReplayOptions): Pro
   // The handlers' Powertools logs (one line per warning) would bury the report.
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
   const stack = await startBenchStack();
+  // The handlers run in a thread of their own, the tracking queue's consumer in this one: in AWS they are separate
+  // functions, and on one event loop with the load and the consumer the replay measured the loop, not the path.
+  const gateway = await gatewayThread({ simClock: o.simClock });
   try {
     const { createBlock, createClient } = await import('../shared/clients/clients.js');
     const clientId = `eval-${Date.now().toString(36)}`;
@@ -220,7 +225,7 @@ export async function replayAndEvaluate(views: LogView[], o: ReplayOptions): Pro
     const t0 = performance.now();
     await pool(train, o.concurrency, async (v) => {
       o.logTime?.(v.t);
-      const res = await fetch(`${stack.url}/v1/track/${client.trackingKey}`, {
+      const res = await fetch(`${gateway.url}/v1/track/${client.trackingKey}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
@@ -257,7 +262,7 @@ export async function replayAndEvaluate(views: LogView[], o: ReplayOptions): Pro
     const answers = new Array<string[]>(held.length);
     const algos = new Map<string, number>();
     await pool(held, 8, async (h, i) => {
-      const url = `${stack.url}/v1/clients/${blockKey}/users/${encodeURIComponent(h.reader)}/recommendations?rows=${K}&page_url=${encodeURIComponent(h.page)}`;
+      const url = `${gateway.url}/v1/clients/${blockKey}/users/${encodeURIComponent(h.reader)}/recommendations?rows=${K}&page_url=${encodeURIComponent(h.page)}`;
       const res = await fetch(url);
       const body = (await res.json()) as { algo?: string; result?: { recommendation: Array<{ guid: string }> } };
       if (res.status !== 200) throw new Error(`recommendations answered ${res.status}: ${JSON.stringify(body)}`);
@@ -284,6 +289,7 @@ export async function replayAndEvaluate(views: LogView[], o: ReplayOptions): Pro
       statuses,
     };
   } finally {
+    await gateway.stop();
     await stack.stop();
   }
 }

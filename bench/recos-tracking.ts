@@ -31,7 +31,7 @@
  * batches"), or the hot article is not exact or took more than a minute to send.
  */
 import { Worker } from 'node:worker_threads';
-import { startBenchStack } from './local-stack.js';
+import { gatewayThread, startBenchStack } from './local-stack.js';
 import { prng } from './recos-data.js';
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string]));
@@ -43,23 +43,6 @@ const RATES = (args.get('rates') ?? '20,50,200,1000').split(',').filter((r) => r
 const LOAD_WORKERS = Number(args.get('load-workers') ?? 2);
 const GATEWAYS = Number(args.get('gateways') ?? 2);
 
-/** Starts a local gateway in a worker thread (bench/gateway-thread.ts, TypeScript through tsx's loader); resolves with its URL and a stop. */
-async function gatewayThread(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const entry = new URL('./gateway-thread.ts', import.meta.url).href;
-  const worker = new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`, { eval: true });
-  const port = await new Promise<number>((done, fail) => {
-    worker.once('message', (m: { port: number }) => done(m.port));
-    worker.once('error', fail);
-  });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((done) => {
-        worker.once('exit', () => done());
-        worker.postMessage('stop');
-      }),
-  };
-}
 const ARTICLES = 10_000;
 const READERS = 200_000;
 const SITE = 'gazette.example';
@@ -288,7 +271,7 @@ async function main() {
     counter = newCounter();
     const batchesBefore = stack.queues.queues.get('trackingViews')!.batches.length;
     const statuses = new Map<number, number>();
-    const gateways = await Promise.all(Array.from({ length: GATEWAYS }, gatewayThread));
+    const gateways = await Promise.all(Array.from({ length: GATEWAYS }, () => gatewayThread()));
     // --cpu-prof-hot=<file>: a CPU profile of this process (gateway, handlers, local queue, consumer) while the views are sent.
     const profiler = args.has('cpu-prof-hot') ? new (await import('node:inspector/promises')).Session() : undefined;
     if (profiler) {

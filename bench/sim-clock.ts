@@ -7,26 +7,37 @@
  * it. Every process of a scenario (the S3
  * emulator checks request times against its own clock, 15 minutes of skew
  * at most) must load it: `node --import tsx --import ./bench/sim-clock.ts`.
+ * Worker threads of the same process follow the same clock when they call
+ * {@link followSimClock} with {@link simClockBuffer} (bench/gateway-thread.ts).
  */
 import http from 'node:http';
 
 const RealDate = Date;
-let offset = 0;
+/** The offset from the real clock, in ms, in memory every thread of the process can share. */
+let offset = new Float64Array(new SharedArrayBuffer(8));
 
 /** Moves this process's clock to `iso` (it runs on from there). */
 export function setSimNow(iso: string): void {
   const at = RealDate.parse(iso);
   if (Number.isNaN(at)) throw new Error(`setSimNow: not an instant: ${iso}`);
-  offset = at - RealDate.now();
+  offset[0] = at - RealDate.now();
+}
+
+/** The memory that holds this thread's clock, for a worker thread to follow ({@link followSimClock}). */
+export const simClockBuffer = (): SharedArrayBuffer => offset.buffer;
+
+/** This thread's clock is from now on the one of the thread that gave `buffer`. */
+export function followSimClock(buffer: SharedArrayBuffer): void {
+  offset = new Float64Array(buffer);
 }
 
 function SimDate(this: unknown, ...args: unknown[]): unknown {
-  const now = new RealDate(RealDate.now() + offset);
+  const now = new RealDate(RealDate.now() + offset[0]);
   if (!new.target) return now.toString();
   return args.length === 0 ? now : new (RealDate as unknown as new (...a: unknown[]) => Date)(...args);
 }
 SimDate.prototype = RealDate.prototype;
-Object.assign(SimDate, { now: () => RealDate.now() + offset, parse: RealDate.parse, UTC: RealDate.UTC });
+Object.assign(SimDate, { now: () => RealDate.now() + offset[0], parse: RealDate.parse, UTC: RealDate.UTC });
 globalThis.Date = SimDate as unknown as DateConstructor;
 
 // Node's HTTP servers stamp responses with the real time, and the AWS SDK corrects its clock to a server's Date

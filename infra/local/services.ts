@@ -67,10 +67,33 @@ export interface Running {
   stop(): Promise<void>;
 }
 
+/**
+ * The JVM settings DynamoDB Local runs with (through `JAVA_TOOL_OPTIONS`,
+ * the only way its launcher leaves; settings already in that variable come
+ * after these and win). The JVM's defaults are for a long-lived server with
+ * cores to spare; here it shares a laptop or a 2-core CI machine with the
+ * Node processes that call it, for runs of seconds to minutes: the C2
+ * compiler's warm-up (half a core for the first half-minute) and G1's
+ * concurrent threads take CPU the handlers need. The client compiler only,
+ * the serial collector and a young generation that holds a run's garbage:
+ * the realistic replay's small version went from 320 to 504 views/s on the
+ * same 2-core machine (docs/benchmarks.md, 2026-11-26).
+ */
+export const DYNAMO_LOCAL_JVM_OPTIONS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xms1g -Xmn600m';
+
 /** Starts DynamoDB Local: in memory, or with its files under `dataDir`. */
 export async function startDynamoLocal({ port, dataDir }: { port: number; dataDir?: string }): Promise<Running> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const child: ChildProcess = spawnDynamo({ port, path: dataDir ? resolve(dataDir) : null, sharedDb: true, stdio: 'ignore' });
+  // The launcher takes no environment of its own: the child inherits this process's, read when it is spawned.
+  const given = process.env.JAVA_TOOL_OPTIONS;
+  process.env.JAVA_TOOL_OPTIONS = given ? `${DYNAMO_LOCAL_JVM_OPTIONS} ${given}` : DYNAMO_LOCAL_JVM_OPTIONS;
+  let child: ChildProcess;
+  try {
+    child = spawnDynamo({ port, path: dataDir ? resolve(dataDir) : null, sharedDb: true, stdio: 'ignore' });
+  } finally {
+    if (given === undefined) delete process.env.JAVA_TOOL_OPTIONS;
+    else process.env.JAVA_TOOL_OPTIONS = given;
+  }
   let exited = false;
   child.once('exit', () => (exited = true));
   await Promise.race([
