@@ -77,6 +77,9 @@ export async function runRealistic(o: { articles: number; readers: number; evalR
     ...(simClock ? { recentSeconds: REALISTIC.weekRecentSeconds, logTime: (t: number) => simClock.setSimNow(new Date(t * 1000).toISOString()), simClock: simClock.simClockBuffer() } : {}),
   });
   log(formatResult(result));
+  // A view answered anything but 200 was not counted: the replay is not the log (a 500 here once came from the local context's deadline on the simulated clock).
+  const failed = [...result.statuses].filter(([status]) => status !== 200);
+  if (failed.length > 0) problems.push(`page views answered ${failed.map(([status, n]) => `${n} × ${status}`).join(', ')} (all must be 200)`);
   if (result.readsKept < 1) problems.push(`the consumer kept ${(result.readsKept * 100).toFixed(1)} % of the held-out readers' training reads (all must be kept)`);
   const lift = result.service.hitRate / Math.max(1e-9, result.covisitation.hitRate);
   if (o.gate === 'regression') {

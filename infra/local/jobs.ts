@@ -17,8 +17,10 @@ useOutboxMailer();
 
 const root = resolve(import.meta.dirname, '../..');
 
-function context(id: string, timeoutSeconds: number): Context {
-  const deadline = Date.now() + timeoutSeconds * 1000;
+/** A job invocation's context (its remaining time: see lambdaContext in gateway.ts). */
+export function context(id: string, timeoutSeconds: number): Context {
+  // A duration, on the monotonic clock (the wall clock may be simulated: see lambdaContext in gateway.ts).
+  const deadline = performance.now() + timeoutSeconds * 1000;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName: id,
@@ -28,7 +30,7 @@ function context(id: string, timeoutSeconds: number): Context {
     awsRequestId: randomUUID(),
     logGroupName: `/aws/lambda/${id}`,
     logStreamName: 'local',
-    getRemainingTimeInMillis: () => deadline - Date.now(),
+    getRemainingTimeInMillis: () => Math.round(deadline - performance.now()),
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,

@@ -1,0 +1,28 @@
+/**
+ * The local gateway's and job runner's Lambda contexts time the invocation's
+ * remaining time by the monotonic clock. Regression: they computed it from
+ * `Date.now()`, and under the benchmarks' simulated wall clock
+ * (bench/sim-clock.ts: a week replayed in minutes) the 30 s lapsed within
+ * milliseconds: middy's timeout answered 500 to 125 of 73,104 replayed page
+ * views (2026-11-26).
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { lambdaContext } from '../../infra/local/gateway.js';
+import { context as jobContext } from '../../infra/local/jobs.js';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('local Lambda contexts', () => {
+  it('keep their remaining time when the wall clock jumps (a simulated clock)', () => {
+    const route = lambdaContext('trackPost');
+    const job = jobContext('trackingViews', 60);
+    const realNow = Date.now();
+    vi.spyOn(Date, 'now').mockImplementation(() => realNow + 3_600_000);
+    expect(route.getRemainingTimeInMillis()).toBeGreaterThan(29_000);
+    expect(route.getRemainingTimeInMillis()).toBeLessThanOrEqual(30_000);
+    expect(job.getRemainingTimeInMillis()).toBeGreaterThan(59_000);
+    expect(job.getRemainingTimeInMillis()).toBeLessThanOrEqual(60_000);
+  });
+});
