@@ -133,6 +133,28 @@ describe('what runs locally is what the stack allows', () => {
     ]);
   });
 
+  it('finds a success destination the job table does not give, one it gives that is missing, and fewer retries than it says', () => {
+    const changed = structuredClone(template);
+    const configOf = (job: string) => {
+      const fn = functionView(changed, job)!.logicalId;
+      return Object.values(changed.Resources).find((r) => r.Type === 'AWS::Lambda::EventInvokeConfig' && (r.Properties!.FunctionName as { Ref: string }).Ref === fn)!.Properties!;
+    };
+    const changeQueue = (mappingOf(changed, 'webhooksFanout').EventSourceArn as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0];
+    type Destinations = { OnSuccess?: unknown };
+    delete (configOf('importsWorkerFailed').DestinationConfig as Destinations).OnSuccess;
+    (configOf('optinReminders').DestinationConfig as Destinations).OnSuccess = { Destination: { 'Fn::GetAtt': [changeQueue, 'Arn'] } };
+    configOf('importsWorker').MaximumRetryAttempts = 0;
+    expect(checkTriggers(changed)).toEqual([
+      `optinReminders: async results go to <${changeQueue}.Arn> in the stack, nowhere in the job table`,
+      'importsWorkerFailed: retry attempts of importsWorker 0 in the stack, 2 in the job table',
+      `importsWorkerFailed: async results go to no destination in the stack, the change queue <${changeQueue}.Arn> in the job table`,
+    ]);
+    const noChangeJob = jobList.filter((j) => j.id !== 'webhooksFanout');
+    expect(checkTriggers(template, noChangeJob)).toEqual(
+      ['importsWorker', 'importsWorkerFailed'].map((id) => `${id}: async results go to the change queue in the job table, but no job reads it (an eventChanges trigger with an event source mapping)`),
+    );
+  });
+
   it('finds a trigger kind it does not check', () => {
     const feeds = jobList.find((j) => j.id === 'catalogueFeeds')!;
     const streamed = { ...feeds, trigger: { streamRecords: { batchSize: 100 } } as unknown as JobTrigger };
