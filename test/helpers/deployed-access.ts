@@ -5,7 +5,8 @@
  * template: the function's role allows each call on that resource, and its
  * `Environment` sets each required variable it read (or Lambda sets it). And
  * the job table's triggers against the template's schedules, event source
- * mappings, bucket notifications and failure destinations. Every check names
+ * mappings, bucket notifications, failure destinations and retries, and its
+ * `successTo` against the functions' success destinations. Every check names
  * the function and what is missing; an empty list is a pass.
  */
 import { ServiceStack } from '../../infra/service-stack.js';
@@ -125,9 +126,55 @@ export function checkRecordings(recordings: Recording[], template: TemplateJson)
 const resourcesOf = (template: TemplateJson, type: string) => Object.entries(template.Resources).filter(([, r]) => r.Type === type);
 const isArnOf = (value: Json, logicalId: string) => render(value) === `<${logicalId}.Arn>`;
 
-/** The job table's triggers against the template, one line per difference. */
+/** The settings of a job-table queue trigger (`maxConcurrency` undefined: no limit). */
+interface QueueTrigger {
+  batchSize: number;
+  maxBatchingWindowSeconds: number;
+  maxConcurrency: number | undefined;
+  maxReceiveCount: number;
+}
+
+/** The event source mapping that invokes a function, with the logical id of the queue it reads. */
+function mappingOf(template: TemplateJson, fn: FunctionView): { properties: Record<string, Json>; queueId: string } | undefined {
+  const mapping = resourcesOf(template, 'AWS::Lambda::EventSourceMapping').find(([, r]) => render(r.Properties?.FunctionName) === `<${fn.logicalId}>`);
+  if (!mapping) return undefined;
+  const properties = mapping[1].Properties ?? {};
+  return { properties, queueId: render(properties.EventSourceArn).replace(/^<(.*)\.Arn>$/, '$1') };
+}
+
+/** A queue trigger against the function's event source mapping and its queue's redrive policy. */
+function queueFindings(template: TemplateJson, jobId: string, fn: FunctionView, want: QueueTrigger): string[] {
+  const mapping = mappingOf(template, fn);
+  if (!mapping) return [`${jobId}: no event source mapping`];
+  const p = mapping.properties;
+  const got: Record<string, Json> = {
+    batchSize: p.BatchSize,
+    maxBatchingWindowSeconds: p.MaximumBatchingWindowInSeconds,
+    maxConcurrency: (p.ScalingConfig as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency,
+    partialBatchResponses: ((p.FunctionResponseTypes as string[] | undefined) ?? []).includes('ReportBatchItemFailures'),
+    maxReceiveCount: (template.Resources[mapping.queueId]?.Properties?.RedrivePolicy as { maxReceiveCount?: number } | undefined)?.maxReceiveCount,
+  };
+  const expected: Record<string, Json> = { ...want, partialBatchResponses: true };
+  return Object.entries(expected).flatMap(([name, value]) => (got[name] === value ? [] : [`${jobId}: ${name} ${String(got[name])} in the stack, ${String(value)} in the job table`]));
+}
+
+/** The async invocation settings (retries, destinations) of a function, if the stack configures them. */
+function invokeConfigOf(template: TemplateJson, fn: FunctionView | undefined): Record<string, Json> | undefined {
+  return resourcesOf(template, 'AWS::Lambda::EventInvokeConfig').find(([, r]) => fn && render(r.Properties?.FunctionName) === `<${fn.logicalId}>`)?.[1].Properties;
+}
+
+type Destinations = { OnSuccess?: { Destination?: Json }; OnFailure?: { Destination?: Json } } | undefined;
+
+/** The job whose failures another job takes "gets 2 retries": the job table says so in asyncFailureOf's comment, not in a field. */
+const FAILURE_SOURCE_RETRIES = 2;
+
+/** The job table's triggers and success destinations against the template, one line per difference. */
 export function checkTriggers(template: TemplateJson, jobs: Array<JobDef & { id: string }> = jobList): string[] {
   const findings: string[] = [];
+  // The change queue is the one the eventChanges job reads; `successTo: 'changes'` names it.
+  const changeJob = jobs.find((j) => 'eventChanges' in j.trigger);
+  const changeJobFn = changeJob && functionView(template, changeJob.id);
+  const changeQueue = changeJobFn && mappingOf(template, changeJobFn)?.queueId;
   for (const job of jobs) {
     const fn = functionView(template, job.id);
     if (!fn) {
@@ -147,33 +194,40 @@ export function checkTriggers(template: TemplateJson, jobs: Array<JobDef & { id:
       const prefix = (mine?.Filter as { Key?: { FilterRules?: Array<{ Name: string; Value: string }> } } | undefined)?.Key?.FilterRules?.find((f) => f.Name.toLowerCase() === 'prefix')?.Value;
       if (!mine) findings.push(`${job.id}: no bucket notification invokes it`);
       else if (prefix !== t.importsUpload || ![mine.Events].flat().includes('s3:ObjectCreated:*')) findings.push(`${job.id}: notified for ${String(mine.Events)} under ${String(prefix)}, the job table says objects created under ${t.importsUpload}`);
-    } else if ('trackingQueue' in t || 'sesEventsQueue' in t) {
-      const want = 'trackingQueue' in t ? t.trackingQueue : { ...t.sesEventsQueue, maxConcurrency: undefined };
-      const mapping = resourcesOf(template, 'AWS::Lambda::EventSourceMapping').find(([, r]) => render(r.Properties?.FunctionName) === `<${fn.logicalId}>`);
-      if (!mapping) {
-        findings.push(`${job.id}: no event source mapping`);
-        continue;
-      }
-      const p = mapping[1].Properties ?? {};
-      const got = {
-        batchSize: p.BatchSize,
-        maxBatchingWindowSeconds: p.MaximumBatchingWindowInSeconds,
-        maxConcurrency: (p.ScalingConfig as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency,
-        partialBatchResponses: ((p.FunctionResponseTypes as string[] | undefined) ?? []).includes('ReportBatchItemFailures'),
-        maxReceiveCount: undefined as unknown,
-      };
-      const queueId = render(p.EventSourceArn).replace(/^<(.*)\.Arn>$/, '$1');
-      got.maxReceiveCount = (template.Resources[queueId]?.Properties?.RedrivePolicy as { maxReceiveCount?: number } | undefined)?.maxReceiveCount;
-      const expected = { ...want, partialBatchResponses: true };
-      for (const [name, value] of Object.entries(expected)) {
-        if (got[name as keyof typeof got] !== value) findings.push(`${job.id}: ${name} ${String(got[name as keyof typeof got])} in the stack, ${String(value)} in the job table`);
-      }
-    } else if ('asyncFailureOf' in t) {
-      const target = functionView(template, t.asyncFailureOf);
-      const config = resourcesOf(template, 'AWS::Lambda::EventInvokeConfig').find(([, r]) => target && render(r.Properties?.FunctionName) === `<${target.logicalId}>`);
-      const destination = (config?.[1].Properties?.DestinationConfig as { OnFailure?: { Destination?: Json } } | undefined)?.OnFailure?.Destination;
+    } else if ('trackingQueue' in t) findings.push(...queueFindings(template, job.id, fn, t.trackingQueue));
+    else if ('sesEventsQueue' in t) findings.push(...queueFindings(template, job.id, fn, { ...t.sesEventsQueue, maxConcurrency: undefined }));
+    else if ('eventChanges' in t) findings.push(...queueFindings(template, job.id, fn, t.eventChanges));
+    else if ('webhookDeliveries' in t) findings.push(...queueFindings(template, job.id, fn, t.webhookDeliveries));
+    else if ('asyncFailureOf' in t) {
+      const config = invokeConfigOf(template, functionView(template, t.asyncFailureOf));
+      const destination = (config?.DestinationConfig as Destinations)?.OnFailure?.Destination;
       if (!destination || !isArnOf(destination, fn.logicalId)) findings.push(`${job.id}: not the failure destination of ${t.asyncFailureOf}`);
+      else if (config?.MaximumRetryAttempts !== FAILURE_SOURCE_RETRIES) {
+        findings.push(`${job.id}: retry attempts of ${t.asyncFailureOf} ${String(config?.MaximumRetryAttempts)} in the stack, ${FAILURE_SOURCE_RETRIES} in the job table`);
+      }
+    } else {
+      // A kind added to JobTrigger fails the type check here, and, should a row get past it, the run.
+      const unchecked: never = t;
+      findings.push(`${job.id}: trigger ${Object.keys(unchecked).join(', ')} is not checked against the stack (test/helpers/deployed-access.ts)`);
     }
+    findings.push(...successFindings(job, (invokeConfigOf(template, fn)?.DestinationConfig as Destinations)?.OnSuccess?.Destination, changeQueue));
   }
   return findings;
+}
+
+/** Where the job table sends a job's async results against the function's onSuccess destination. */
+function successFindings(job: JobDef & { id: string }, destination: Json, changeQueue: string | undefined): string[] {
+  const got = destination === undefined ? 'no destination' : render(destination);
+  const successTo = job.successTo;
+  switch (successTo) {
+    case undefined:
+      return destination === undefined ? [] : [`${job.id}: async results go to ${got} in the stack, nowhere in the job table`];
+    case 'changes':
+      if (!changeQueue) return [`${job.id}: async results go to the change queue in the job table, but no job reads it (an eventChanges trigger with an event source mapping)`];
+      return destination !== undefined && isArnOf(destination, changeQueue) ? [] : [`${job.id}: async results go to ${got} in the stack, the change queue <${changeQueue}.Arn> in the job table`];
+    default: {
+      const unchecked: never = successTo;
+      return [`${job.id}: successTo ${String(unchecked)} is not checked against the stack (test/helpers/deployed-access.ts)`];
+    }
+  }
 }
