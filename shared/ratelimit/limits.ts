@@ -1,10 +1,10 @@
 import ipaddr from 'ipaddr.js';
 import type { Client } from '../clients/clients.js';
 import { RateLimitedError } from './errors.js';
-import { DEFAULT_SUBSCRIBE_LIMITS, LOGIN_LIMITS, READER_PAGE_LIMITS } from './policy.js';
+import { DEFAULT_SUBSCRIBE_LIMITS, LOGIN_LIMITS, READER_CHANGE_LIMITS, READER_PAGE_LIMITS } from './policy.js';
 import { consume, release } from './ratelimit.js';
 
-export { DEFAULT_SUBSCRIBE_LIMITS, LOGIN_LIMITS, READER_PAGE_LIMITS } from './policy.js';
+export { DEFAULT_SUBSCRIBE_LIMITS, LOGIN_LIMITS, READER_CHANGE_LIMITS, READER_PAGE_LIMITS } from './policy.js';
 
 /** A client's limits: its overrides where they are valid numbers, else the spec's. */
 export function subscribeLimits(overrides: Client['rateLimits']): { perIpPerMinute: number; perKeyPerMinute: number } {
@@ -67,15 +67,21 @@ function tooManyLogins(retryAfterSeconds: number): RateLimitedError {
   return new RateLimitedError('login', retryAfterSeconds, `Too many failed logins from this address; retry in ${retryAfterSeconds} s`);
 }
 
+/** What a reader link request does: shows a page (GET) or changes subscriptions (POST); each has its own budget. */
+export type ReaderUse = 'page' | 'change';
+
 /**
- * Counts one reader page request (unsubscribe or preference link) of the
- * publisher the link names: per source address (IPv6 by /64) before the link
- * is checked (`checked` false), then overall for the publisher once it
- * checked. Throws RateLimitedError beyond either (READER_PAGE_LIMITS).
+ * Counts one reader link request (unsubscribe or preference link) of the
+ * publisher the link names, in the budget of its use: per source address
+ * (IPv6 by /64) before the link is checked (`checked` false), then overall
+ * for the publisher once it checked. Throws RateLimitedError beyond either
+ * (READER_PAGE_LIMITS, READER_CHANGE_LIMITS).
  */
-export async function enforceReaderLimits(clientId: string, sourceIp: string, checked: boolean, nowMs = Date.now()): Promise<void> {
-  const { perIpPerMinute, perClientPerMinute } = READER_PAGE_LIMITS;
-  const [scope, limit] = checked ? [`reader#${clientId}`, perClientPerMinute] : [`reader-ip#${clientId}#${ipBucket(sourceIp)}`, perIpPerMinute];
+export async function enforceReaderLimits(clientId: string, sourceIp: string, checked: boolean, use: ReaderUse, nowMs = Date.now()): Promise<void> {
+  const { perIpPerMinute, perClientPerMinute } = use === 'page' ? READER_PAGE_LIMITS : READER_CHANGE_LIMITS;
+  // The pages keep the scope names they had before changes were counted apart.
+  const prefix = use === 'page' ? 'reader' : 'reader-change';
+  const [scope, limit] = checked ? [`${prefix}#${clientId}`, perClientPerMinute] : [`${prefix}-ip#${clientId}#${ipBucket(sourceIp)}`, perIpPerMinute];
   const window = await consume(scope, limit, nowMs);
   if (!window.allowed) {
     const from = checked ? " for this publisher's links" : ' from this IP address';

@@ -6,7 +6,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
-import { enforceReaderLimits } from '../ratelimit/limits.js';
+import { enforceReaderLimits, type ReaderUse } from '../ratelimit/limits.js';
 import { toSecrets, type SecretFields } from './link-secret.js';
 import { decodeAddress, verifyLinkToken, type LinkSecrets, type LinkTarget } from './links.js';
 
@@ -20,15 +20,16 @@ export interface CheckedLink<T extends LinkTarget> {
 /**
  * The link's target when its token is right (current secret, or the previous
  * one within its grace period); undefined for any tampered or unknown link.
- * Throws RateLimitedError beyond the reader page limits.
+ * Throws RateLimitedError beyond the reader limits of `use` (a page, or a change).
  */
 export async function checkLink<K extends LinkTarget['kind']>(
   kind: K,
   p: { client_id: string; list_id?: string; address: string; token: string },
   sourceIp: string,
+  use: ReaderUse,
 ): Promise<CheckedLink<Extract<LinkTarget, { kind: K }>> | undefined> {
   if (!/^[a-z0-9][a-z0-9_-]{1,62}$/.test(p.client_id)) return undefined;
-  await enforceReaderLimits(p.client_id, sourceIp, false);
+  await enforceReaderLimits(p.client_id, sourceIp, false, use);
   const email = decodeAddress(p.address);
   const listId = kind === 'unsubscribe' && /^[1-9]\d{0,9}$/.test(p.list_id ?? '') ? Number(p.list_id) : undefined;
   if (!email || (kind === 'unsubscribe' && listId === undefined)) return undefined;
@@ -38,6 +39,6 @@ export async function checkLink<K extends LinkTarget['kind']>(
   const target = (kind === 'unsubscribe' ? { kind, clientId: p.client_id, listId: listId!, email } : { kind, clientId: p.client_id, email }) as Extract<LinkTarget, { kind: K }>;
   const secrets = toSecrets(item as SecretFields & { linkSecret: string });
   if (!verifyLinkToken(secrets, target, p.token)) return undefined;
-  await enforceReaderLimits(p.client_id, sourceIp, true);
+  await enforceReaderLimits(p.client_id, sourceIp, true, use);
   return { target, secrets, globalFormLists: [...(item.globalFormLists ?? [])].map(Number) };
 }

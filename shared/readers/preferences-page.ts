@@ -33,7 +33,7 @@ export async function readerLists(clientId: string, email: string, globalFormLis
 
 /** The view of the preference centre for a link. */
 export async function showPreferences(params: PreferencesParams, sourceIp: string): Promise<PreferenceView | 'invalid'> {
-  const link = await checkLink('preferences', params, sourceIp);
+  const link = await checkLink('preferences', params, sourceIp, 'page');
   if (!link) return 'invalid';
   const { clientId, email } = link.target;
   return { email, lists: await readerLists(clientId, email, link.globalFormLists) };

@@ -17,7 +17,7 @@ import { READER_WRITE_BUDGET_MS } from './unsubscribe.js';
 
 /** Saves the reader's choices (`action=unsubscribe_all`: leaves every list); the view after. */
 export async function savePreferences(params: PreferencesParams, fields: FormFields, from: { ip: string; userAgent?: string }): Promise<PreferenceView | 'invalid'> {
-  const link = await checkLink('preferences', params, from.ip);
+  const link = await checkLink('preferences', params, from.ip, 'change');
   if (!link) return 'invalid';
   const { clientId, email } = link.target;
   const all = fields.get('action')?.[0] === 'unsubscribe_all';

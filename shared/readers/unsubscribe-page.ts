@@ -9,7 +9,7 @@ import type { UnsubscribeParams } from './schemas.js';
 
 /** The view of the unsubscribe page for a link. */
 export async function showUnsubscribe(params: UnsubscribeParams, sourceIp: string): Promise<UnsubscribeView> {
-  const link = await checkLink('unsubscribe', params, sourceIp);
+  const link = await checkLink('unsubscribe', params, sourceIp, 'page');
   if (!link) return { state: 'invalid' };
   return viewOf(link.target, link.secrets, false);
 }

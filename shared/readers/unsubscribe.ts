@@ -21,7 +21,7 @@ export const isOneClick = (fields: FormFields | undefined) => fields?.get('List-
 
 /** Unsubscribes the link's address from the link's list; the view of the page to answer with. */
 export async function unsubscribeByLink(params: UnsubscribeParams, from: { ip: string; userAgent?: string }): Promise<UnsubscribeView> {
-  const link = await checkLink('unsubscribe', params, from.ip);
+  const link = await checkLink('unsubscribe', params, from.ip, 'change');
   if (!link) return { state: 'invalid' };
   const { clientId, listId, email } = link.target;
   const report = await applySubscribers(

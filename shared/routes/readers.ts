@@ -2,13 +2,17 @@
 import type { HeaderName } from '../http/header-docs.js';
 import type { RouteDef } from '../http/route.js';
 import { ErrorSchema, errorResponses } from '../http/schemas.js';
-import { READER_PAGE_LIMITS } from '../ratelimit/policy.js';
+import { READER_CHANGE_LIMITS, READER_PAGE_LIMITS } from '../ratelimit/policy.js';
 import { ExportQuerySchema, ExportSchema, OneClickBodyDoc, PreferencesBodyDoc, PreferencesParamsSchema, UnsubscribeParamsSchema } from '../readers/schemas.js';
 
 /** The headers of every reader page. */
 const PAGE: HeaderName[] = ['cache-control', 'referrer-policy', 'x-robots-tag', 'content-security-policy'];
 const HTML = 'text/html; charset=utf-8';
-const limits = `Rate limits per publisher: ${READER_PAGE_LIMITS.perIpPerMinute} requests per minute per source address (IPv6: per /64), ${READER_PAGE_LIMITS.perClientPerMinute} per minute in all; 429 with Retry-After beyond.`;
+const limitText = (what: string, l: { perIpPerMinute: number; perClientPerMinute: number }) =>
+  `Rate limits of ${what}, per publisher: ${l.perIpPerMinute} per minute per source address (IPv6: per /64), ${l.perClientPerMinute} per minute in all; 429 with Retry-After beyond.`;
+/** GETs (what mail scanners fetch) and POSTs (what readers and mailbox providers send) have separate budgets. */
+const limits = limitText('the pages (GET), counted apart from the changes', READER_PAGE_LIMITS);
+const changeLimits = limitText('the changes (POST: one-click, saved preferences), counted apart from the pages, so scanners cannot use them up', READER_CHANGE_LIMITS);
 const pageResponses = (ok: string) => ({
   200: { description: ok, contentType: HTML, headers: PAGE },
   404: { description: 'Link not valid: tampered, made with a secret rotated out, or of an unknown publisher (HTML page); nothing changed', contentType: HTML, headers: PAGE },
@@ -41,7 +45,7 @@ export const readerRoutes = {
     description:
       'Body `List-Unsubscribe=One-Click`, `application/x-www-form-urlencoded` or `multipart/form-data`. Unsubscribes the address from this list only (cause `READER`, one `nl_unsubscribe` event, a consent record with the source address and user agent) and answers 200 without a redirect; repeating it changes nothing. ' +
       'An address no longer on the list (deleted) stays absent. ' +
-      limits,
+      changeLimits,
     tags: ['readers'],
     request: { params: UnsubscribeParamsSchema, bodyDoc: OneClickBodyDoc, bodyTypes: ['form'] },
     responses: {
@@ -71,7 +75,7 @@ export const readerRoutes = {
     summary: "Save the reader's choices in the preference centre",
     description:
       'Form fields `list` (repeated: the ticked list ids) and `action` (`save`, or `unsubscribe_all`). Unticked lists are unsubscribed (cause `READER`), ticked ones subscribed (again); only the lists the page shows can change. ' +
-      limits,
+      changeLimits,
     tags: ['readers'],
     request: { params: PreferencesParamsSchema, bodyDoc: PreferencesBodyDoc, bodyTypes: ['form'] },
     responses: {

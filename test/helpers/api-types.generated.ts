@@ -500,13 +500,13 @@ export interface paths {
         };
         /**
          * The unsubscribe link's page: the list, the address partly masked, one confirm button
-         * @description Changes nothing (mail scanners fetch links; HEAD is not routed and changes nothing either). The button posts `List-Unsubscribe=One-Click` to the same address. The token is HMAC-SHA256 under the client's link secret (docs/api.md, "Reader links"). A reader no longer on the list gets a neutral page. Rate limits per publisher: 60 requests per minute per source address (IPv6: per /64), 1200 per minute in all; 429 with Retry-After beyond.
+         * @description Changes nothing (mail scanners fetch links; HEAD is not routed and changes nothing either). The button posts `List-Unsubscribe=One-Click` to the same address. The token is HMAC-SHA256 under the client's link secret (docs/api.md, "Reader links"). A reader no longer on the list gets a neutral page. Rate limits of the pages (GET), counted apart from the changes, per publisher: 60 per minute per source address (IPv6: per /64), 1200 per minute in all; 429 with Retry-After beyond.
          */
         get: operations["readerUnsubscribeGet"];
         put?: never;
         /**
          * RFC 8058 one-click unsubscribe (and the page's button)
-         * @description Body `List-Unsubscribe=One-Click`, `application/x-www-form-urlencoded` or `multipart/form-data`. Unsubscribes the address from this list only (cause `READER`, one `nl_unsubscribe` event, a consent record with the source address and user agent) and answers 200 without a redirect; repeating it changes nothing. An address no longer on the list (deleted) stays absent. Rate limits per publisher: 60 requests per minute per source address (IPv6: per /64), 1200 per minute in all; 429 with Retry-After beyond.
+         * @description Body `List-Unsubscribe=One-Click`, `application/x-www-form-urlencoded` or `multipart/form-data`. Unsubscribes the address from this list only (cause `READER`, one `nl_unsubscribe` event, a consent record with the source address and user agent) and answers 200 without a redirect; repeating it changes nothing. An address no longer on the list (deleted) stays absent. Rate limits of the changes (POST: one-click, saved preferences), counted apart from the pages, so scanners cannot use them up, per publisher: 600 per minute per source address (IPv6: per /64), 6000 per minute in all; 429 with Retry-After beyond.
          */
         post: operations["readerUnsubscribePost"];
         delete?: never;
@@ -524,13 +524,13 @@ export interface paths {
         };
         /**
          * The preference centre: the lists of the publisher the reader is in (and those of its global opt-in forms), ticked as they stand
-         * @description Changes nothing. Works without JavaScript. A reader in no list gets a neutral page. Rate limits per publisher: 60 requests per minute per source address (IPv6: per /64), 1200 per minute in all; 429 with Retry-After beyond.
+         * @description Changes nothing. Works without JavaScript. A reader in no list gets a neutral page. Rate limits of the pages (GET), counted apart from the changes, per publisher: 60 per minute per source address (IPv6: per /64), 1200 per minute in all; 429 with Retry-After beyond.
          */
         get: operations["readerPreferencesGet"];
         put?: never;
         /**
          * Save the reader's choices in the preference centre
-         * @description Form fields `list` (repeated: the ticked list ids) and `action` (`save`, or `unsubscribe_all`). Unticked lists are unsubscribed (cause `READER`), ticked ones subscribed (again); only the lists the page shows can change. Rate limits per publisher: 60 requests per minute per source address (IPv6: per /64), 1200 per minute in all; 429 with Retry-After beyond.
+         * @description Form fields `list` (repeated: the ticked list ids) and `action` (`save`, or `unsubscribe_all`). Unticked lists are unsubscribed (cause `READER`), ticked ones subscribed (again); only the lists the page shows can change. Rate limits of the changes (POST: one-click, saved preferences), counted apart from the pages, so scanners cannot use them up, per publisher: 600 per minute per source address (IPv6: per /64), 6000 per minute in all; 429 with Retry-After beyond.
          */
         post: operations["readerPreferencesPost"];
         delete?: never;
