@@ -95,7 +95,7 @@ export interface paths {
         put?: never;
         /**
          * Delete users from all lists of the client
-         * @description Up to 20,000 `{email}`. Any invalid email rejects the whole request; nothing is deleted. n is the number of distinct addresses given.
+         * @description Up to 20,000 `{email}`. Any invalid email rejects the whole request; nothing is deleted. n is the number of distinct addresses given. Each subscription removed (list and address) sends one `subscriber.deleted` change to the webhooks and the change bus; an address already gone sends nothing.
          */
         post: operations["usersDelete"];
         delete?: never;
