@@ -109,5 +109,6 @@ describe('the OpenAPI document', () => {
     const schema = post.requestBody.content['application/json'].schema;
     expect(schema.required.sort()).toEqual(['cause', 'client_id', 'data', 'email', 'guid', 'id', 'list_id', 'source', 'time', 'type']);
     expect(schema.properties.type.enum).toEqual([...changeTypes]);
+    expect((schema.properties.type as { description?: string }).description).toContain('subscriber.deleted: the subscription was erased by POST /v1/users/delete');
   });
 });
