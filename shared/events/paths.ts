@@ -1,7 +1,8 @@
 /**
  * Object keys of the events bucket. Nothing else spells them.
  *
- * - `raw/<client>/<event>/<day>/<HH>/<name>.jsonl`  raw records of one UTC hour (JSON lines, sorted by date);
+ * - `raw/<client>/<event>/<day>/<HH>/<name>.jsonl`  raw records of one UTC hour (JSON lines, sorted by date); `<event>` is
+ *   a spec §6 event or a raw-only one (`nl_delete`, read by the change feed only: shared/events/types.ts);
  *   objects written before hours existed sit directly under the day (`raw/<client>/<event>/<day>/<name>.jsonl`)
  * - `hours/<client>/<event>/<day>/<HH>-<digest>.csv`  the rows (no header) of one hour, built from the raw
  *   objects whose digest the name carries; a day's file is the header then its hours in order
@@ -13,7 +14,7 @@
  * - `tmp/<client>/<event>/<day>/<run>/…`        intermediate merge runs, deleted by the run that made them
  */
 import type { CsvVariant } from './csv.js';
-import type { EventName } from './types.js';
+import type { EventName, RawEventName } from './types.js';
 
 const suffix = (variant: CsvVariant) => (variant === 'raw' ? '-raw' : '');
 
@@ -23,7 +24,7 @@ const HOUR_DIGEST_CHARS = 32;
 export const eventPaths = {
   clientsPrefix: () => 'raw/',
   raw: (clientId: string, event: EventName, day: string) => `raw/${clientId}/${event}/${day}/`,
-  rawHour: (clientId: string, event: EventName, day: string, hour: string) => `raw/${clientId}/${event}/${day}/${hour}/`,
+  rawHour: (clientId: string, event: RawEventName, day: string, hour: string) => `raw/${clientId}/${event}/${day}/${hour}/`,
   hours: (clientId: string, event: EventName, day: string, variant: CsvVariant = 'safe') => `hours${suffix(variant)}/${clientId}/${event}/${day}/`,
   hour: (clientId: string, event: EventName, day: string, variant: CsvVariant, hour: string, digest: string) =>
     `hours${suffix(variant)}/${clientId}/${event}/${day}/${hour}-${digest.slice(0, HOUR_DIGEST_CHARS)}.csv`,

@@ -4,7 +4,7 @@ import { config } from '../config.js';
 import { count } from '../observability/index.js';
 import { s3 } from '../s3.js';
 import { eventPaths } from './paths.js';
-import type { EventName, EventRecord } from './types.js';
+import type { EventRecord, RawEventName } from './types.js';
 
 /**
  * Groups records by event and UTC hour; dates normalised to ISO 8601 UTC with
@@ -12,8 +12,8 @@ import type { EventName, EventRecord } from './types.js';
  * (stable), which lets the assembler stream-merge raw objects instead of
  * sorting whole days, and build a day hour by hour (hours are disjoint).
  */
-export function groupRecords(records: EventRecord[]): Array<{ event: EventName; day: string; hour: string; lines: string[] }> {
-  const groups = new Map<string, { event: EventName; day: string; hour: string; items: Array<{ at: number; line: string }> }>();
+export function groupRecords(records: EventRecord[]): Array<{ event: RawEventName; day: string; hour: string; lines: string[] }> {
+  const groups = new Map<string, { event: RawEventName; day: string; hour: string; items: Array<{ at: number; line: string }> }>();
   for (const { event, date: given, ...fields } of records) {
     const at = Date.parse(given);
     if (Number.isNaN(at)) throw new Error(`Event record with an invalid date: ${given}`);

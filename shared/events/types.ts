@@ -13,6 +13,16 @@ export type EventName = keyof typeof eventColumns;
 export const eventNames = Object.keys(eventColumns) as EventName[];
 
 /**
+ * Raw records that are not spec §6 events: stored under `raw/` like them, so the change feed
+ * (shared/webhooks/changes.ts) reads them, but no CSV file, download or Athena table shows them (the
+ * assemblers and the Glue projection walk `eventNames` only). `nl_delete`: a subscription removed by
+ * `POST /v1/users/delete` (the change `subscriber.deleted`).
+ */
+export const rawOnlyEventNames = ['nl_delete'] as const;
+/** The event of a raw record: a spec §6 event or a raw-only one. */
+export type RawEventName = EventName | (typeof rawOnlyEventNames)[number];
+
+/**
  * The hidden field of a raw line that identifies the event across
  * redeliveries of its source: the assembler keeps one line per id; the CSV
  * does not show it.
@@ -21,7 +31,7 @@ export const EVENT_ID_FIELD = '_id';
 
 /** One event: `date` is an ISO 8601 UTC timestamp; the other fields are the event's columns (and optionally its hidden id). */
 export type EventRecord = {
-  event: EventName;
+  event: RawEventName;
   date: string;
   email: string;
   [EVENT_ID_FIELD]?: string;

@@ -86,9 +86,10 @@ export const subscriberRoutes = {
     path: '/v1/users/delete',
     handler: 'functions/users-delete.ts',
     auth: 'token',
-    access: { table: 'RW' },
+    // events W: one nl_delete record per subscription removed (the change subscriber.deleted).
+    access: { table: 'RW', events: 'W' },
     summary: 'Delete users from all lists of the client',
-    description: `Up to ${count(MAX_LINES)} \`{email}\`. Any invalid email rejects the whole request; nothing is deleted. n is the number of distinct addresses given.`,
+    description: `Up to ${count(MAX_LINES)} \`{email}\`. Any invalid email rejects the whole request; nothing is deleted. n is the number of distinct addresses given. Each subscription removed (list and address) sends one \`subscriber.deleted\` change to the webhooks and the change bus; an address already gone sends nothing.`,
     tags: ['subscribers'],
     request: { body: UsersDeleteBodySchema, bodyDoc: UsersDeleteBodyDoc },
     idempotencyKey: true,

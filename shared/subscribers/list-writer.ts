@@ -2,7 +2,7 @@
  * The list writer: the one module that writes a list's subscribers, both ways.
  *
  * - Transactional path (requests of up to LINES_PER_TRANSACTION lines, opt-in
- *   confirmations, bounces, deletions): per transaction the subscriber items
+ *   confirmations, bounces, deletions: `deleteSubscribers`): per transaction the subscriber items
  *   (conditioned on the versions read), a counter shard, an outbox entry
  *   `E#<id>` carrying the events, and a check that no bulk writer holds the
  *   list (one random lease shard). `transact` is the only place that check
@@ -56,7 +56,7 @@ import { count, hashForLog, logger, traced } from '../observability/index.js';
 import { EventsNotStoredError, ListBusyError, ListLeaseLostError, PartialWriteError, StorageBugError } from './errors.js';
 import { HOLD_MS, LEASE_WAIT_MS } from './limits.js';
 import { type AddressFilter, filterForHold, keepKnowledge, type KnownLists } from './members.js';
-import { addDeltas, applyLine, buildReport, dedupeLines, zeroDeltas, type Change, type CounterDeltas, type Outcome } from './rules.js';
+import { addDeltas, applyLine, buildReport, countState, dedupeLines, deletionEvent, zeroDeltas, type Change, type CounterDeltas, type Outcome } from './rules.js';
 import { compareKeys, counterUpdate, type RangeSkips, readCounters, readSortedSubscribers, readSubscribers, toItem, type SubscriberItem } from './store.js';
 import type { Report, ReportError, SubscriberLine } from './types.js';
 
@@ -95,10 +95,10 @@ const OUTBOX_AGE_MS = 10_000;
 /**
  * Stores event records under a name (idempotent: the same name rewrites the
  * same objects); shared/events/record.ts recordEventsOnce. Handed in by the
- * caller, so a path that changes no subscription (the opt-in form's update,
- * deletions) does not bundle the event store; such a path still takes a dead
- * writer's lease over: the settled entries' events go to an outbox entry,
- * which the sweeper stores.
+ * caller, so a path that changes no subscription (the opt-in form's update)
+ * does not bundle the event store; such a path still takes a dead writer's
+ * lease over: the settled entries' events go to an outbox entry, which the
+ * sweeper stores.
  */
 export type RecordEvents = (clientId: string, records: EventRecord[], name: string) => Promise<void>;
 
@@ -218,7 +218,7 @@ class Hold {
     readonly owner: string,
     readonly acquiredAt: number,
     readonly expiresAt: number,
-    /** The event store a dead writer's journal is settled with; without it (deletions, the form's update) its events go to an outbox entry. */
+    /** The event store a dead writer's journal is settled with; without it (the form's update) its events go to an outbox entry. */
     readonly record: RecordEvents | undefined,
   ) {
     this.released = new Promise((done) => (this.markReleased = done));
@@ -717,10 +717,7 @@ async function applyTransaction(clientId: string, listId: number, lines: Subscri
     const value = { outcomes, events, refused, outbox: false };
     if (writes.length === 0) return { value };
     const counter = counterUpdate(clientId, listId, deltas);
-    const outbox =
-      events.length > 0
-        ? [{ Put: { TableName: tableName(), Item: { ...keys.listWriterOutbox(clientId, listId, outboxId), events: packEvents(events), eventsName: name, at: Date.now() } } }]
-        : [];
+    const outbox = events.length > 0 ? [outboxPut(clientId, listId, outboxId, events, name)] : [];
     if (outbox.length > 0 && !marked) {
       await markForSweep(clientId, listId);
       marked = true;
@@ -733,12 +730,72 @@ async function applyTransaction(clientId: string, listId: number, lines: Subscri
   count('SubscribersApplied', lines.length);
   // A failure here leaves the outbox entry: the sweeper stores the events.
   await storeEvents(record, clientId, result.events, name, lines.some((l) => l.opId === undefined), lines.length);
-  if (result.outbox) {
-    // Left behind, the entry is only swept later (its events are stored under the same name again).
-    await ddb.send(new DeleteCommand({ TableName: tableName(), Key: keys.listWriterOutbox(clientId, listId, outboxId) })).catch((err: unknown) => {
-      logger.warn('outbox entry not deleted', { clientId, listId, error: err as Error });
+  if (result.outbox) await dropOutbox(clientId, listId, outboxId);
+}
+
+/** A transaction's outbox entry (written in the transaction: its events exist exactly when its writes do). */
+function outboxPut(clientId: string, listId: number, outboxId: string, events: EventRecord[], name: string) {
+  return { Put: { TableName: tableName(), Item: { ...keys.listWriterOutbox(clientId, listId, outboxId), events: packEvents(events), eventsName: name, at: Date.now() } } };
+}
+
+/** Deletes an outbox entry whose events were stored. Left behind, the entry is only swept later (its events are stored under the same name again). */
+async function dropOutbox(clientId: string, listId: number, outboxId: string): Promise<void> {
+  await ddb.send(new DeleteCommand({ TableName: tableName(), Key: keys.listWriterOutbox(clientId, listId, outboxId) })).catch((err: unknown) => {
+    logger.warn('outbox entry not deleted', { clientId, listId, error: err as Error });
+  });
+}
+
+/**
+ * Deletes the subscribers of one list among `emails` (at most LINES_PER_TRANSACTION; read by key, strongly
+ * consistent, so an address written a moment ago is seen) in one transaction behind any bulk writer: the items
+ * (conditioned on the versions read), the counter shard, and an outbox entry with one `nl_delete` record per
+ * subscription deleted (rules.ts deletionEvent). Then stores the records under the entry's name (the change feed
+ * makes them `subscriber.deleted`) and drops the entry, as a write's events. A deletion and its record go
+ * together: a crash after the transaction leaves the entry, which the sweeper stores under the same name (same
+ * objects, same event ids); an address already gone makes none, so a repeated deletion sends nothing. Records
+ * that cannot be stored (after retries) wait in the entry for the sweeper; the deletion is complete, so that
+ * does not fail it. Returns the items deleted.
+ */
+export async function deleteSubscribers(clientId: string, listId: number, emails: string[], deadline: number, record: RecordEvents): Promise<SubscriberItem[]> {
+  if (emails.length > LINES_PER_TRANSACTION) throw new Error(`a deletion transaction takes at most ${LINES_PER_TRANSACTION} addresses, got ${emails.length}`);
+  const outboxId = randomUUID();
+  const name = eventsName([], outboxId);
+  let marked = false;
+  const result = await transact(clientId, listId, deadline, record, async () => {
+    const current = [...(await readSubscribers(clientId, listId, emails)).values()];
+    if (current.length === 0) return { value: { deleted: current, events: [] as EventRecord[] } };
+    const now = new Date().toISOString();
+    const deltas: CounterDeltas = zeroDeltas();
+    const events = current.map((item) => {
+      countState(deltas, item, -1);
+      return deletionEvent(item, listId, now);
     });
+    const deletes = current.map((item) => ({
+      Delete: {
+        TableName: tableName(),
+        Key: keys.subscriber(clientId, listId, item.email),
+        ConditionExpression: '#v = :v',
+        ExpressionAttributeNames: { '#v': 'version' },
+        ExpressionAttributeValues: { ':v': item.version },
+      },
+    }));
+    if (!marked) {
+      await markForSweep(clientId, listId);
+      marked = true;
+    }
+    const counter = counterUpdate(clientId, listId, deltas);
+    return { items: [...deletes, ...(counter ? [counter] : []), outboxPut(clientId, listId, outboxId, events, name)], value: { deleted: current, events } };
+  });
+  if (result.deleted.length === 0) return result.deleted;
+  try {
+    await storeEvents(record, clientId, result.events, name, true, result.deleted.length);
+  } catch (err) {
+    // Logged by storeEvents (addresses hashed); the entry stays for the sweeper.
+    if (err instanceof EventsNotStoredError) return result.deleted;
+    throw err;
   }
+  await dropOutbox(clientId, listId, outboxId);
+  return result.deleted;
 }
 
 /** Applies deduplicated lines in transactions (the path of small writes, which wait at most one bulk chunk). */

@@ -179,6 +179,16 @@ function transitionEvents(outcome: Outcome, state: SubscriberState, listId: numb
   return events;
 }
 
+/**
+ * The event of a subscription deleted by `users/delete` (raw-only `nl_delete`, the change
+ * `subscriber.deleted`; no CSV column shows it): the identifiers a receiver needs to find and erase
+ * the person (address, guid, list) and the deletion's date, nothing else of the subscriber (no
+ * status, data_* fields or consent records: data minimisation).
+ */
+export function deletionEvent(state: Pick<SubscriberState, 'email' | 'guid'>, listId: number, date: string): EventRecord {
+  return { event: 'nl_delete', date, email: state.email, email_list_id: listId, guid: state.guid };
+}
+
 /** Adds one set of deltas into another. */
 export function addDeltas(into: CounterDeltas, more: CounterDeltas): void {
   for (const name of Object.keys(into) as Array<keyof CounterDeltas>) into[name] += more[name];

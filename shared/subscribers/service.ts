@@ -4,16 +4,17 @@
  * through it, so the counters stay exact and every state change is an event.
  */
 import { keys } from '../db/keys.js';
-import { runPool, tableName } from '../db/client.js';
+import { runPool } from '../db/client.js';
+import { recordEventsOnce } from '../events/record.js';
 import { getList, listLists } from '../lists/lists.js';
 import { forgetPendingOptins } from '../optin/forget.js';
 import { forgetReaders } from '../recos/service.js';
 import { InvalidSubscriberInputError, ListBusyError, PartialDeleteError } from './errors.js';
 import { applySubscribers as applyLines } from './index.js';
-import { LINES_PER_TRANSACTION, TRANSACTIONS_IN_FLIGHT, transact } from './list-writer.js';
+import { deleteSubscribers, LINES_PER_TRANSACTION, TRANSACTIONS_IN_FLIGHT } from './list-writer.js';
 import { MAX_ECHO, parseSubscriberLines } from './parse.js';
-import { buildReport, countState, zeroDeltas, type CounterDeltas } from './rules.js';
-import { counterUpdate, pagePartition, readCounters, readPage, readSubscribers, type SubscriberItem } from './store.js';
+import { buildReport } from './rules.js';
+import { pagePartition, readCounters, readPage, type SubscriberItem } from './store.js';
 import type { Report, SubscriberLine } from './types.js';
 import { DEFAULT_PAGE, EmailSchema } from './schemas.js';
 import * as v from 'valibot';
@@ -117,7 +118,10 @@ function describeEntry(value: unknown): string {
 /**
  * Deletes users from every list of the client (spec 4.2), with their data.
  * Any invalid email rejects the whole request before anything is deleted.
- * Returns the number of distinct addresses in the request.
+ * Each subscription removed is recorded (`nl_delete`) with its deletion, so
+ * the change feed sends one `subscriber.deleted` per list and address
+ * removed (list-writer.ts deleteSubscribers); an address already gone sends
+ * nothing. Returns the number of distinct addresses in the request.
  */
 export async function deleteUsers(clientId: string, body: unknown[]): Promise<number> {
   const errors: string[] = [];
@@ -151,7 +155,7 @@ export async function deleteUsers(clientId: string, body: unknown[]): Promise<nu
   await runPool(chunks, TRANSACTIONS_IN_FLIGHT, async ({ listId, emails: group }) => {
     if (failure === undefined) {
       try {
-        deleted.push(...(await deleteChunk(clientId, listId, group, deadline)));
+        deleted.push(...(await deleteSubscribers(clientId, listId, group, deadline, recordEventsOnce)));
         return;
       } catch (err) {
         failure ??= err;
@@ -170,27 +174,4 @@ export async function deleteUsers(clientId: string, body: unknown[]): Promise<nu
     throw new PartialDeleteError(deleted.length, done.length, deletedLists, failure instanceof ListBusyError ? 'busy' : 'storage', { cause: failure });
   }
   return emails.size;
-}
-
-/** Deletes the subscribers of one list among `emails` (read by key, strongly consistent); returns the items deleted. */
-function deleteChunk(clientId: string, listId: number, emails: string[], deadline: number): Promise<SubscriberItem[]> {
-  return transact(clientId, listId, deadline, undefined, async () => {
-    const current = await readSubscribers(clientId, listId, emails);
-    if (current.size === 0) return { value: [] };
-    const deltas: CounterDeltas = zeroDeltas();
-    const deletes = [...current.values()].map((item) => {
-      countState(deltas, item, -1);
-      return {
-        Delete: {
-          TableName: tableName(),
-          Key: keys.subscriber(clientId, listId, item.email),
-          ConditionExpression: '#v = :v',
-          ExpressionAttributeNames: { '#v': 'version' },
-          ExpressionAttributeValues: { ':v': item.version },
-        },
-      };
-    });
-    const counter = counterUpdate(clientId, listId, deltas);
-    return { items: [...deletes, ...(counter ? [counter] : [])], value: [...current.values()] };
-  });
 }

@@ -1,12 +1,13 @@
 /**
  * Subscriber changes as events for the outside (webhooks and the EventBridge
- * bus): the raw event records that the subscriber writes and the SES
- * ingester store (shared/events/record.ts) read back and mapped, so a change
- * goes out exactly when it was recorded and never slows the write.
+ * bus): the raw event records that the subscriber writes (deletions included:
+ * `nl_delete`) and the SES ingester store (shared/events/record.ts) read back
+ * and mapped, so a change goes out exactly when it was recorded and never
+ * slows the write.
  * Pure: no I/O.
  */
 import { createHash } from 'node:crypto';
-import type { EventName } from '../events/types.js';
+import type { RawEventName } from '../events/types.js';
 
 export const changeTypes = [
   'subscriber.subscribed',
@@ -38,18 +39,19 @@ export interface ChangeEvent {
 }
 
 /** The raw events that are subscriber changes, and theirs. */
-const typeOfRaw: Partial<Record<EventName, ChangeType>> = {
+const typeOfRaw: Partial<Record<RawEventName, ChangeType>> = {
   nl_subscribe: 'subscriber.subscribed',
   nl_unsubscribe: 'subscriber.unsubscribed',
+  nl_delete: 'subscriber.deleted',
   nl_bounce: 'subscriber.bounced',
   nl_complaint: 'subscriber.complained',
 };
 
 /** Client and event of a raw object's key (`raw/<client>/<event>/<day>/…`), when its event is a subscriber change. */
-export function changeSource(key: string): { clientId: string; event: EventName; type: ChangeType } | undefined {
+export function changeSource(key: string): { clientId: string; event: RawEventName; type: ChangeType } | undefined {
   const [root, clientId, event] = key.split('/');
-  const type = typeOfRaw[event as EventName];
-  return root === 'raw' && clientId && type ? { clientId, event: event as EventName, type } : undefined;
+  const type = typeOfRaw[event as RawEventName];
+  return root === 'raw' && clientId && type ? { clientId, event: event as RawEventName, type } : undefined;
 }
 
 const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 32);
@@ -99,7 +101,7 @@ export function changesOfRaw(key: string, text: string): ChangeEvent[] {
   return changes;
 }
 
-/** A change that is not read from a raw object (a deletion, an import's end), with an id derived from what identifies it. */
+/** A change that is not read from a raw object (an import's end), with an id derived from what identifies it. */
 export function directChange(clientId: string, type: ChangeType, identity: string, fields: Partial<Omit<ChangeEvent, 'id' | 'type' | 'client_id'>>): ChangeEvent {
   return {
     id: `evt_${digest(`${clientId}/${type}/${identity}`)}`,

@@ -34,11 +34,16 @@ export const WebhookCreatedSchema = v.object({
 /** The JSON body of every delivery and the `detail` of every EventBridge event (docs/api.md "Change events"). */
 export const ChangeEventSchema = v.object({
   id: v.pipe(v.string(), v.description('Stable across retries: the webhook-id header')),
-  type: v.picklist(changeTypes),
-  time: v.pipe(v.string(), v.isoTimestamp()),
+  type: v.pipe(
+    v.picklist(changeTypes),
+    v.description(
+      'subscriber.subscribed / subscriber.unsubscribed: a state change of the address on the list; subscriber.deleted: the subscription was erased by POST /v1/users/delete (one event per list the address was on): delete the person (by email and guid), do not keep them as unsubscribed; subscriber.bounced / subscriber.complained: SES feedback; import.finished: an imported file ended',
+    ),
+  ),
+  time: v.pipe(v.string(), v.isoTimestamp(), v.description('When the change happened (for subscriber.deleted: the deletion)')),
   client_id: v.string(),
   list_id: v.nullable(v.number()),
-  email: v.nullable(v.string()),
+  email: v.pipe(v.nullable(v.string()), v.description('The address (null for import.finished); for subscriber.deleted the erased address: with guid, all a deletion carries of the person')),
   guid: v.nullable(v.string()),
   cause: v.nullable(v.string()),
   source: v.picklist(['subscribers', 'ses', 'imports']),

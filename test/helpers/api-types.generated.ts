@@ -95,7 +95,7 @@ export interface paths {
         put?: never;
         /**
          * Delete users from all lists of the client
-         * @description Up to 20,000 `{email}`. Any invalid email rejects the whole request; nothing is deleted. n is the number of distinct addresses given.
+         * @description Up to 20,000 `{email}`. Any invalid email rejects the whole request; nothing is deleted. n is the number of distinct addresses given. Each subscription removed (list and address) sends one `subscriber.deleted` change to the webhooks and the change bus; an address already gone sends nothing.
          */
         post: operations["usersDelete"];
         delete?: never;
@@ -3782,12 +3782,19 @@ export interface operations {
                 "application/json": {
                     /** @description Stable across retries: the webhook-id header */
                     id: string;
-                    /** @enum {string} */
+                    /**
+                     * @description subscriber.subscribed / subscriber.unsubscribed: a state change of the address on the list; subscriber.deleted: the subscription was erased by POST /v1/users/delete (one event per list the address was on): delete the person (by email and guid), do not keep them as unsubscribed; subscriber.bounced / subscriber.complained: SES feedback; import.finished: an imported file ended
+                     * @enum {string}
+                     */
                     type: "subscriber.subscribed" | "subscriber.unsubscribed" | "subscriber.deleted" | "subscriber.bounced" | "subscriber.complained" | "import.finished";
-                    /** Format: date-time */
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (for subscriber.deleted: the deletion)
+                     */
                     time: string;
                     client_id: string;
                     list_id: number | null;
+                    /** @description The address (null for import.finished); for subscriber.deleted the erased address: with guid, all a deletion carries of the person */
                     email: string | null;
                     guid: string | null;
                     cause: string | null;

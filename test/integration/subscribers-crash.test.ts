@@ -191,7 +191,8 @@ describe('small writes behind a dead bulk writer', () => {
         const truth = await recount(clientId, listId);
         expect(truth.subscribed).toBe(kind === 'users/delete' ? landed.length - 1 : landed.length);
         expect(await countSubscribers(clientId, listId)).toEqual(truth);
-        // The settled lines' events wait in an outbox entry (deletions carry no event store); the sweeper stores them.
+        // The settled lines' events: users/delete stores them itself; the form's update carries no event store, so they
+        // wait in an outbox entry and the sweeper stores them.
         await sweepListWriters(Date.now());
         expect(await eventEmails(clientId)).toEqual(landed);
         expect(await countSubscribers(clientId, listId)).toEqual(await recount(clientId, listId));

@@ -7,17 +7,25 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import * as v from 'valibot';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { invokeAsync } from '../../infra/local/jobs.js';
 import { sendTo } from '../../infra/local/notifications.js';
 import { config } from '../../shared/config.js';
+import { ddb } from '../../shared/db/client.js';
+import { keys } from '../../shared/db/keys.js';
 import { sourceKey } from '../../shared/imports/objects.js';
 import { jobs } from '../../shared/jobs.js';
+import { createList } from '../../shared/lists/lists.js';
+import { s3 } from '../../shared/s3.js';
+import { sweepListWriters } from '../../shared/subscribers/index.js';
 import { defaultGuid } from '../../shared/subscribers/rules.js';
 import { ChangeEventSchema } from '../../shared/webhooks/schemas.js';
 import { newClient, request, useService, watchChanges, type ApiBody, type ErrorBody, type TestClient } from '../helpers/service.js';
+import { rawEventObjects } from '../helpers/subscribers.js';
 
 const service = useService();
 
@@ -82,6 +90,7 @@ afterAll(async () => {
   await new Promise<void>((done) => rx.server.close(() => done()));
 });
 afterEach(() => {
+  vi.restoreAllMocks();
   for (const name of ['WEBHOOK_ALLOW_LOOPBACK', 'WEBHOOK_RETRY_DELAYS', 'WEBHOOK_TIMEOUT_MS', 'IMPORT_ALLOW_LOOPBACK']) {
     if (saved[name] === undefined) delete process.env[name];
     else process.env[name] = saved[name];
@@ -292,5 +301,125 @@ describe('deliveries', () => {
     const again = await rx.delivered(path, 4);
     expect(again).toHaveLength(4);
     expect(again[3].headers['webhook-id']).toBe(finished!.id);
+  });
+});
+
+describe('subscriber.deleted (POST /v1/users/delete)', () => {
+  type Change = v.InferOutput<typeof ChangeEventSchema>;
+  const usersDelete = (client: TestClient, emails: string[]) => request<ErrorBody>(`${service.url}/v1/users/delete`, { method: 'POST', token: client.token, body: emails.map((email) => ({ email })) });
+  const byList = (x: Change, y: Change) => (x.list_id ?? 0) - (y.list_id ?? 0);
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  /** A client with gone@x.co (guid g-gone) and stays@x.co on two lists, and a webhook of subscriber.deleted only. */
+  async function addressOnTwoLists(prefix: string) {
+    const a = await newClient(service);
+    await watchChanges(service, a.username);
+    const path = `${prefix}/${a.username}`;
+    const hook = (await register(a, { url: rx.url(path), events: ['subscriber.deleted'] })).body;
+    const second = await createList(a.username, 'Second');
+    const lists = [a.defaultListId, second.id].sort((x, y) => x - y);
+    for (const listId of lists) {
+      const reply = await request(`${service.url}/v1/newsletters/lists/${listId}/subscribers`, { method: 'POST', token: a.token, body: [{ email: 'gone@x.co', guid: 'g-gone' }, { email: 'stays@x.co' }] });
+      expect(reply.status).toBe(200);
+    }
+    /** The deliveries to the webhook so far (verified), and the subscriber.deleted events of this client on the local bus. */
+    const received = () => rx.requests.filter((r) => r.path === path).map((r) => verified(hook.secret, r));
+    const onBus = () => service.queues!.bus.filter((e) => e.DetailType === 'subscriber.deleted' && e.Detail?.includes(`"client_id":"${a.username}"`));
+    const recorded = async () => (await rawEventObjects(a.username, 'nl_delete')).flat();
+    return { a, path, hook, lists, received, onBus, recorded };
+  }
+
+  /** What a delivery of gone@x.co's deletion from `listId` carries. */
+  const deletionOf = (clientId: string, listId: number) => ({
+    id: expect.stringMatching(/^evt_[0-9a-f]{32}$/) as string,
+    type: 'subscriber.deleted',
+    time: expect.any(String) as string,
+    client_id: clientId,
+    list_id: listId,
+    email: 'gone@x.co',
+    guid: 'g-gone',
+    cause: null,
+    source: 'subscribers',
+    data: {},
+  });
+
+  it('sends one signed subscriber.deleted per list the address was on, puts each on the bus; deleting again sends nothing', async () => {
+    const { a, path, hook, lists, received, onBus, recorded } = await addressOnTwoLists('/deleted');
+    const started = Date.now();
+    expect((await usersDelete(a, ['GONE@x.co', 'never-there@x.co'])).status).toBe(200);
+    const got = await rx.delivered(path, 2);
+    const events = got.map((r) => verified(hook.secret, r));
+    expect([...events].sort(byList)).toEqual(lists.map((listId) => deletionOf(a.username, listId)));
+    for (const [i, r] of got.entries()) {
+      expect(r.headers['webhook-id']).toBe(events[i].id);
+      expect(r.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+      expect(Date.parse(events[i].time)).toBeGreaterThanOrEqual(started - 1000);
+      expect(Date.parse(events[i].time)).toBeLessThanOrEqual(Date.now());
+    }
+    expect(new Set(events.map((e) => e.id)).size).toBe(2);
+    // A signature over another body does not verify.
+    expect(() => new Webhook(hook.secret).verify(got[0].body.replace('gone@', 'eve@'), got[0].headers)).toThrow();
+    // The same changes on the (local) bus: source newsletter-service, detail-type subscriber.deleted, detail the same JSON.
+    expect(onBus().map((e) => e.Source)).toEqual(['newsletter-service', 'newsletter-service']);
+    expect(onBus().map((e) => JSON.parse(e.Detail!) as Change).sort(byList)).toEqual([...events].sort(byList));
+
+    // Deleting again removes nothing and records nothing.
+    expect(await recorded()).toHaveLength(2);
+    expect((await usersDelete(a, ['gone@x.co'])).status).toBe(200);
+    expect(await recorded()).toHaveLength(2);
+    // A later deletion (stays@x.co) comes through; by then (and a second after) nothing more came for gone@x.co.
+    expect((await usersDelete(a, ['stays@x.co'])).status).toBe(200);
+    await rx.delivered(path, 4);
+    await sleep(1000);
+    expect(received().map((e) => e.email)).toEqual(['gone@x.co', 'gone@x.co', 'stays@x.co', 'stays@x.co']);
+    expect(onBus().map((e) => (JSON.parse(e.Detail!) as Change).email)).toEqual(['gone@x.co', 'gone@x.co', 'stays@x.co', 'stays@x.co']);
+  });
+
+  it('a deletion that stops part-way sends the lists it removed; the retry sends the rest: one event per list in all', async () => {
+    const { a, path, lists, received, recorded } = await addressOnTwoLists('/deleted-partial');
+    // Every transaction on the second list fails with a storage fault that outlasts the retries.
+    const send = ddb.send.bind(ddb);
+    const failing = keys.subscribersPartition(a.username, lists[1]);
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- the SDK's send overloads include a callback form returning void; this mock is the Promise form
+    vi.spyOn(ddb, 'send').mockImplementation(((command: unknown) => {
+      if (command instanceof TransactWriteCommand && (command.input.TransactItems ?? []).some((i) => i.Delete?.Key?.pk === failing)) {
+        return Promise.reject(Object.assign(new Error('Internal server error'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } }));
+      }
+      return send(command as never);
+    }) as typeof ddb.send);
+    const stopped = await usersDelete(a, ['gone@x.co']);
+    vi.restoreAllMocks();
+    expect(stopped.status).toBe(503);
+    expect(stopped.body.cause).toContain(`1 subscription(s) were deleted (from list ${lists[0]})`);
+    expect((await rx.delivered(path, 1)).map((r) => (JSON.parse(r.body) as Change).list_id)).toEqual([lists[0]]);
+
+    expect((await usersDelete(a, ['gone@x.co'])).status).toBe(200);
+    await rx.delivered(path, 2);
+    expect((await usersDelete(a, ['gone@x.co'])).status).toBe(200);
+    await sleep(1000);
+    expect(received().sort(byList)).toEqual(lists.map((listId) => deletionOf(a.username, listId)));
+    expect(await recorded()).toHaveLength(2);
+  });
+
+  it('records that cannot be stored wait in the outbox entry: the deletion answers 200, the sweeper sends them once', async () => {
+    const { a, path, lists, received, recorded } = await addressOnTwoLists('/deleted-outbox');
+    const send = s3.send.bind(s3);
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- the SDK's send overloads include a callback form returning void; this mock is the Promise form
+    vi.spyOn(s3, 'send').mockImplementation(((command: unknown) => {
+      if (command instanceof PutObjectCommand && command.input.Key?.startsWith(`raw/${a.username}/nl_delete/`)) return Promise.reject(Object.assign(new Error('Service unavailable'), { name: 'ServiceUnavailable', $metadata: { httpStatusCode: 503 } }));
+      return send(command as never);
+    }) as typeof s3.send);
+    expect((await usersDelete(a, ['gone@x.co'])).status).toBe(200);
+    vi.restoreAllMocks();
+    expect(await recorded()).toEqual([]);
+    await sleep(1000);
+    expect(received()).toEqual([]);
+    // The sweeper (importsSweeper) stores the entries once they are older than a live writer's (10 s), and drops them.
+    await sweepListWriters(Date.now() + 11_000);
+    await rx.delivered(path, 2);
+    await sweepListWriters(Date.now() + 11_000);
+    await sleep(1000);
+    expect(received().sort(byList)).toEqual(lists.map((listId) => deletionOf(a.username, listId)));
+    expect(await recorded()).toHaveLength(2);
   });
 });

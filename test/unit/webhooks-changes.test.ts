@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../shared/http/openapi.js';
+import { deletionEvent } from '../../shared/subscribers/rules.js';
 import { changesOfRaw, changeSource, changeTypes } from '../../shared/webhooks/changes.js';
 import { deliveriesOf, finishedImports } from '../../shared/webhooks/fanout.js';
 import { newSecret, sign, signedHeaders } from '../../shared/webhooks/signing.js';
@@ -29,6 +30,26 @@ describe('changes of a raw object', () => {
     expect(changesOfRaw(key, lines).map((c) => c.id)).toEqual(changes.map((c) => c.id));
     expect(changes[0].id).toMatch(/^evt_[0-9a-f]{32}$/);
     expect(changesOfRaw(key.replace('abc', 'abd'), lines)[0].id).not.toBe(changes[0].id);
+  });
+
+  it('maps a deletion record (raw-only nl_delete, written by users/delete) to subscriber.deleted: address, guid, list, time; no cause, no data', () => {
+    const deletionKey = 'raw/acme/nl_delete/2026-11-25/10/d-w-0f8a.jsonl';
+    expect(changeSource(deletionKey)).toEqual({ clientId: 'acme', event: 'nl_delete', type: 'subscriber.deleted' });
+    const line = JSON.stringify(deletionEvent({ email: 'gone@x.co', guid: 'g-gone' }, 3, '2026-11-25T10:00:00.000Z')).replace('"event":"nl_delete",', '');
+    const [change] = changesOfRaw(deletionKey, line);
+    expect(change).toEqual({
+      id: expect.stringMatching(/^evt_[0-9a-f]{32}$/) as string,
+      type: 'subscriber.deleted',
+      time: '2026-11-25T10:00:00.000Z',
+      client_id: 'acme',
+      list_id: 3,
+      email: 'gone@x.co',
+      guid: 'g-gone',
+      cause: null,
+      source: 'subscribers',
+      data: {},
+    });
+    expect(changesOfRaw(deletionKey, line)[0].id).toBe(change.id);
   });
 
   it('keeps an SES event’s id across objects (its hidden id), with the bounce fields as data', () => {
@@ -88,5 +109,6 @@ describe('the OpenAPI document', () => {
     const schema = post.requestBody.content['application/json'].schema;
     expect(schema.required.sort()).toEqual(['cause', 'client_id', 'data', 'email', 'guid', 'id', 'list_id', 'source', 'time', 'type']);
     expect(schema.properties.type.enum).toEqual([...changeTypes]);
+    expect((schema.properties.type as { description?: string }).description).toContain('subscriber.deleted: the subscription was erased by POST /v1/users/delete');
   });
 });
