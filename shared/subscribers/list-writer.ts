@@ -635,7 +635,7 @@ async function readWriterPartition(clientId: string, listId: number): Promise<Ar
  * one) until `deadline`, then throws ListBusyError; on a conflict it
  * re-reads and retries (MAX_CONFLICT_RETRIES).
  */
-export async function transact<T>(
+async function transact<T>(
   clientId: string,
   listId: number,
   deadline: number,

@@ -294,7 +294,13 @@ describe('catalogue feed job', () => {
     expect(Date.now() - started).toBeLessThan(60_000);
     expect(summary.failed).toBeGreaterThanOrEqual(hostileClients.length);
     expect(summary.ok).toBeGreaterThanOrEqual(1);
-    for (const { client, cause } of hostileClients) expect(await feedOf(client)).toMatchObject({ lastStatus: 'failed', lastError: cause, consecutiveFailures: 1 });
+    // At least this run's failure: another file's run of the same job (it reads every client's feed of the shared
+    // table: test/e2e/recos-browser.test.ts runs it) may have failed them too, in the same seconds.
+    for (const { client, cause } of hostileClients) {
+      const state = await feedOf(client);
+      expect(state).toMatchObject({ lastStatus: 'failed', lastError: cause });
+      expect(state.consecutiveFailures).toBeGreaterThanOrEqual(1);
+    }
     expect(output.json().some((l) => l.message === 'job failed')).toBe(false);
     // EMF gives one value per count() call, or a list of them.
     const failures = output.json().flatMap((l) => (l._aws && l.CatalogueFeedFailures !== undefined ? [l.CatalogueFeedFailures as number | number[]].flat() : []));
