@@ -36,6 +36,9 @@ const usage = `Usage: npm run admin -- <command> [options]
                                              (unsubscribe, preferences; made on first use);
                                              --rotate makes a new one: links made with the old
                                              one keep working N days (default 60), then 404
+  backfill-global-forms <username>           sets the lists the preference centre offers from the
+                                             client's global forms made before it kept them (one
+                                             Scan of the table; run once after upgrading)
   show-client <username>                     prints the client (without its key hash), with its
                                              feed's last poll (status, error, counts)`;
 
@@ -131,6 +134,8 @@ async function main(argv: string[]) {
         previous_valid_until: s.previousUntil === undefined ? null : new Date(s.previousUntil).toISOString(),
       });
     }
+    case 'backfill-global-forms':
+      return print({ username, global_form_lists: await clients.backfillGlobalFormLists(username) });
     case 'show-client': {
       const { apiKeyHash: _hidden, ...client } = await clients.requireClient(username);
       return print({ ...client, ...(client.globalFormLists ? { globalFormLists: [...client.globalFormLists].sort((a, b) => a - b) } : {}) });

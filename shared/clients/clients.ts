@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { ddb, tableName } from '../db/client.js';
 import { keys, type KeyKind } from '../db/keys.js';
@@ -241,6 +241,38 @@ export async function createForm(
     );
   }
   return key;
+}
+
+/**
+ * Migration: sets the client's `globalFormLists` (the lists the preference
+ * centre offers) from its global forms, for forms created before that
+ * attribute existed (2026-11-25: `createForm` keeps it since). Form keys
+ * have no index by client, so this is one Scan of the whole table (about
+ * its size in read units): run once per client after upgrading (`admin
+ * backfill-global-forms`). Adds, never removes (as `createForm`); running it
+ * again changes nothing. Returns the client's global form lists.
+ */
+export async function backfillGlobalFormLists(clientId: string): Promise<number[]> {
+  await requireClient(clientId);
+  const lists = new Set<number>();
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await ddb.send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: 'begins_with(pk, :forms) AND clientId = :client AND #global = :yes',
+        ExpressionAttributeNames: { '#global': 'global' },
+        ExpressionAttributeValues: { ':forms': keys.publicKey('form', '').pk, ':client': clientId, ':yes': true },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const form of page.Items ?? []) for (const id of (form.listIds as number[] | undefined) ?? []) lists.add(Number(id));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  if (lists.size > 0) {
+    await ddb.send(new UpdateCommand({ TableName: tableName(), Key: keys.client(clientId), UpdateExpression: 'ADD globalFormLists :ids', ExpressionAttributeValues: { ':ids': lists } }));
+  }
+  return [...((await getClient(clientId, { consistent: true }))?.globalFormLists ?? [])].map(Number).sort((a, b) => a - b);
 }
 
 /** Creates a recommendation block key with its settings. */

@@ -9,8 +9,11 @@ import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { createForm } from '../../shared/clients/clients.js';
+import { ddb, tableName } from '../../shared/db/client.js';
+import { keys } from '../../shared/db/keys.js';
 import { createList } from '../../shared/lists/lists.js';
 import { READER_PAGE_LIMITS } from '../../shared/ratelimit/policy.js';
 import { consentRecords } from '../../shared/readers/consent.js';
@@ -200,10 +203,7 @@ describe('the unsubscribe link', () => {
 });
 
 describe('admin link-secret', () => {
-  const admin = async (...args: string[]) => {
-    const { stdout } = await promisify(execFile)(resolve(import.meta.dirname, '../../node_modules/.bin/tsx'), ['infra/admin.ts', ...args], { cwd: resolve(import.meta.dirname, '../..'), env: process.env });
-    return JSON.parse(stdout) as { link_secret: string; previous_link_secret: string | null; previous_valid_until: string | null };
-  };
+  const admin = async (...args: string[]) => (await adminCli(...args)) as { link_secret: string; previous_link_secret: string | null; previous_valid_until: string | null };
 
   it('shows the secret the links are made with, and rotates it with the grace period given', { timeout: 60_000 }, async () => {
     const { client, listId, email, links } = await withMember();
@@ -216,6 +216,35 @@ describe('admin link-secret', () => {
     await admin('link-secret', client.username, '--rotate', '--grace-days', '0');
     expect((await request(links.unsubscribe)).status).toBe(404);
     expect((await request((await linksOf(client, listId, email)).unsubscribe)).status).toBe(200);
+  });
+});
+
+/** Runs the admin CLI against the test stack; its printed JSON. */
+async function adminCli(...args: string[]): Promise<unknown> {
+  const { stdout } = await promisify(execFile)(resolve(import.meta.dirname, '../../node_modules/.bin/tsx'), ['infra/admin.ts', ...args], { cwd: resolve(import.meta.dirname, '../..'), env: process.env });
+  return JSON.parse(stdout) as unknown;
+}
+
+describe('admin backfill-global-forms', () => {
+  it("offers in the preference centre the lists of global forms made before the client kept them, once backfilled", { timeout: 60_000 }, async () => {
+    const client = await newClient(service);
+    const email = 'early@example.com';
+    const offers = await createList(client.username, 'Offers');
+    const local = await createList(client.username, 'Local form only');
+    await createForm(client.username, { listIds: [offers.id], global: true });
+    await createForm(client.username, { listIds: [local.id], global: false });
+    await applySubscribers(client.username, client.defaultListId, [{ line: 1, email }]);
+    // A client from before 2026-11-25: its global form exists, the attribute the preference centre reads does not.
+    await ddb.send(new UpdateCommand({ TableName: tableName(), Key: keys.client(client.username), UpdateExpression: 'REMOVE globalFormLists' }));
+    const { preferences } = await linksOf(client, client.defaultListId, email);
+    expect((await request(preferences)).text).not.toContain(`name="list" value="${offers.id}"`);
+
+    expect(await adminCli('backfill-global-forms', client.username)).toEqual({ username: client.username, global_form_lists: [offers.id] });
+    const page = await request(preferences);
+    expect(page.text).toContain(`name="list" value="${offers.id}">`);
+    expect(page.text).not.toContain('Local form only');
+    // Again: nothing changes.
+    expect(await adminCli('backfill-global-forms', client.username)).toEqual({ username: client.username, global_form_lists: [offers.id] });
   });
 });
 
