@@ -12,7 +12,7 @@
  *
  * And the one Tracer (X-Ray): a segment per invocation (`captureLambdaHandler`
  * in {@link observe}), a subsegment per AWS SDK call (every client is passed
- * through `tracer.captureAWSv3Client`) and per domain call worth seeing
+ * through `captureClient`: the Tracer's `captureAWSv3Client`) and per domain call worth seeing
  * ({@link traced}). Outside Lambda (`AWS_EXECUTION_ENV` unset: the local
  * gateway, the tests, the benchmarks) the Tracer is not even loaded (./xray.ts
  * says why) and each of these is a no-op (bench/tracer.ts measures both).
