@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { sha256 } from '../../shared/auth/secrets.js';
 import { createForm } from '../../shared/clients/clients.js';
 import { ddb, queryAll, tableName } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
@@ -61,6 +62,12 @@ async function linksOf(client: TestClient, listId: number, email: string) {
 const form = (url: string, body: string, userAgent: string) =>
   request(url, { method: 'POST', raw: body, headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': userAgent } });
 const oneClick = (url: string, userAgent: string) => form(url, 'List-Unsubscribe=One-Click', userAgent);
+
+/** The stored item of a confirmation link (kept under the SHA-256 of its token), if any. */
+async function linkItem(link: string) {
+  const token = link.split('/').at(-1)!;
+  return (await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.optinToken(sha256(token)), ConsistentRead: true }))).Item;
+}
 
 /** Submits the client's opt-in form for `email` (not confirmed). */
 async function submitOptin(client: TestClient, formKey: string, email: string, data: Record<string, string> = {}) {
@@ -159,8 +166,35 @@ describe('GET /v1/users/export: memberships, pending opt-ins and reading data', 
     expect((await exportOf(await newClient(service), email)).status).toBe(404);
     expect((await request(`${service.url}/v1/users/delete`, { method: 'POST', token: client.token, body: [{ email }] })).status).toBe(200);
     expect((await exportOf(client, email)).status).toBe(404);
-    // The old confirmation link subscribes nobody.
-    expect((await request(confirmationLink((await mailsTo(email))[0]))).status).toBeLessThan(500);
+    // Nor does the link mailed for it keep the address and the submission; followed, it subscribes nobody.
+    const link = confirmationLink((await mailsTo(email))[0]);
+    expect(await linkItem(link)).toBeUndefined();
+    expect((await request(link)).status).toBe(404);
+    expect((await exportOf(client, email)).status).toBe(404);
+  });
+
+  it('users/delete of a reader who confirmed leaves no confirmation link holding the address, however many were mailed', async () => {
+    const client = await newClient(service);
+    const email = newEmail('confirmed');
+    const formKey = await createForm(client.username, { listIds: [client.defaultListId], global: false });
+    await submitOptin(client, formKey, email, { data_first_name: 'Bo' });
+    // A resubmission after the resend period mails a second link.
+    process.env.OPTIN_RESEND_MINUTES = '0';
+    try {
+      await submitOptin(client, formKey, email, { data_first_name: 'Bo' });
+    } finally {
+      delete process.env.OPTIN_RESEND_MINUTES;
+    }
+    const links = (await mailsTo(email)).map(confirmationLink);
+    expect(links).toHaveLength(2);
+    expect((await request(links[1])).text).toContain('Subscription confirmed');
+    for (const link of links) expect(await linkItem(link)).toMatchObject({ email });
+    expect((await request(`${service.url}/v1/users/delete`, { method: 'POST', token: client.token, body: [{ email }] })).status).toBe(200);
+    expect((await exportOf(client, email)).status).toBe(404);
+    for (const link of links) {
+      expect(await linkItem(link)).toBeUndefined();
+      expect((await request(link)).status).toBe(404);
+    }
     expect((await exportOf(client, email)).status).toBe(404);
   });
 });
