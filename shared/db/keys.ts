@@ -76,6 +76,12 @@ export const keys = {
   /** A pending double opt-in of one email on one form of a client. */
   optinPending: (clientId: string, email: string, formKey: string) => ({ pk: keys.optinPendingPartition(clientId, email), sk: `FORM#${formKey}` }),
   optinPendingPartition: (clientId: string, email: string) => `OPTIN#${clientId}#${email}`,
+  /**
+   * Where an address's confirmation links are found (users/delete deletes them): one entry per link mailed,
+   * in the partition of the address's pending opt-ins, which outlives the pending item (confirmed links too).
+   */
+  optinTokenRef: (clientId: string, email: string, tokenHash: string) => ({ pk: keys.optinPendingPartition(clientId, email), sk: `TOKEN#${tokenHash}` }),
+  optinTokenRefPrefix: () => 'TOKEN#',
   /** A confirmation link, keyed by the SHA-256 of its token (the token itself is never stored). */
   optinToken: (tokenHash: string) => ({ pk: `OPTINTOKEN#${tokenHash}`, sk: 'OPTINTOKEN' }),
   /** GSI1 keys of a pending opt-in whose reminder is due at `dueAt` (ISO): one partition per due day; removed once reminded. */

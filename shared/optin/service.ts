@@ -193,6 +193,7 @@ async function registerPending(clientId: string, body: SubscribeBodyOutput, list
  */
 async function mailLink(pending: PendingItem, reminder: boolean, now: Date): Promise<void> {
   const token = newSecret();
+  const tokenHash = sha256(token);
   const tokenItem: TokenItem = {
     clientId: pending.clientId,
     email: pending.email,
@@ -203,10 +204,18 @@ async function mailLink(pending: PendingItem, reminder: boolean, now: Date): Pro
     data: pending.data,
     openTrackingConsent: pending.openTrackingConsent ?? null,
   };
+  // The address's partition first lists the link, so users/delete finds every link that holds the address (a crash
+  // in between leaves an entry without a link, which deleting skips).
   await ddb.send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...keys.optinToken(sha256(token)), type: 'optinToken', ...tokenItem, createdAt: now.toISOString(), ttl: epochSeconds(pending.expiresAt) },
+      Item: { ...keys.optinTokenRef(pending.clientId, pending.email, tokenHash), type: 'optinTokenRef', ttl: epochSeconds(pending.expiresAt) },
+    }),
+  );
+  await ddb.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.optinToken(tokenHash), type: 'optinToken', ...tokenItem, createdAt: now.toISOString(), ttl: epochSeconds(pending.expiresAt) },
     }),
   );
   const link = `${config.publicBaseUrl}/v1/optin/confirm/${token}`;

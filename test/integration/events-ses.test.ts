@@ -1,23 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { invokeJob } from '../../infra/local/jobs.js';
 import { utcDay } from '../../shared/events/days.js';
 import { eventPaths } from '../../shared/events/paths.js';
 import { s3EventStore } from '../../shared/events/store.js';
 import { createList } from '../../shared/lists/lists.js';
-import { jobList } from '../../shared/jobs.js';
 import { applySubscribers, getSubscriber } from '../../shared/subscribers/service.js';
 import { sesFixture, snsEvent, sqsEvent } from '../fixtures/ses/fixtures.js';
+import { ingestSes, sesNotification } from '../helpers/ses.js';
 import { parseCsv } from '../helpers/csv.js';
 import { newClient, request, useService, type TestClient } from '../helpers/service.js';
 
 const service = useService();
-const ingest = (event: object) =>
-  invokeJob(jobList.find((j) => j.id === 'sesEvents')!, event) as Promise<{
-    events: number;
-    unsubscribed: number;
-    ignored: string[];
-    batchItemFailures: Array<{ itemIdentifier: string }>;
-  }>;
+const ingest = ingestSes;
 const rawObjects = async (client: TestClient, event: 'nl_send' | 'nl_bounce' | 'nl_display') => (await s3EventStore().list(eventPaths.raw(client.username, event, today()))).length;
 const today = () => utcDay(new Date());
 const lines = async (client: TestClient, event: string) => {
@@ -26,15 +19,7 @@ const lines = async (client: TestClient, event: string) => {
   return reply.text.split('\r\n').slice(1, -1);
 };
 
-function notification(name: Parameters<typeof sesFixture>[0], client: TestClient, email: string) {
-  const n = sesFixture(name, { client: client.username, list: String(client.defaultListId) });
-  const now = new Date().toISOString();
-  n.mail.timestamp = now;
-  n.mail.destination = [email];
-  for (const part of ['bounce', 'complaint', 'open', 'click'] as const) if (n[part]) n[part].timestamp = now;
-  for (const r of n.bounce?.bouncedRecipients ?? n.complaint?.complainedRecipients ?? []) r.emailAddress = email;
-  return n;
-}
+const notification = sesNotification;
 
 describe('SES delivery-event ingester', () => {
   it('records each SNS message once, however often SNS delivers it', async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, vi } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 /** Helpers of the import tests: a loopback file server that counts requests, the worker invoked as S3 would, list snapshots. */
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import http from 'node:http';
@@ -11,6 +11,7 @@ import { keys } from '../../shared/db/keys.js';
 import { sourceKey } from '../../shared/imports/objects.js';
 import { jobList } from '../../shared/jobs.js';
 import { s3 } from '../../shared/s3.js';
+import { request, type ApiBody, type Service, type TestClient } from '../helpers/service.js';
 
 export type Route = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
@@ -96,6 +97,30 @@ const worker = jobList.find((j) => j.id === 'importsWorker')!;
 /** Runs the import worker's real handler for the stored file, as S3 would invoke it. */
 export async function runWorker(clientId: string, fileId: number) {
   return invokeJob(worker, s3Event(sourceKey(clientId, fileId))) as Promise<Array<{ key: string; outcome: string }>>;
+}
+
+/**
+ * Posts an import by URL of `csv` (served by `files`, loopback allowed) through the gateway and runs the worker
+ * to the end; returns what POST /v1/files answered and the final imported file.
+ */
+export async function importByUrl(
+  service: Service,
+  files: FileServer,
+  client: TestClient,
+  listId: number,
+  csv: string | Buffer,
+  { updateList = false, path = `/f-${Math.random().toString(36).slice(2)}.csv` } = {},
+) {
+  process.env.IMPORT_ALLOW_LOOPBACK = 'true';
+  files.routes.set(path, csvRoute(csv));
+  const body = { email_list_id: listId, url: `${files.url}${path}`, update_list: updateList };
+  const created = await request<ApiBody<'filesCreate'>>(`${service.url}/v1/files`, { method: 'POST', token: client.token, body });
+  expect(created.status, created.text).toBe(201);
+  const results = await runWorker(client.username, created.body.id);
+  expect(results.map((r) => r.outcome)).toEqual([expect.stringMatching(/^(done|failed)$/)]);
+  const final = await request<ApiBody<'filesGet'>>(`${service.url}/v1/files/${created.body.id}`, { token: client.token });
+  expect(final.status).toBe(200);
+  return { created: created.body, file: final.body };
 }
 
 /** The subscribers of a list as stored, without the volatile fields (times, versions). */

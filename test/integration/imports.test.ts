@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createList } from '../../shared/lists/lists.js';
 import { applySubscribers, countSubscribers, getSubscriber } from '../../shared/subscribers/service.js';
 import { newClient, request, useService, type TestClient, type ApiBody, type ErrorBody } from '../helpers/service.js';
-import { csvRoute, eventLines, runWorker, startFileServer, type FileServer } from './imports-helpers.js';
+import { csvRoute, eventLines, importByUrl, runWorker, startFileServer, type FileServer } from './imports-helpers.js';
 import { createHash } from 'node:crypto';
 
 const service = useService();
@@ -28,17 +28,7 @@ const post = <T = ApiBody<'filesCreate'>>(client: TestClient, body: unknown) => 
 const getFile = <T = ApiBody<'filesGet'>>(client: TestClient, id: number) => request<T>(`${service.url}/v1/files/${id}`, { token: client.token });
 
 /** Posts an import with loopback allowed and runs the worker to the end; returns the final imported file. */
-async function importCsv(client: TestClient, listId: number, csv: string | Buffer, { updateList = false, path = `/f-${Math.random().toString(36).slice(2)}.csv` } = {}) {
-  process.env.IMPORT_ALLOW_LOOPBACK = 'true';
-  files.routes.set(path, csvRoute(csv));
-  const created = await post(client, { email_list_id: listId, url: `${files.url}${path}`, update_list: updateList });
-  expect(created.status, created.text).toBe(201);
-  const results = await runWorker(client.username, created.body.id);
-  expect(results.map((r) => r.outcome)).toEqual([expect.stringMatching(/^(done|failed)$/)]);
-  const final = await getFile(client, created.body.id);
-  expect(final.status).toBe(200);
-  return { created: created.body, file: final.body };
-}
+const importCsv = (client: TestClient, listId: number, csv: string | Buffer, options?: { updateList?: boolean; path?: string }) => importByUrl(service, files, client, listId, csv, options);
 
 describe('POST /v1/files: fetching the URL safely (IMPORT_ALLOW_LOOPBACK off)', () => {
   it.each([
