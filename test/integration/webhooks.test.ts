@@ -23,8 +23,13 @@ import { createList } from '../../shared/lists/lists.js';
 import { s3 } from '../../shared/s3.js';
 import { sweepListWriters } from '../../shared/subscribers/index.js';
 import { defaultGuid } from '../../shared/subscribers/rules.js';
+import type { DeliveryMessage } from '../../shared/webhooks/queue.js';
+import { MAX_DELAY_SECONDS } from '../../shared/webhooks/queue.js';
 import { ChangeEventSchema } from '../../shared/webhooks/schemas.js';
+import { DEFAULT_RETRY_DELAYS } from '../../shared/webhooks/settings.js';
+import { sqsEvent } from '../fixtures/ses/fixtures.js';
 import { newClient, request, useService, watchChanges, type ApiBody, type ErrorBody, type TestClient } from '../helpers/service.js';
+import { ingestSes, sesNotification } from '../helpers/ses.js';
 import { rawEventObjects } from '../helpers/subscribers.js';
 
 const service = useService();
@@ -91,7 +96,7 @@ afterAll(async () => {
 });
 afterEach(() => {
   vi.restoreAllMocks();
-  for (const name of ['WEBHOOK_ALLOW_LOOPBACK', 'WEBHOOK_RETRY_DELAYS', 'WEBHOOK_TIMEOUT_MS', 'IMPORT_ALLOW_LOOPBACK']) {
+  for (const name of ['WEBHOOK_ALLOW_LOOPBACK', 'WEBHOOK_RETRY_DELAYS', 'WEBHOOK_TIMEOUT_MS', 'WEBHOOK_MAX_PER_CLIENT', 'IMPORT_ALLOW_LOOPBACK']) {
     if (saved[name] === undefined) delete process.env[name];
     else process.env[name] = saved[name];
   }
@@ -161,6 +166,32 @@ describe('POST/GET/DELETE /v1/webhooks', () => {
     }
     const http = await register(a, { url: 'http://example.com/h', events: ['subscriber.subscribed'] });
     expect(http.body).toEqual({ status: 400, cause: 'url: webhook URLs must be https' });
+  });
+  it('answers 409 past the per-client limit (WEBHOOK_MAX_PER_CLIENT, 10 by default), with the cause; a deletion makes room; other clients are not counted', async () => {
+    const [a, b] = await Promise.all([newClient(service), newClient(service)]);
+    const body = (i: number) => ({ url: rx.url(`/limit/${i}`), events: ['subscriber.subscribed'] });
+    const made = [];
+    for (let i = 0; i < 10; i++) made.push(await register(a, body(i)));
+    expect(made.map((r) => r.status)).toEqual(Array.from({ length: 10 }, () => 201));
+    const over = await register(a, body(10));
+    expect([over.status, over.body]).toEqual([409, { status: 409, cause: 'A client has at most 10 webhooks; delete one first' }]);
+    expect((await request<ApiBody<'webhooksList'>>(hooksUrl(), { token: a.token })).body).toHaveLength(10);
+    expect((await register(b, body(0))).status).toBe(201);
+    expect((await request(`${hooksUrl()}/${made[3].body.id}`, { method: 'DELETE', token: a.token })).status).toBe(204);
+    expect((await register(a, body(11))).status).toBe(201);
+    expect((await register(a, body(12))).status).toBe(409);
+    // The limit is a setting.
+    process.env.WEBHOOK_MAX_PER_CLIENT = '1';
+    const c = await newClient(service);
+    expect((await register(c, body(0))).status).toBe(201);
+    expect((await register(c, body(1))).body).toEqual({ status: 409, cause: 'A client has at most 1 webhooks; delete one first' });
+  });
+
+  it('holds the limit when registrations race', async () => {
+    const a = await newClient(service);
+    const replies = await Promise.all(Array.from({ length: 14 }, (_, i) => register(a, { url: rx.url(`/race/${i}`), events: ['subscriber.subscribed'] })));
+    expect(replies.map((r) => r.status).sort()).toEqual([...Array.from({ length: 10 }, () => 201), ...Array.from({ length: 4 }, () => 409)]);
+    expect((await request<ApiBody<'webhooksList'>>(hooksUrl(), { token: a.token })).body).toHaveLength(10);
   });
 });
 
