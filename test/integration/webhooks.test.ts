@@ -231,6 +231,41 @@ describe('deliveries', () => {
     expect(onBus.map((e) => JSON.parse(e.Detail!) as unknown)).toEqual([...events, verified(hook.secret, all[3])]);
   });
 
+  it('sends subscriber.bounced and subscriber.complained from SES notifications (the ingester’s records), one signed delivery each with the documented fields', async () => {
+    const a = await newClient(service, { premiumEvents: true });
+    await watchChanges(service, a.username);
+    const path = `/ses/${a.username}`;
+    const hook = (await register(a, { url: rx.url(path), events: ['subscriber.bounced', 'subscriber.complained'] })).body;
+    expect((await subscribe(a, [{ email: 'gone@x.co', guid: 'g-gone' }, { email: 'angry@x.co' }])).status).toBe(200);
+    const started = Date.now();
+    const batch = sqsEvent([sesNotification('bounce-permanent', a, 'gone@x.co'), sesNotification('complaint', a, 'angry@x.co')]);
+    expect(await ingestSes(batch)).toMatchObject({ events: 2, unsubscribed: 2, batchItemFailures: [] });
+    const got = await rx.delivered(path, 2);
+    const events = got.map((r) => verified(hook.secret, r)).sort((x, y) => x.type.localeCompare(y.type));
+    const common = { id: expect.stringMatching(/^evt_[0-9a-f]{32}$/) as string, time: expect.any(String) as string, client_id: a.username, list_id: a.defaultListId, guid: null, cause: null, source: 'ses' };
+    expect(events).toEqual([
+      { ...common, type: 'subscriber.bounced', email: 'gone@x.co', data: { bounce_type: 'hard', message: 'smtp; 550 5.1.1 user unknown', campaign_id: 'cmp-42', newsletter_id: 'nl-7' } },
+      { ...common, type: 'subscriber.complained', email: 'angry@x.co', data: { complaint_type: 'abuse', campaign_id: 'cmp-42', newsletter_id: 'nl-7' } },
+    ]);
+    for (const e of events) expect(Math.abs(Date.parse(e.time) - started)).toBeLessThan(60_000);
+    for (const r of got) {
+      expect(r.headers['webhook-id']).toBe((JSON.parse(r.body) as { id: string }).id);
+      expect(r.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+    }
+    // The same on the bus; the unsubscriptions the bounce and the complaint caused are not what this webhook asked for.
+    const onBus = () => service.queues!.bus.filter((e) => e.Detail?.includes(`"client_id":"${a.username}"`) && e.DetailType !== 'subscriber.subscribed');
+    for (let waited = 0; onBus().length < 4 && waited < 20_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    expect(onBus().map((e) => e.DetailType).sort()).toEqual(['subscriber.bounced', 'subscriber.complained', 'subscriber.unsubscribed', 'subscriber.unsubscribed']);
+    expect(rx.requests.filter((r) => r.path === path)).toHaveLength(2);
+    expect(onBus().filter((e) => e.DetailType !== 'subscriber.unsubscribed').map((e) => JSON.parse(e.Detail!) as unknown).sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)))).toEqual(
+      [...events].sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))),
+    );
+    // SQS delivers the batch again: the ingester stores it again and the changes go out again (at least once), with the same webhook-ids.
+    await ingestSes(batch);
+    const again = await rx.delivered(path, 4);
+    expect(again.map((r) => r.headers['webhook-id']).sort()).toEqual([...events, ...events].map((e) => e.id).sort());
+  });
+
   it('sends a webhook only the types it asked for', async () => {
     const a = await newClient(service);
     await watchChanges(service, a.username);
@@ -275,6 +310,46 @@ describe('deliveries', () => {
     for (const r of tries) verified(hook.secret, r);
     expect(new Set(tries.slice(0, 3).map((r) => r.headers['webhook-id'])).size).toBe(1);
     expect(ok.map((r) => verified(hook.secret, r).email)).toEqual(['one@x.co', 'two@x.co']);
+  });
+
+  it('retries a receiver that keeps failing on the default schedule (5 s … 10 h, about 27.5 hours; delays over SQS’s 15 minutes in hops), with the same webhook-id, then dead-letters', async () => {
+    const a = await newClient(service);
+    await watchChanges(service, a.username);
+    const path = `/always-down/${a.username}`;
+    const hook = (await register(a, { url: rx.url(path), events: ['subscriber.subscribed'] })).body;
+    rx.answer = (r) => (r.path === path ? 500 : 204);
+    // The local delivery queue waits out DelaySeconds with a timer. Here each delay passes at once: the message is queued
+    // without delay and its notBefore moved back by the delay asked for, as if the clock had moved on by it meanwhile.
+    const queue = service.queues!.queues.get('webhooksDeliver')!;
+    const send = queue.send.bind(queue);
+    const hops: Array<{ attempt: number; delay: number }> = [];
+    vi.spyOn(queue, 'send').mockImplementation((body: string, delaySeconds = 0) => {
+      const message = JSON.parse(body) as DeliveryMessage;
+      if (message.webhookId !== hook.id || delaySeconds === 0) return send(body, delaySeconds);
+      hops.push({ attempt: message.attempt, delay: delaySeconds });
+      return send(JSON.stringify({ ...message, notBefore: message.notBefore! - delaySeconds * 1000 }), 0);
+    });
+    await subscribe(a, [{ email: 'down@x.co' }]);
+    const sink = service.queues!.sinks.get('webhookDeadLetters')!;
+    const dead = () => sink.map((b) => JSON.parse(b) as DeliveryMessage).filter((m) => m.webhookId === hook.id);
+    for (let waited = 0; dead().length === 0 && waited < 30_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+
+    const tries = rx.requests.filter((r) => r.path === path);
+    expect(tries.map((r) => r.answered)).toEqual(Array.from({ length: DEFAULT_RETRY_DELAYS.length + 1 }, () => 500));
+    const events = tries.map((r) => verified(hook.secret, r));
+    expect(new Set(tries.map((r) => r.headers['webhook-id']))).toEqual(new Set([events[0].id]));
+    expect(events.map((e) => e.email)).toEqual(tries.map(() => 'down@x.co'));
+    // Each retry waits its documented delay (docs/api.md: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), in hops of at most 15 minutes.
+    const waitedBefore = (attempt: number) => hops.filter((h) => h.attempt === attempt).map((h) => h.delay);
+    const documented = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600];
+    expect(documented.map((_, i) => waitedBefore(i + 1).reduce((x, y) => x + y, 0))).toEqual(documented);
+    expect(documented.map((d, i) => waitedBefore(i + 1).length)).toEqual(documented.map((d) => Math.ceil(d / MAX_DELAY_SECONDS)));
+    expect(Math.max(...hops.map((h) => h.delay))).toBe(MAX_DELAY_SECONDS);
+    const total = hops.reduce((x, h) => x + h.delay, 0) / 3600;
+    expect(total).toBeGreaterThan(24);
+    expect(total).toBeLessThan(28);
+    // Then the dead-letter queue, once, with the event, the number of attempts and why the last failed.
+    expect(dead()).toMatchObject([{ attempt: DEFAULT_RETRY_DELAYS.length, events: [{ id: events[0].id, email: 'down@x.co' }], lastError: expect.stringContaining('500') as string }]);
   });
 
   it('dead-letters what still fails after the last retry; an address refused at connect time is not reached', async () => {
