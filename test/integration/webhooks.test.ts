@@ -343,7 +343,7 @@ describe('deliveries', () => {
     const waitedBefore = (attempt: number) => hops.filter((h) => h.attempt === attempt).map((h) => h.delay);
     const documented = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600];
     expect(documented.map((_, i) => waitedBefore(i + 1).reduce((x, y) => x + y, 0))).toEqual(documented);
-    expect(documented.map((d, i) => waitedBefore(i + 1).length)).toEqual(documented.map((d) => Math.ceil(d / MAX_DELAY_SECONDS)));
+    expect(documented.map((_, i) => waitedBefore(i + 1).length)).toEqual(documented.map((d) => Math.ceil(d / MAX_DELAY_SECONDS)));
     expect(Math.max(...hops.map((h) => h.delay))).toBe(MAX_DELAY_SECONDS);
     const total = hops.reduce((x, h) => x + h.delay, 0) / 3600;
     expect(total).toBeGreaterThan(24);
