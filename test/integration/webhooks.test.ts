@@ -8,6 +8,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import * as v from 'valibot';
@@ -20,11 +21,11 @@ import { keys } from '../../shared/db/keys.js';
 import { sourceKey } from '../../shared/imports/objects.js';
 import { jobs } from '../../shared/jobs.js';
 import { createList } from '../../shared/lists/lists.js';
+import { sqs } from '../../shared/queue.js';
 import { s3 } from '../../shared/s3.js';
 import { sweepListWriters } from '../../shared/subscribers/index.js';
 import { defaultGuid } from '../../shared/subscribers/rules.js';
-import type { DeliveryMessage } from '../../shared/webhooks/queue.js';
-import { MAX_DELAY_SECONDS } from '../../shared/webhooks/queue.js';
+import { MAX_DELAY_SECONDS, type DeliveryMessage } from '../../shared/webhooks/queue.js';
 import { ChangeEventSchema } from '../../shared/webhooks/schemas.js';
 import { DEFAULT_RETRY_DELAYS } from '../../shared/webhooks/settings.js';
 import { sqsEvent } from '../fixtures/ses/fixtures.js';
@@ -350,6 +351,9 @@ describe('deliveries', () => {
     expect(total).toBeLessThan(28);
     // Then the dead-letter queue, once, with the event, the number of attempts and why the last failed.
     expect(dead()).toMatchObject([{ attempt: DEFAULT_RETRY_DELAYS.length, events: [{ id: events[0].id, email: 'down@x.co' }], lastError: expect.stringContaining('500') as string }]);
+    // The local queue, as SQS, refuses a longer delay than 15 minutes: a retry that asked for one would fail here as in AWS.
+    const longer = new SendMessageCommand({ QueueUrl: process.env.WEBHOOK_QUEUE_URL, MessageBody: '{}', DelaySeconds: MAX_DELAY_SECONDS + 1 });
+    await expect(sqs.send(longer)).rejects.toThrow(`Value ${MAX_DELAY_SECONDS + 1} for parameter DelaySeconds is invalid`);
   });
 
   it('dead-letters what still fails after the last retry; an address refused at connect time is not reached', async () => {
