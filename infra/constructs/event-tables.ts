@@ -90,6 +90,7 @@ export class EventTables extends Construct {
             str('type', 'nl_bounce, nl_complaint'),
             str('message', 'nl_bounce'),
             str('event_id', 'SES events: the same id on a redelivered notification (count DISTINCT)'),
+            str('guid', "nl_subscribe, nl_unsubscribe: the subscriber's guid (records written before guids were recorded have none)"),
           ],
         },
       },

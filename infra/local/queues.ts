@@ -15,7 +15,7 @@
  *
  * The same server takes EventBridge's PutEvents (AWS_ENDPOINT_URL_EVENTBRIDGE)
  * for the change bus: the entries are kept in `bus` (a rule's view of them);
- * and SendMessage's DelaySeconds (a webhook retry's backoff). The webhook
+ * and SendMessage's DelaySeconds (a webhook retry's backoff; at most 900, as in SQS). The webhook
  * dead-letter queue has no consumer: its messages are kept in `sinks`.
  *
  * `drain()` (or `GET /_local/drain` on the server, for other processes)
@@ -30,6 +30,9 @@ import { jobList, type JobDef } from '../../shared/jobs.js';
 import { invokeJob } from './jobs.js';
 
 const ACCOUNT = '000000000000';
+
+/** SQS's longest message delay (DelaySeconds), in seconds. */
+const MAX_DELAY_SECONDS = 900;
 
 /** Batches gathered at once per queue: Lambda's SQS event source polls with at least five pollers. */
 export const POLLERS = 5;
@@ -282,6 +285,11 @@ export async function startLocalQueues({ port = 0, log = console.log }: { port?:
       }
       const queue = queues.get(name);
       if (!queue) return reply(400, { __type: 'com.amazonaws.sqs#QueueDoesNotExist', message: `no queue ${input.QueueUrl}` });
+      // As SQS: a delay is whole seconds up to 15 minutes (a longer wait is the sender's to make in hops).
+      const badDelay = [input.DelaySeconds, ...(input.Entries ?? []).map((e) => e.DelaySeconds)].find((d) => d !== undefined && !(Number.isInteger(d) && d >= 0 && d <= MAX_DELAY_SECONDS));
+      if (badDelay !== undefined) {
+        return reply(400, { __type: 'com.amazonaws.sqs#InvalidParameterValue', message: `Value ${badDelay} for parameter DelaySeconds is invalid. Reason: must be between 0 and ${MAX_DELAY_SECONDS}, if provided.` });
+      }
       if (target === 'AmazonSQS.SendMessage' && typeof input.MessageBody === 'string') {
         return reply(200, { MessageId: queue.send(input.MessageBody, input.DelaySeconds ?? 0), MD5OfMessageBody: md5(input.MessageBody) });
       }

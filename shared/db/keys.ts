@@ -35,6 +35,8 @@ export const keys = {
   /** A webhook endpoint of a client (shared/webhooks/store.ts). */
   webhook: (clientId: string, id: string) => ({ pk: `CLIENT#${clientId}`, sk: `WEBHOOK#${id}` }),
   webhookPrefix: () => 'WEBHOOK#',
+  /** The version of a client's set of webhooks: a registration commits only if no other did since it counted them (shared/webhooks/store.ts). */
+  webhookSet: (clientId: string) => ({ pk: `CLIENT#${clientId}`, sk: 'WEBHOOKSET' }),
   /** A subscriber of a list, by normalised (lower-cased) email. */
   subscriber: (clientId: string, listId: number, email: string) => ({
     pk: `SUBS#${clientId}#${listId}`,

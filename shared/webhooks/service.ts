@@ -4,12 +4,13 @@
  * here and again on every delivery at connect time.
  */
 import { randomBytes } from 'node:crypto';
+import { backoffMs, isTransactionConflict, sleep } from '../db/client.js';
 import { checkUrl, guardedLookup, UrlFetchError } from '../net/safe-fetch.js';
 import { WebhookLimitError } from './errors.js';
 import type { WebhookBodyInput, WebhookOutput } from './schemas.js';
 import { webhookSettings } from './settings.js';
 import { newSecret } from './signing.js';
-import { deleteWebhook, putWebhook, webhooksOf, type StoredWebhook } from './store.js';
+import { deleteWebhook, putWebhook, webhookSetVersion, webhooksOf, type StoredWebhook } from './store.js';
 
 /** The cause of every refused webhook address (private, loopback, link-local, metadata…). */
 export const WEBHOOK_NOT_ALLOWED = 'the address is not allowed: webhooks go to public https addresses only';
@@ -41,14 +42,27 @@ export async function checkWebhookUrl(raw: string): Promise<URL> {
   return url;
 }
 
+/** Rounds a registration may lose to others that race it (each round one of them commits). */
+const MAX_REGISTRATION_ATTEMPTS = 25;
+
 /** Registers a webhook; answers it with its secret (the only time the secret is shown). */
 export async function createWebhook(clientId: string, input: WebhookBodyInput): Promise<WebhookOutput & { secret: string }> {
   const url = await checkWebhookUrl(input.url);
   const limit = webhookSettings.maxPerClient;
-  if ((await webhooksOf(clientId)).length >= limit) throw new WebhookLimitError(limit);
   const hook: StoredWebhook = { id: `wh_${randomBytes(12).toString('hex')}`, clientId, url: url.href, events: input.events, secret: newSecret(), createdAt: new Date().toISOString() };
-  await putWebhook(hook);
-  return { ...view(hook), secret: hook.secret };
+  // Counted and written against the set's version (read first, both strongly consistent): of registrations that race, one
+  // commits per round and the others count again, so the limit holds (a deletion only makes a count too high, never too low).
+  for (let attempt = 0; ; attempt++) {
+    const version = await webhookSetVersion(clientId);
+    if ((await webhooksOf(clientId, { consistent: true })).length >= limit) throw new WebhookLimitError(limit);
+    try {
+      await putWebhook(hook, version);
+      return { ...view(hook), secret: hook.secret };
+    } catch (err) {
+      if (!isTransactionConflict(err) || attempt >= MAX_REGISTRATION_ATTEMPTS) throw err;
+      await sleep(backoffMs(attempt));
+    }
+  }
 }
 
 export async function listWebhooks(clientId: string): Promise<WebhookOutput[]> {

@@ -56,8 +56,10 @@ export const webhookSettings = {
   get retryDelays(): number[] {
     const raw = optional('WEBHOOK_RETRY_DELAYS');
     if (!raw) return DEFAULT_RETRY_DELAYS;
-    const delays = raw.split(',').map((s) => Number(s.trim()));
-    if (delays.some((d) => !Number.isInteger(d) || d < 0)) throw new Error(`Environment variable WEBHOOK_RETRY_DELAYS must be comma-separated seconds, got "${raw}"`);
+    const parts = raw.split(',').map((s) => s.trim());
+    // Digits only: Number('') is 0, so an empty entry ("5,,6", "5,") would otherwise be a retry without delay.
+    const delays = parts.map((s) => (/^\d+$/.test(s) ? Number(s) : NaN));
+    if (delays.some((d) => !Number.isSafeInteger(d))) throw new Error(`Environment variable WEBHOOK_RETRY_DELAYS must be comma-separated seconds, got "${raw}"`);
     return delays;
   },
   /** Time allowed to connect and answer one delivery (default 10 s). */

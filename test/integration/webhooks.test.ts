@@ -8,6 +8,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import * as v from 'valibot';
@@ -20,11 +21,16 @@ import { keys } from '../../shared/db/keys.js';
 import { sourceKey } from '../../shared/imports/objects.js';
 import { jobs } from '../../shared/jobs.js';
 import { createList } from '../../shared/lists/lists.js';
+import { sqs } from '../../shared/queue.js';
 import { s3 } from '../../shared/s3.js';
 import { sweepListWriters } from '../../shared/subscribers/index.js';
 import { defaultGuid } from '../../shared/subscribers/rules.js';
+import { MAX_DELAY_SECONDS, type DeliveryMessage } from '../../shared/webhooks/queue.js';
 import { ChangeEventSchema } from '../../shared/webhooks/schemas.js';
+import { DEFAULT_RETRY_DELAYS } from '../../shared/webhooks/settings.js';
+import { sqsEvent } from '../fixtures/ses/fixtures.js';
 import { newClient, request, useService, watchChanges, type ApiBody, type ErrorBody, type TestClient } from '../helpers/service.js';
+import { ingestSes, sesNotification } from '../helpers/ses.js';
 import { rawEventObjects } from '../helpers/subscribers.js';
 
 const service = useService();
@@ -91,7 +97,7 @@ afterAll(async () => {
 });
 afterEach(() => {
   vi.restoreAllMocks();
-  for (const name of ['WEBHOOK_ALLOW_LOOPBACK', 'WEBHOOK_RETRY_DELAYS', 'WEBHOOK_TIMEOUT_MS', 'IMPORT_ALLOW_LOOPBACK']) {
+  for (const name of ['WEBHOOK_ALLOW_LOOPBACK', 'WEBHOOK_RETRY_DELAYS', 'WEBHOOK_TIMEOUT_MS', 'WEBHOOK_MAX_PER_CLIENT', 'IMPORT_ALLOW_LOOPBACK']) {
     if (saved[name] === undefined) delete process.env[name];
     else process.env[name] = saved[name];
   }
@@ -162,6 +168,32 @@ describe('POST/GET/DELETE /v1/webhooks', () => {
     const http = await register(a, { url: 'http://example.com/h', events: ['subscriber.subscribed'] });
     expect(http.body).toEqual({ status: 400, cause: 'url: webhook URLs must be https' });
   });
+  it('answers 409 past the per-client limit (WEBHOOK_MAX_PER_CLIENT, 10 by default), with the cause; a deletion makes room; other clients are not counted', async () => {
+    const [a, b] = await Promise.all([newClient(service), newClient(service)]);
+    const body = (i: number) => ({ url: rx.url(`/limit/${i}`), events: ['subscriber.subscribed'] });
+    const made = [];
+    for (let i = 0; i < 10; i++) made.push(await register(a, body(i)));
+    expect(made.map((r) => r.status)).toEqual(Array.from({ length: 10 }, () => 201));
+    const over = await register(a, body(10));
+    expect([over.status, over.body]).toEqual([409, { status: 409, cause: 'A client has at most 10 webhooks; delete one first' }]);
+    expect((await request<ApiBody<'webhooksList'>>(hooksUrl(), { token: a.token })).body).toHaveLength(10);
+    expect((await register(b, body(0))).status).toBe(201);
+    expect((await request(`${hooksUrl()}/${made[3].body.id}`, { method: 'DELETE', token: a.token })).status).toBe(204);
+    expect((await register(a, body(11))).status).toBe(201);
+    expect((await register(a, body(12))).status).toBe(409);
+    // The limit is a setting.
+    process.env.WEBHOOK_MAX_PER_CLIENT = '1';
+    const c = await newClient(service);
+    expect((await register(c, body(0))).status).toBe(201);
+    expect((await register(c, body(1))).body).toEqual({ status: 409, cause: 'A client has at most 1 webhooks; delete one first' });
+  });
+
+  it('holds the limit when registrations race', async () => {
+    const a = await newClient(service);
+    const replies = await Promise.all(Array.from({ length: 14 }, (_, i) => register(a, { url: rx.url(`/race/${i}`), events: ['subscriber.subscribed'] })));
+    expect(replies.map((r) => r.status).sort()).toEqual([...Array.from({ length: 10 }, () => 201), ...Array.from({ length: 4 }, () => 409)]);
+    expect((await request<ApiBody<'webhooksList'>>(hooksUrl(), { token: a.token })).body).toHaveLength(10);
+  });
 });
 
 describe('deliveries', () => {
@@ -198,6 +230,41 @@ describe('deliveries', () => {
       ['newsletter-service', 'subscriber.unsubscribed'],
     ]);
     expect(onBus.map((e) => JSON.parse(e.Detail!) as unknown)).toEqual([...events, verified(hook.secret, all[3])]);
+  });
+
+  it('sends subscriber.bounced and subscriber.complained from SES notifications (the ingester’s records), one signed delivery each with the documented fields', async () => {
+    const a = await newClient(service, { premiumEvents: true });
+    await watchChanges(service, a.username);
+    const path = `/ses/${a.username}`;
+    const hook = (await register(a, { url: rx.url(path), events: ['subscriber.bounced', 'subscriber.complained'] })).body;
+    expect((await subscribe(a, [{ email: 'gone@x.co', guid: 'g-gone' }, { email: 'angry@x.co' }])).status).toBe(200);
+    const started = Date.now();
+    const batch = sqsEvent([sesNotification('bounce-permanent', a, 'gone@x.co'), sesNotification('complaint', a, 'angry@x.co')]);
+    expect(await ingestSes(batch)).toMatchObject({ events: 2, unsubscribed: 2, batchItemFailures: [] });
+    const got = await rx.delivered(path, 2);
+    const events = got.map((r) => verified(hook.secret, r)).sort((x, y) => x.type.localeCompare(y.type));
+    const common = { id: expect.stringMatching(/^evt_[0-9a-f]{32}$/) as string, time: expect.any(String) as string, client_id: a.username, list_id: a.defaultListId, guid: null, cause: null, source: 'ses' };
+    expect(events).toEqual([
+      { ...common, type: 'subscriber.bounced', email: 'gone@x.co', data: { bounce_type: 'hard', message: 'smtp; 550 5.1.1 user unknown', campaign_id: 'cmp-42', newsletter_id: 'nl-7' } },
+      { ...common, type: 'subscriber.complained', email: 'angry@x.co', data: { complaint_type: 'abuse', campaign_id: 'cmp-42', newsletter_id: 'nl-7' } },
+    ]);
+    for (const e of events) expect(Math.abs(Date.parse(e.time) - started)).toBeLessThan(60_000);
+    for (const r of got) {
+      expect(r.headers['webhook-id']).toBe((JSON.parse(r.body) as { id: string }).id);
+      expect(r.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+    }
+    // The same on the bus; the unsubscriptions the bounce and the complaint caused are not what this webhook asked for.
+    const onBus = () => service.queues!.bus.filter((e) => e.Detail?.includes(`"client_id":"${a.username}"`) && e.DetailType !== 'subscriber.subscribed');
+    for (let waited = 0; onBus().length < 4 && waited < 20_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    expect(onBus().map((e) => e.DetailType).sort()).toEqual(['subscriber.bounced', 'subscriber.complained', 'subscriber.unsubscribed', 'subscriber.unsubscribed']);
+    expect(rx.requests.filter((r) => r.path === path)).toHaveLength(2);
+    expect(onBus().filter((e) => e.DetailType !== 'subscriber.unsubscribed').map((e) => JSON.parse(e.Detail!) as unknown).sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)))).toEqual(
+      [...events].sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))),
+    );
+    // SQS delivers the batch again: the ingester stores it again and the changes go out again (at least once), with the same webhook-ids.
+    await ingestSes(batch);
+    const again = await rx.delivered(path, 4);
+    expect(again.map((r) => r.headers['webhook-id']).sort()).toEqual([...events, ...events].map((e) => e.id).sort());
   });
 
   it('sends a webhook only the types it asked for', async () => {
@@ -244,6 +311,49 @@ describe('deliveries', () => {
     for (const r of tries) verified(hook.secret, r);
     expect(new Set(tries.slice(0, 3).map((r) => r.headers['webhook-id'])).size).toBe(1);
     expect(ok.map((r) => verified(hook.secret, r).email)).toEqual(['one@x.co', 'two@x.co']);
+  });
+
+  it('retries a receiver that keeps failing on the default schedule (5 s … 10 h, about 27.5 hours; delays over SQS’s 15 minutes in hops), with the same webhook-id, then dead-letters', async () => {
+    const a = await newClient(service);
+    await watchChanges(service, a.username);
+    const path = `/always-down/${a.username}`;
+    const hook = (await register(a, { url: rx.url(path), events: ['subscriber.subscribed'] })).body;
+    rx.answer = (r) => (r.path === path ? 500 : 204);
+    // The local delivery queue waits out DelaySeconds with a timer. Here each delay passes at once: the message is queued
+    // without delay and its notBefore moved back by the delay asked for, as if the clock had moved on by it meanwhile.
+    const queue = service.queues!.queues.get('webhooksDeliver')!;
+    const send = queue.send.bind(queue);
+    const hops: Array<{ attempt: number; delay: number }> = [];
+    vi.spyOn(queue, 'send').mockImplementation((body: string, delaySeconds = 0) => {
+      const message = JSON.parse(body) as DeliveryMessage;
+      if (message.webhookId !== hook.id || delaySeconds === 0) return send(body, delaySeconds);
+      hops.push({ attempt: message.attempt, delay: delaySeconds });
+      return send(JSON.stringify({ ...message, notBefore: message.notBefore! - delaySeconds * 1000 }), 0);
+    });
+    await subscribe(a, [{ email: 'down@x.co' }]);
+    const sink = service.queues!.sinks.get('webhookDeadLetters')!;
+    const dead = () => sink.map((b) => JSON.parse(b) as DeliveryMessage).filter((m) => m.webhookId === hook.id);
+    for (let waited = 0; dead().length === 0 && waited < 30_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+
+    const tries = rx.requests.filter((r) => r.path === path);
+    expect(tries.map((r) => r.answered)).toEqual(Array.from({ length: DEFAULT_RETRY_DELAYS.length + 1 }, () => 500));
+    const events = tries.map((r) => verified(hook.secret, r));
+    expect(new Set(tries.map((r) => r.headers['webhook-id']))).toEqual(new Set([events[0].id]));
+    expect(events.map((e) => e.email)).toEqual(tries.map(() => 'down@x.co'));
+    // Each retry waits its documented delay (docs/api.md: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), in hops of at most 15 minutes.
+    const waitedBefore = (attempt: number) => hops.filter((h) => h.attempt === attempt).map((h) => h.delay);
+    const documented = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600];
+    expect(documented.map((_, i) => waitedBefore(i + 1).reduce((x, y) => x + y, 0))).toEqual(documented);
+    expect(documented.map((_, i) => waitedBefore(i + 1).length)).toEqual(documented.map((d) => Math.ceil(d / MAX_DELAY_SECONDS)));
+    expect(Math.max(...hops.map((h) => h.delay))).toBe(MAX_DELAY_SECONDS);
+    const total = hops.reduce((x, h) => x + h.delay, 0) / 3600;
+    expect(total).toBeGreaterThan(24);
+    expect(total).toBeLessThan(28);
+    // Then the dead-letter queue, once, with the event, the number of attempts and why the last failed.
+    expect(dead()).toMatchObject([{ attempt: DEFAULT_RETRY_DELAYS.length, events: [{ id: events[0].id, email: 'down@x.co' }], lastError: expect.stringContaining('500') as string }]);
+    // The local queue, as SQS, refuses a longer delay than 15 minutes: a retry that asked for one would fail here as in AWS.
+    const longer = new SendMessageCommand({ QueueUrl: process.env.WEBHOOK_QUEUE_URL, MessageBody: '{}', DelaySeconds: MAX_DELAY_SECONDS + 1 });
+    await expect(sqs.send(longer)).rejects.toThrow(`Value ${MAX_DELAY_SECONDS + 1} for parameter DelaySeconds is invalid`);
   });
 
   it('dead-letters what still fails after the last retry; an address refused at connect time is not reached', async () => {
