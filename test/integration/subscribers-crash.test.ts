@@ -12,9 +12,10 @@ import { createForm } from '../../shared/clients/clients.js';
 import { queryAll, tableName } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
 import { jobList } from '../../shared/jobs.js';
+import { createList } from '../../shared/lists/lists.js';
 import { leaseMs } from '../../shared/subscribers/list-writer.js';
 import { sweepListWriters } from '../../shared/subscribers/index.js';
-import { applySubscribers, countSubscribers } from '../../shared/subscribers/service.js';
+import { applySubscribers, countSubscribers, deleteUsers } from '../../shared/subscribers/service.js';
 import { killAt, seeded } from '../helpers/kill.js';
 import { newClient, request, useService, type ApiBody, type ErrorBody } from '../helpers/service.js';
 import { rawEventObjects, recount } from '../helpers/subscribers.js';
@@ -98,6 +99,40 @@ describe('a writer killed at random points', () => {
       expect(report.unique_emails_count).toBe(size);
       expect(await recount(clientId, listId)).toMatchObject({ subscribed: size });
       await expectExact(clientId, listId);
+    }
+  }, 240_000);
+
+  it('users/delete (12 addresses on 3 lists) killed before each of its calls: after the sweeper, count = recount and one nl_delete per subscription removed; the re-sent request completes once', async () => {
+    const shape = async (tag: string) => {
+      const client = await newClient(service);
+      const listIds = [client.defaultListId, (await createList(client.username, 'Second')).id, (await createList(client.username, 'Third')).id];
+      const emails = Array.from({ length: 12 }, (_, i) => `d${tag}-${i}@example.com`);
+      for (const listId of listIds) await applySubscribers(client.username, listId, emails.map((email, i) => ({ line: i + 1, email })));
+      return { clientId: client.username, listIds, emails };
+    };
+    const pairs = async (clientId: string, listIds: number[]) => (await Promise.all(listIds.map(async (l) => (await subscribedEmails(clientId, l)).map((e) => `${l}:${e}`)))).flat().sort();
+    const deletedPairs = async (clientId: string) => (await rawEventObjects(clientId, 'nl_delete')).flat().map((e) => `${String(e.email_list_id)}:${String(e.email)}`).sort();
+    const measured = await shape('m');
+    const meter = killAt(() => 'pass');
+    await deleteUsers(measured.clientId, measured.emails.map((email) => ({ email })));
+    meter.restore();
+    // Killed before each of its calls in turn (29 here: few enough to try them all).
+    for (let point = 1; point <= meter.calls; point++) {
+      const { clientId, listIds, emails } = await shape(String(point));
+      const before = await pairs(clientId, listIds);
+      const kill = killAt((_command, call) => (call >= point ? 'kill' : 'pass'));
+      await deleteUsers(clientId, emails.map((email) => ({ email }))).catch(() => undefined);
+      kill.restore();
+      await sweepLater(leaseMs() + 1_000);
+      // Every subscription removed has its one nl_delete (none for one still there, none twice); counts are exact.
+      const left = await pairs(clientId, listIds);
+      expect(await deletedPairs(clientId)).toEqual(before.filter((p) => !left.includes(p)));
+      for (const listId of listIds) expect(await countSubscribers(clientId, listId)).toEqual(await recount(clientId, listId));
+      // Re-sent, it completes: nothing left, every subscription's nl_delete exactly once.
+      await deleteUsers(clientId, emails.map((email) => ({ email })));
+      expect(await pairs(clientId, listIds)).toEqual([]);
+      expect(await deletedPairs(clientId)).toEqual(before);
+      for (const listId of listIds) expect(await countSubscribers(clientId, listId)).toEqual(await recount(clientId, listId));
     }
   }, 240_000);
 
