@@ -28,10 +28,12 @@ export async function exportReader(clientId: string, email: string): Promise<Exp
   // By key, strongly consistent (the per-email index lags a write made a moment ago).
   const items = await batchGet<SubscriberItem>(lists.map((l) => keys.subscriber(clientId, l.id, email)));
   items.sort((a, b) => a.listId - b.listId);
+  // The pending opt-ins only: the partition also lists the address's mailed confirmation links (TOKEN#…), which are not
+  // data to export and must not make an address with nothing else found look known.
   const pending = await queryAll<Record<string, unknown>>({
     TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': keys.optinPendingPartition(clientId, email) },
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :pending)',
+    ExpressionAttributeValues: { ':pk': keys.optinPendingPartition(clientId, email), ':pending': keys.optinPending(clientId, email, '').sk },
     ConsistentRead: true,
   });
   if (items.length === 0 && pending.length === 0) throw new UnknownReaderError(email);
@@ -49,9 +51,7 @@ export async function exportReader(clientId: string, email: string): Promise<Exp
       data: i.data ?? {},
       consent: consentRecords(i).map((c) => ({ ...c, cause: c.cause ?? null, ip: c.ip ?? null, user_agent: c.user_agent ?? null })),
     })),
-    pending_optins: pending
-      .filter((p) => p.type === 'optin')
-      .map((p) => ({ form_key: String(p.formKey), list_ids: (p.listIds as number[]) ?? [], data: (p.data as Record<string, unknown>) ?? {}, created_at: String(p.createdAt), expires_at: String(p.expiresAt) })),
+    pending_optins: pending.map((p) => ({ form_key: String(p.formKey), list_ids: (p.listIds as number[]) ?? [], data: (p.data as Record<string, unknown>) ?? {}, created_at: String(p.createdAt), expires_at: String(p.expiresAt) })),
     readers: guids.map((guid) => ({ guid, history: readerItem(guid, keys.reader(clientId, guid).sk), preferences: readerItem(guid, keys.readerPreferences(clientId, guid).sk) })),
   };
 }
