@@ -62,6 +62,9 @@ const settingsWith = (weights: Weights): BlockSettings => ({
   weights,
   siteHosts: ['gazette.example'],
   categoryDisplay: {},
+  pins: [],
+  exclude: { guids: [], categories: [] },
+  variants: [],
 });
 
 const methods: Record<string, Weights | 'random'> = {

@@ -80,7 +80,7 @@ console.log(`Ablation on the realistic log (${train.length} training views, ${he
 console.log('| method                     | hit@10  | nDCG@10 | MRR@10 | coverage | vs co-visitation |');
 console.log('|----------------------------|---------|---------|--------|----------|------------------|');
 for (const [name, weights] of variants) {
-  const settings: BlockSettings = { clientId: CLIENT, rows: K, maxRows: BLOCK_DEFAULTS.maxRows, maxAgeDays: BLOCK_DEFAULTS.maxAgeDays, freshnessHours: BLOCK_DEFAULTS.freshnessHours, envelope: 'smart-section', weights, siteHosts: ['news.example'], categoryDisplay: {} };
+  const settings: BlockSettings = { clientId: CLIENT, rows: K, maxRows: BLOCK_DEFAULTS.maxRows, maxAgeDays: BLOCK_DEFAULTS.maxAgeDays, freshnessHours: BLOCK_DEFAULTS.freshnessHours, envelope: 'smart-section', weights, siteHosts: ['news.example'], categoryDisplay: {}, pins: [], exclude: { guids: [], categories: [] }, variants: [] };
   const lists: string[][] = [];
   for (const h of held) lists.push((await rankingFor(store, settings, { clientId: CLIENT, userId: h.reader, pageUrl: h.page, excluded: [], now })).map((r) => r.article.guid));
   console.log(line(name, score(lists)));

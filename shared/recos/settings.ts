@@ -1,6 +1,7 @@
 import type { BlockKey, Client } from '../clients/clients.js';
 import { siteHostAllowed, storedSiteHosts } from '../clients/site-hosts.js';
-import type { BlockSettings, Envelope, Weights } from './types.js';
+import type { BlockSettings, Envelope, Pin, Variant, Weights } from './types.js';
+import { articleGuid } from './urls.js';
 
 /** Default blend weights (hand-set; `npm run bench:recos:quality` evaluates them against baselines and single-signal ablations). */
 export const DEFAULT_WEIGHTS: Weights = { covisit: 1, content: 0.35, preferences: 0.6, popularity: 0.3, freshness: 0.2 };
@@ -54,7 +55,38 @@ export function blockSettings(item: BlockKey, client: Pick<Client, 'siteHosts'> 
     siteHosts: storedSiteHosts(client?.siteHosts),
     hosts: hosts && hosts.length > 0 ? hosts : undefined,
     categoryDisplay: Object.fromEntries(Object.entries(display).filter(([, v]) => typeof v === 'string')) as Record<string, string>,
+    pins: storedPins(item.pins),
+    exclude: storedExclude(item.exclude),
+    variants: storedVariants(item.variants),
   };
+}
+
+const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((s): s is string => typeof s === 'string') : []);
+
+/** Pins as stored (validated when written); malformed entries are dropped. */
+function storedPins(value: unknown): Pin[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((p: Record<string, unknown>) => {
+    if (!p || typeof p.url !== 'string' || typeof p.position !== 'number' || !Number.isInteger(p.position) || p.position < 1) return [];
+    return [{ url: p.url, guid: articleGuid(p.url), position: p.position, ...(typeof p.until === 'number' ? { until: p.until } : {}) }];
+  });
+}
+
+/** Exclusions as stored: `{urls, categories}` (URLs kept as their guids). */
+function storedExclude(value: unknown): BlockSettings['exclude'] {
+  const e = value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+  return { guids: strings(e.urls).map(articleGuid), categories: strings(e.categories) };
+}
+
+/** Variants as stored (validated when written); malformed entries are dropped. */
+function storedVariants(value: unknown): Variant[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((x: Record<string, unknown>) => {
+    if (!x || typeof x.name !== 'string' || typeof x.share !== 'number' || !(x.share >= 0 && x.share <= 100)) return [];
+    const w = x.weights && typeof x.weights === 'object' ? (x.weights as Record<string, unknown>) : undefined;
+    const weights = w ? (Object.fromEntries(Object.entries(w).filter(([k, n]) => k in DEFAULT_WEIGHTS && typeof n === 'number' && n >= 0 && n <= 100)) as Partial<Weights>) : undefined;
+    return [{ name: x.name, share: x.share, ...(weights ? { weights } : {}), ...(x.holdout === true ? { holdout: true } : {}) }];
+  });
 }
 
 /**

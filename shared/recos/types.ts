@@ -94,6 +94,32 @@ export interface BlockSettings {
   hosts?: string[];
   /** Display names of categories (`category_display`); the category itself when absent. */
   categoryDisplay: Record<string, string>;
+  /** Editorial pins (block setting `pins`): each article shows at its position for every reader until `until`. */
+  pins: Pin[];
+  /** Never recommended by this block (block setting `exclude`): canonical URLs' guids and categories. */
+  exclude: { guids: string[]; categories: string[] };
+  /** A/B test of the block (block setting `variants`); empty: no test, every answer is variant `default`. */
+  variants: Variant[];
+}
+
+/** An editorial pin of a block: `url` (canonical) shows at `position` (1 = first) until `until` (Unix seconds; absent: no end). */
+export interface Pin {
+  url: string;
+  guid: string;
+  position: number;
+  until?: number;
+}
+
+/**
+ * A variant of a block's A/B test: `share` percent of readers (a stable hash
+ * of block and reader id); `weights` override the block's blend weights;
+ * `holdout` answers the block's control instead of recommendations.
+ */
+export interface Variant {
+  name: string;
+  share: number;
+  weights?: Partial<Weights>;
+  holdout?: boolean;
 }
 
 /** A page view as the tracking endpoint accepts it, already validated and normalised. */
