@@ -145,7 +145,7 @@ describe('the publisher dashboard in headless Chromium', () => {
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('to');
     const today = new Date().toISOString().slice(0, 10);
     const monthAgo = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
-    expect([await page.getByLabel('From').inputValue(), await page.getByLabel('To').inputValue()]).toEqual([monthAgo, today]);
+    expect([await page.getByLabel('From', { exact: true }).inputValue(), await page.getByLabel('To', { exact: true }).inputValue()]).toEqual([monthAgo, today]);
 
     await page.waitForFunction(() => ['growth', 'events', 'recos'].every((id) => document.getElementById(id)!.childElementCount > 0));
     await page.screenshot({ path: `${SHOTS}/dashboard.png`, fullPage: true });
@@ -234,14 +234,17 @@ describe('the publisher dashboard in headless Chromium', () => {
   });
 });
 
-/** Non-blank pixels of the figure's canvas in the colour of its first series (#0072B2): the line is drawn. */
+/** Pixels of the figure's canvas in the colours of its series (the dashboard's palette; axes and grid are grey or black): lines are drawn. */
 function seriesPixels(page: Page, figure: string): Promise<number> {
   return page.$eval(figure, (fig) => {
     const canvas = fig.querySelector('canvas');
     if (!canvas) return -1;
+    const colours = [[0, 114, 178], [213, 94, 0], [0, 158, 115], [204, 121, 167], [230, 159, 0], [86, 180, 233]];
     const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
     let hits = 0;
-    for (let i = 0; i < data.length; i += 4) if (data[i] < 40 && Math.abs(data[i + 1] - 114) < 40 && Math.abs(data[i + 2] - 178) < 40 && data[i + 3] > 200) hits++;
+    for (let i = 0; i < data.length; i += 4) {
+      if (data[i + 3] > 200 && colours.some(([r, g, b]) => Math.abs(data[i] - r) + Math.abs(data[i + 1] - g) + Math.abs(data[i + 2] - b) < 30)) hits++;
+    }
     return hits;
   });
 }
@@ -284,7 +287,7 @@ describe('statistics charts and their data tables', () => {
     const days = await answerOr404<ListDay[]>(ctx, page, '#growth', `${service.url}/v1/stats/lists/${client.defaultListId}/daily?${range}`, client.token);
     await page.waitForSelector('#growth figure canvas');
     expect(await page.locator('#growth-list').inputValue()).toBe(String(client.defaultListId));
-    expect(await rowsOf(page, '#growth figure:first-of-type table')).toEqual(
+    expect(await rowsOf(page, '#growth figure:first-of-type table.alt')).toEqual(
       days.map((d) => [d.date, n(d.subscribers), n(d.subscribed), n(d.unsubscribed), n(d.causes.READER), n(d.causes.PUBLISHER), n(d.causes.HARD_BOUNCE)]),
     );
     expect(await seriesPixels(page, '#growth figure:first-of-type')).toBeGreaterThan(0);
@@ -301,8 +304,8 @@ describe('statistics charts and their data tables', () => {
     await page.waitForSelector('#events figure canvas');
     const types = [...new Set(days.flatMap((d) => Object.keys(d.counts)))];
     expect(types.length).toBe(7);
-    expect(await page.$$eval('#events thead th', (ths) => ths.map((th) => th.textContent))).toEqual(['Day', ...types]);
-    expect(await rowsOf(page, '#events')).toEqual(days.map((d) => [d.date, ...types.map((t) => n(d.counts[t] ?? 0))]));
+    expect(await page.$$eval('#events table.alt thead th', (ths) => ths.map((th) => th.textContent))).toEqual(['Day', ...types]);
+    expect(await rowsOf(page, '#events table.alt')).toEqual(days.map((d) => [d.date, ...types.map((t) => n(d.counts[t] ?? 0))]));
     expect(await seriesPixels(page, '#events figure')).toBeGreaterThan(0);
     expect(errors).toEqual([]);
     await context.close();
@@ -337,7 +340,7 @@ describe('statistics charts and their data tables', () => {
     for (const key of blocks) {
       const figure = `#recos section[aria-label="Block ${key}"] figure`;
       await page.waitForSelector(`${figure} canvas`);
-      expect(await rowsOf(page, figure)).toEqual(rows.filter((r) => r.block_key === key).map((r) => [r.date, r.variant, n(r.served), n(r.impressions), n(r.clicks), pct(r.ctr)]));
+      expect(await rowsOf(page, `${figure} table.alt`)).toEqual(rows.filter((r) => r.block_key === key).map((r) => [r.date, r.variant, n(r.served), n(r.impressions), n(r.clicks), pct(r.ctr)]));
       expect(await seriesPixels(page, figure)).toBeGreaterThan(0);
     }
     expect(blocks).toContain(block);
