@@ -6,6 +6,9 @@
 import uPlot from 'uplot';
 import { dayOf, daySeconds, formatCount, formatRatio } from './format.js';
 
+/** Tick steps of the count axes: whole numbers only (a count of 0.5 readers means nothing). */
+const COUNT_STEPS = Array.from({ length: 10 }, (_, e) => [1, 2, 5].map((m) => m * 10 ** e)).flat();
+
 /** Okabe–Ito: told apart by people with colour-vision deficiencies. */
 const PALETTE = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000', '#999999'];
 
@@ -95,7 +98,7 @@ export function lineChart(parent: HTMLElement, title: string, days: string[], se
     ],
     axes: [
       {},
-      { size: 60, values: (_u, ticks) => ticks.map((t) => formatCount(t)) },
+      { size: 60, incrs: COUNT_STEPS, values: (_u, ticks) => ticks.map((t) => formatCount(t)) },
       ...(hasRatio ? [{ scale: 'ratio', side: 1, size: 60, grid: { show: false }, values: (_u: uPlot, ticks: number[]) => ticks.map((t) => formatRatio(t)) }] : []),
     ],
   };
