@@ -31,6 +31,8 @@ export const routeThrottles = {
   redirectGet: { rateLimit: 50, burstLimit: 100 },
   libraryGet: { rateLimit: 50, burstLimit: 100 },
   openapiGet: { rateLimit: 5, burstLimit: 10 },
+  // The dashboard's page and its two files (three requests a visit): static, public; a publisher's staff at a browser.
+  dashboardGet: { rateLimit: 20, burstLimit: 40 },
   // Reader links: public; a big newsletter's one-click unsubscribes arrive in a burst after a send.
   readerUnsubscribeGet: { rateLimit: 50, burstLimit: 100 },
   readerUnsubscribePost: { rateLimit: 50, burstLimit: 100 },

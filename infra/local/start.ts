@@ -64,6 +64,7 @@ async function main() {
 Service running at ${baseUrl}   (data in ${dataDir}; Ctrl-C stops everything)
 Demo client: ${join(dataDir, 'demo-client.json')}
 Demo publisher site (recommendations): ${baseUrl}/demo/   browser library: ${baseUrl}/lib/v1/
+Publisher dashboard: ${baseUrl}/dashboard/   (sign in as ${demo.username} with the api_key of demo-client.json)
 
 Try this:
   TOKEN=$(curl -s "${baseUrl}/v1/token?username=${demo.username}&password=${demo.api_key}" | node -pe 'JSON.parse(require("fs").readFileSync(0)).token')

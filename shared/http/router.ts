@@ -20,3 +20,13 @@ export function unmatchedError(method: string, path: string): NotFoundError | Me
   if (allow.length > 0) return new MethodNotAllowedError(`Method ${method} is not allowed on ${path}; use ${allow.join(' or ')}`, allow);
   return new NotFoundError(`No route for ${method} ${path}`);
 }
+
+/**
+ * Where a GET with a trailing slash goes when the path without it is a row
+ * (`/dashboard/` → `/dashboard`): API Gateway routes cannot end with a slash.
+ */
+export function withoutTrailingSlash(method: string, path: string): string | undefined {
+  if (method !== 'GET' || path.length < 2 || !path.endsWith('/')) return undefined;
+  const trimmed = path.replace(/\/+$/, '');
+  return trimmed && matchRoute('GET', trimmed) ? trimmed : undefined;
+}

@@ -559,6 +559,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The publisher dashboard: a page of this API (`/dashboard/` redirects here), and its script and style sheet (`?file=`)
+         * @description Sign in with the client name and API key (exchanged once for a token through GET /v1/token, kept in sessionStorage, the key never stored); shows the lists with their counts, imports with their progress and errors, and the statistics routes as charts with data tables. The page holds no data; every number comes from the token-authenticated routes. `?file=app.js` and `?file=app.css` are its script and style sheet (built from shared/dashboard/ with esbuild, uPlot included).
+         */
+        get: operations["dashboardGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     subscriberChange: {
@@ -3739,6 +3759,60 @@ export interface operations {
             };
             /** @description The client keeps nothing about this address */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    dashboardGet: {
+        parameters: {
+            query?: {
+                /** @description The page's script or style sheet; absent: the page */
+                file?: "app.js" | "app.css";
+                /** @description Version of the bundle (a hash), set by the page so a new deploy is fetched afresh */
+                v?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page, or the file asked for */
+            200: {
+                headers: {
+                    "cache-control": components["headers"]["CacheControl"];
+                    "content-security-policy": components["headers"]["ContentSecurityPolicy"];
+                    "x-content-type-options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html; charset=utf-8": string;
+                    "application/javascript; charset=utf-8": string;
+                    "text/css; charset=utf-8": string;
+                };
+            };
+            /** @description Invalid request; `cause` names the field and the problem */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
