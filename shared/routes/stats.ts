@@ -3,8 +3,7 @@ import * as v from 'valibot';
 import type { RouteDef } from '../http/route.js';
 import { ErrorSchema, errorResponses } from '../http/schemas.js';
 import { ListIdParamsSchema } from '../lists/schemas.js';
-import { EventsDaySchema } from '../stats/events-daily.js';
-import { ListDaySchema } from '../stats/lists-daily.js';
+import { EventsDaySchema, ListDaySchema } from '../stats/schemas.js';
 import { DateRangeQuerySchema, MAX_RANGE_DAYS } from '../stats/range.js';
 
 export const statsRoutes = {

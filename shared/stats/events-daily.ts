@@ -6,22 +6,11 @@
  * build. A day counts its file's rows once the daily job built the file, else the sum of its built hours.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as v from 'valibot';
 import { ddb, queryAll, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import { eventNames, type EventName } from '../events/types.js';
 import { daysBetween, type DateRange } from './range.js';
-
-const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
-
-export const EventsDaySchema = v.object({
-  date: v.pipe(v.string(), v.description('The UTC day, YYYY-MM-DD')),
-  counts: v.pipe(
-    v.object(Object.fromEntries(eventNames.map((e) => [e, Count])) as Record<EventName, typeof Count>),
-    v.description("Rows of the day's file of each event type (the day's assembled hours while its file is not built)"),
-  ),
-});
-export type EventsDay = v.InferOutput<typeof EventsDaySchema>;
+import type { EventsDay } from './schemas.js';
 
 /** Sets the rows of built hours of one client, event and day (the hourly job). */
 export async function recordHourCounts(clientId: string, event: EventName, day: string, hours: Array<{ hour: string; events: number }>): Promise<void> {

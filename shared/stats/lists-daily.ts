@@ -3,27 +3,13 @@
  * shards the list writer writes with its counters (shared/subscribers/daily.ts): one Query of the days from
  * `from` on and one of the counters, whatever the list's size.
  */
-import * as v from 'valibot';
 import { queryAll, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import { getList } from '../lists/lists.js';
 import { DAILY_NAMES, zeroDaily, type DailyDeltas } from '../subscribers/daily.js';
 import { readCounters } from '../subscribers/store.js';
 import { daysBetween, type DateRange } from './range.js';
-
-const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
-
-export const ListDaySchema = v.object({
-  date: v.pipe(v.string(), v.description('The UTC day, YYYY-MM-DD')),
-  subscribed: v.pipe(Count, v.description('Addresses that became subscribed that day (new or resubscribed), by any path')),
-  unsubscribed: v.pipe(Count, v.description('Subscribed addresses that became unsubscribed that day, by any path')),
-  causes: v.pipe(
-    v.object({ READER: Count, PUBLISHER: Count, HARD_BOUNCE: Count }),
-    v.description('`unsubscribed` by cause (the unsubscribed_cause stored: READER, PUBLISHER, HARD_BOUNCE; complaints are READER)'),
-  ),
-  subscribers: v.pipe(Count, v.description("The list's subscribed count at the end of the day (today: now)")),
-});
-export type ListDay = v.InferOutput<typeof ListDaySchema>;
+import type { ListDay } from './schemas.js';
 
 /**
  * The days `from`..`to` of a list of the client, oldest first (UnknownListError for a list the client does not

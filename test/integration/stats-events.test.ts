@@ -86,7 +86,7 @@ describe('GET /v1/stats/events/daily', () => {
     expect(reply.body[0].counts).toEqual(expected);
 
     // A late record: the rebuilt file counts it.
-    await recordEvents(client.username, [{ event: 'nl_click', date: `${DAY}T15:00:00.000Z`, email: 'late@x.io', campaign_id: 'c1' } as EventRecord]);
+    await recordEvents(client.username, [{ event: 'nl_click', date: `${DAY}T15:00:00.000Z`, email: 'late@x.io', campaign_id: 'c1' }]);
     await job('eventsAssemble', { date: DAY, clients: [client.username] });
     const after = (await stats(client, range)).body[0];
     expect(after.counts).toEqual({ ...expected, nl_click: expected.nl_click + 1 });
