@@ -107,6 +107,13 @@ describe('GET /v1/stats/lists/{list_id}/daily', () => {
     expect(ahead.body.map((d) => d.subscribers)).toEqual([123, 123]);
   });
 
+  it.each([96, 97])('counts a %i-line POST (96: the largest transaction, its items, counter and day shards, outbox and lease check being DynamoDB\'s 100 items; 97: the bulk path)', async (lines) => {
+    const client = await newClient(service);
+    const reply = await post(client, client.defaultListId, Array.from({ length: lines }, (_, i) => ({ email: `t${i}@example.com` })));
+    expect(reply.status, reply.text).toBe(200);
+    expect((await daily(client, client.defaultListId, `from=${day(0)}&to=${day(0)}`)).body).toEqual([{ date: day(0), subscribed: lines, unsubscribed: 0, causes: { READER: 0, PUBLISHER: 0, HARD_BOUNCE: 0 }, subscribers: lines }]);
+  });
+
   it('refuses bad ranges with a cause naming the field', async () => {
     const client = await newClient(service);
     const cases: Array<[string, string]> = [
