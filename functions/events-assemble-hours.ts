@@ -2,11 +2,12 @@
 import { runHourlyAssembly, type HourlyRequest } from '../shared/events/hourly.js';
 import { s3EventStore } from '../shared/events/store.js';
 import { jobHandler, logger } from '../shared/observability/index.js';
+import { recordHourCounts } from '../shared/stats/events-daily.js';
 
 const store = s3EventStore();
 
 export const handler = jobHandler('eventsAssembleHours', async (event: HourlyRequest | undefined) => {
-  const summary = await runHourlyAssembly(store, event ?? {});
+  const summary = await runHourlyAssembly(store, event ?? {}, new Date(), { onHours: recordHourCounts });
   logger.info('event hours assembled', {
     days: summary.days,
     checked: summary.checked,

@@ -68,7 +68,7 @@ export const jobs = {
   eventsAssemble: {
     handler: 'functions/events-assemble.ts',
     summary: 'Assembles the daily event CSV files (yesterday, plus late records of the 3 days before); {"date":"YYYY-MM-DD"} assembles one day',
-    access: { events: 'RW' },
+    access: { table: 'RW', events: 'RW' },
     trigger: { schedule: 'cron(15 0 * * ? *)', localEveryMinutes: 60 },
     timeoutSeconds: 900,
     memoryMb: 1024,
@@ -76,7 +76,7 @@ export const jobs = {
   eventsAssembleHours: {
     handler: 'functions/events-assemble-hours.ts',
     summary: "Assembles each closed hour of today's event files (both variants), so a download of today only assembles the last hour; rebuilds hours that late records changed",
-    access: { events: 'RW' },
+    access: { table: 'RW', events: 'RW' },
     trigger: { schedule: 'cron(5 * * * ? *)', localEveryMinutes: 15 },
     timeoutSeconds: 900,
     memoryMb: 1024,

@@ -14,6 +14,7 @@ import { articleRoutes } from './routes/articles.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { readerRoutes } from './routes/readers.js';
 import { dashboardRoutes } from './routes/dashboard.js';
+import { statsRoutes } from './routes/stats.js';
 
 /**
  * Every row, by id. The rows live in groups (shared/routes/*.ts); a function
@@ -30,6 +31,7 @@ export const routes = {
   ...webhookRoutes,
   ...readerRoutes,
   ...dashboardRoutes,
+  ...statsRoutes,
 } as const satisfies Record<string, RouteDef>;
 
 export type RouteId = keyof typeof routes;

@@ -60,6 +60,20 @@ export const keys = {
   /** One shard of a list's subscriber counters; the count is the sum of the shards. */
   counterShard: (clientId: string, listId: number, shard: number) => ({ pk: keys.countersPartition(clientId, listId), sk: `SHARD#${pad(shard, 2)}` }),
   countersPartition: (clientId: string, listId: number) => `COUNTS#${clientId}#${listId}`,
+  /**
+   * One shard of a list's changes on one UTC day (statistics, shared/subscribers/daily.ts): written in the
+   * transaction that moves the counter shard of the same index; sort keys order by day.
+   */
+  listDayShard: (clientId: string, listId: number, day: string, shard: number) => ({ pk: keys.listDaysPartition(clientId, listId), sk: `DAY#${day}#${pad(shard, 2)}` }),
+  listDaysPartition: (clientId: string, listId: number) => `DAYS#${clientId}#${listId}`,
+  /** Sort key from which a list's day shards of `day` and later sort. */
+  listDayFrom: (day: string) => `DAY#${day}`,
+  /**
+   * A client's event counts of one UTC day (shared/stats/events-daily.ts): `h_<event>_<HH>` = rows of an hour
+   * the hourly job built, `d_<event>` = rows of the day's file the daily job built.
+   */
+  eventDayCounts: (clientId: string, day: string) => ({ pk: keys.eventDayCountsPartition(clientId), sk: `DAY#${day}` }),
+  eventDayCountsPartition: (clientId: string) => `EVDAYS#${clientId}`,
   /** One shard of a list's writer lease (shared/subscribers/list-writer.ts); its journal entries and waiting mark share the partition. */
   listWriterShard: (clientId: string, listId: number, shard: number) => ({ pk: keys.listWriterPartition(clientId, listId), sk: `LEASE#${pad(shard, 2)}` }),
   listWriterPartition: (clientId: string, listId: number) => `WRITER#${clientId}#${listId}`,

@@ -14,6 +14,9 @@ import { eventNames, type EventName } from './types.js';
  */
 export const HOUR_SETTLE_MINUTES = 5;
 
+/** Told the rows of each hour built (the statistics' counts, shared/stats/events-daily.ts). */
+export type HoursCounted = (clientId: string, event: EventName, day: string, hours: Array<{ hour: string; events: number }>) => Promise<void>;
+
 /** What the hourly job accepts: an EventBridge scheduled event (`time`), or `{date, clients?, force?}` by hand (every closed hour of that day). */
 export interface HourlyRequest {
   time?: string;
@@ -48,7 +51,12 @@ export function closedHours(day: string, at: number): string[] {
  * the builds one at a time, so the open object streams stay under the
  * SDK's 50 sockets.
  */
-export async function runHourlyAssembly(store: EventStore, request: HourlyRequest = {}, now = new Date(), { concurrency = 8 } = {}): Promise<HourlySummary> {
+export async function runHourlyAssembly(
+  store: EventStore,
+  request: HourlyRequest = {},
+  now = new Date(),
+  { concurrency = 8, onHours }: { concurrency?: number; onHours?: HoursCounted } = {},
+): Promise<HourlySummary> {
   const at = request.time ? Date.parse(request.time) : now.getTime();
   if (Number.isNaN(at)) throw new InvalidEventRequestError('time', `time must be an ISO 8601 instant, got ${JSON.stringify(request.time)}`);
   let days: string[];
@@ -74,6 +82,7 @@ export async function runHourlyAssembly(store: EventStore, request: HourlyReques
     try {
       // The grace of replaced rows runs on the store's clock, not on the run's time.
       const result = await buildHours(store, plan, { now: now.getTime() });
+      if (onHours && result.built.length > 0) await onHours(clientId, event, day, result.hours.filter((h) => result.built.includes(h.hour)));
       if (result.built.length > 0) summary.built.push({ clientId, event, day, hours: result.built, rawObjectsRead: result.rawObjectsRead });
     } catch (err) {
       // One client's bad object does not hold back the others' hours; the run still fails, naming it.

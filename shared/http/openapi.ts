@@ -137,6 +137,7 @@ const tagDescriptions: Record<string, string> = {
   articles: 'The article catalogue of recommendations: articles known ahead of traffic (API and feed)',
   meta: 'This API description',
   webhooks: "Webhooks: signed POSTs of subscriber changes to the client's own URL",
+  statistics: 'Daily statistics of lists and events',
 };
 
 /** OpenAPI 3.1 `webhooks`: the requests the service sends to registered URLs. */

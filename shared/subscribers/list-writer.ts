@@ -3,7 +3,7 @@
  *
  * - Transactional path (requests of up to LINES_PER_TRANSACTION lines, opt-in
  *   confirmations, bounces, deletions: `deleteSubscribers`): per transaction the subscriber items
- *   (conditioned on the versions read), a counter shard, an outbox entry
+ *   (conditioned on the versions read), a counter shard and the day shard of the same index (daily.ts), an outbox entry
  *   `E#<id>` carrying the events, and a check that no bulk writer holds the
  *   list (one random lease shard). `transact` is the only place that check
  *   and its retry live. After the transaction the events are stored (named
@@ -12,7 +12,7 @@
  *   BULK_CHUNK_LINES (LARGE_CHUNK_LINES for an import's chunks) the lines' deltas and events go into a journal entry
  *   `J#<writeId>` (one PutItem), the items with BatchWriteItem stamped with
  *   the writeId, then the chunk's events are stored. At release the entries
- *   are folded into the counters (one transaction per 98 entries).
+ *   are folded into the counters and the day shards (one transaction per 98 entries and their days).
  * - Short holds: a bulk write holds the lease for at most HOLD_MS of chunk
  *   starts, and stops starting chunks as soon as a transactional writer says
  *   it waits; it releases, lets the waiting ones go (YIELD_CAP_MS at most), and takes the lease again. Small
@@ -56,8 +56,10 @@ import { count, hashForLog, logger, traced } from '../observability/index.js';
 import { EventsNotStoredError, ListBusyError, ListLeaseLostError, PartialWriteError, StorageBugError } from './errors.js';
 import { HOLD_MS, LEASE_WAIT_MS } from './limits.js';
 import { type AddressFilter, filterForHold, keepKnowledge, type KnownLists } from './members.js';
+import { changeClock } from './clock.js';
+import { addDaily, dailyOfDeletions, dailyOfLine, dayOf, zeroDaily, type DailyDeltas } from './daily.js';
 import { addDeltas, applyLine, buildReport, countState, dedupeLines, deletionEvent, zeroDeltas, type Change, type CounterDeltas, type Outcome } from './rules.js';
-import { compareKeys, counterUpdate, type RangeSkips, readCounters, readSortedSubscribers, readSubscribers, toItem, type SubscriberItem } from './store.js';
+import { compareKeys, counterWrites, type RangeSkips, readCounters, readSortedSubscribers, readSubscribers, toItem, type SubscriberItem } from './store.js';
 import type { Report, ReportError, SubscriberLine } from './types.js';
 
 /** Items of one lease (see leaseFreeCheck). */
@@ -70,8 +72,11 @@ const leaseSafetyMs = () => Math.min(20_000, leaseMs() / 3);
 export const YIELD_CAP_MS = 2_000;
 /** A write with a deadline starts no chunk or transaction with less than this left. */
 export const CHUNK_MARGIN_MS = 3_000;
-/** Subscribers written per transaction; one more item moves a counter shard, one is the outbox, one checks the lease. */
-export const LINES_PER_TRANSACTION = 97;
+/**
+ * Subscribers written per transaction; one more item moves a counter shard, one the day's shard of the same
+ * index (daily.ts), one is the outbox, one checks the lease: 100, DynamoDB's most.
+ */
+export const LINES_PER_TRANSACTION = 96;
 export const TRANSACTIONS_IN_FLIGHT = 8;
 export const MAX_CONFLICT_RETRIES = 12;
 /** Lines per chunk of a bulk write (one journal entry; reads: one Query or two BatchGetItem; eight BatchWriteItem calls). */
@@ -195,7 +200,7 @@ function decodeLine(text: string): JournalLine {
 class Hold {
   users = 0;
   /** Journal entries settled in full (items and events) under this hold, folded into the counters at release. */
-  readonly journals: Array<{ key: Record<string, string>; deltas: CounterDeltas }> = [];
+  readonly journals: Array<{ key: Record<string, string>; deltas: CounterDeltas; day: string; daily: DailyDeltas }> = [];
   /** Addresses being written by a chunk under this hold, and the chunk's end. */
   readonly busy = new Map<string, Promise<void>>();
   /** Set when an entry could not be settled: the lease is left to expire, the sweeper settles it. */
@@ -476,10 +481,23 @@ async function claimAddresses(hold: Hold, emails: string[], done: Promise<unknow
 
 /* ----------------------------------------------------------------- journal */
 
-/** Entries folded per transaction (with the lease check and the counter shard: 100 items). */
+/** Entries and their distinct days folded per transaction (with the lease check and the counter shard: 100 items). */
 const FOLD_BATCH = 98;
-/** Entries folded in the release's transaction (with the 16 lease shards' updates and the counter shard). */
+/** Entries and their distinct days folded in the release's transaction (with the 16 lease shards' updates and the counter shard). */
 const FOLD_WITH_RELEASE = 100 - LEASE_SHARDS - 1;
+
+/** How many of `entries`, from the first, fit in `room` transaction items: one each, plus one per distinct day (its day shard). */
+function foldable(entries: Array<{ day: string }>, room: number): number {
+  const days = new Set<string>();
+  let n = 0;
+  for (const entry of entries) {
+    const more = days.has(entry.day) ? 1 : 2;
+    if (n + days.size + more > room) break;
+    days.add(entry.day);
+    n++;
+  }
+  return n;
+}
 
 interface JournalItem {
   writeId: string;
@@ -488,6 +506,8 @@ interface JournalItem {
   /** The chunk's events (EventRecord[]) as gzipped JSON. */
   events?: Uint8Array;
   eventsName?: string;
+  /** The UTC day of the chunk's changes (its day shard, daily.ts); absent in entries written before 2026-11-26 (then: the day settled). */
+  day?: string;
 }
 
 /** Events as a journal or outbox entry keeps them: gzipped JSON (about a fifth of the JSON's write units). */
@@ -495,12 +515,12 @@ const packEvents = (events: EventRecord[]) => gzipSync(JSON.stringify(events));
 const unpackEvents = (packed: Uint8Array | undefined): EventRecord[] => (packed ? (JSON.parse(gunzipSync(packed).toString()) as EventRecord[]) : []);
 
 /** Records a chunk's deltas and events in a journal entry before its items are written (one PutItem). Returns the writeId. */
-async function journalChunk(hold: Hold, lines: JournalLine[], events: EventRecord[], name: (writeId: string) => string): Promise<{ writeId: string; eventsName: string }> {
+async function journalChunk(hold: Hold, lines: JournalLine[], events: EventRecord[], day: string, name: (writeId: string) => string): Promise<{ writeId: string; eventsName: string }> {
   hold.checkTime();
   const writeId = `${hold.owner}#${String(++hold.seq).padStart(9, '0')}`;
   const key = keys.listWriterJournal(hold.clientId, hold.listId, writeId);
   const entryName = name(writeId);
-  await ddb.send(new PutCommand({ TableName: tableName(), Item: { ...key, writeId, lines: gzipSync(lines.map(encodeLine).join('\n')), events: packEvents(events), eventsName: entryName } }));
+  await ddb.send(new PutCommand({ TableName: tableName(), Item: { ...key, writeId, lines: gzipSync(lines.map(encodeLine).join('\n')), events: packEvents(events), eventsName: entryName, day } }));
   return { writeId, eventsName: entryName };
 }
 
@@ -524,16 +544,19 @@ function leaseHeldCheck(hold: Hold) {
  */
 async function foldJournal(hold: Hold, release = false): Promise<void> {
   for (;;) {
-    const last = release && hold.journals.length <= FOLD_WITH_RELEASE;
+    const last = release && foldable(hold.journals, FOLD_WITH_RELEASE) === hold.journals.length;
     if (!last && hold.journals.length === 0) return;
-    const batch = hold.journals.slice(0, last ? FOLD_WITH_RELEASE : FOLD_BATCH);
+    const batch = hold.journals.slice(0, foldable(hold.journals, last ? FOLD_WITH_RELEASE : FOLD_BATCH));
     const total = zeroDeltas();
-    for (const entry of batch) addDeltas(total, entry.deltas);
-    const counter = counterUpdate(hold.clientId, hold.listId, total);
+    const days = new Map<string, DailyDeltas>();
+    for (const entry of batch) {
+      addDeltas(total, entry.deltas);
+      addDaily(days.get(entry.day) ?? days.set(entry.day, zeroDaily()).get(entry.day)!, entry.daily);
+    }
     const items = [
       ...(last ? releaseUpdates(hold) : [leaseHeldCheck(hold)]),
       ...batch.map((entry) => ({ Delete: { TableName: tableName(), Key: entry.key, ConditionExpression: 'attribute_exists(pk)' } })),
-      ...(counter ? [counter] : []),
+      ...counterWrites(hold.clientId, hold.listId, total, days),
     ];
     for (let attempt = 0; ; attempt++) {
       try {
@@ -589,7 +612,12 @@ async function settleJournal(hold: Hold, entries: JournalItem[]): Promise<Map<st
       const items = await batchGet<SubscriberItem & { writeId?: string }>(lines.map((l) => keys.subscriber(hold.clientId, hold.listId, l.email)));
       const stamped = new Set(items.filter((i) => i.writeId === entry.writeId).map((i) => i.email));
       const landedDeltas = zeroDeltas();
-      for (const line of lines) if (stamped.has(line.email)) addDeltas(landedDeltas, line.deltas);
+      const landedDaily = zeroDaily();
+      for (const line of lines) {
+        if (!stamped.has(line.email)) continue;
+        addDeltas(landedDeltas, line.deltas);
+        dailyOfLine(line.deltas, landedDaily);
+      }
       const events = unpackEvents(entry.events).filter((e) => stamped.has(e.email));
       const name = entry.eventsName ?? `w-${entry.writeId}`;
       let outbox: Array<Record<string, unknown>> = [];
@@ -599,11 +627,10 @@ async function settleJournal(hold: Hold, entries: JournalItem[]): Promise<Map<st
         // `at` 0: no live writer stores these events; the sweeper's next run does.
         outbox = [{ Put: { TableName: tableName(), Item: { ...keys.listWriterOutbox(hold.clientId, hold.listId, randomUUID()), events: packEvents(events), eventsName: name, at: 0 } } }];
       }
-      const counter = counterUpdate(hold.clientId, hold.listId, landedDeltas);
       await transactWrite([
         leaseHeldCheck(hold),
         { Delete: { TableName: tableName(), Key: keys.listWriterJournal(hold.clientId, hold.listId, entry.writeId), ConditionExpression: 'attribute_exists(pk)' } },
-        ...(counter ? [counter] : []),
+        ...counterWrites(hold.clientId, hold.listId, landedDeltas, new Map([[entry.day ?? dayOf(new Date(changeClock.now()).toISOString()), landedDaily]])),
         ...outbox,
       ]);
       landed.set(entry.writeId, stamped);
@@ -686,8 +713,9 @@ async function applyTransaction(clientId: string, listId: number, lines: Subscri
       listId,
       lines.map((l) => l.email),
     );
-    const now = new Date().toISOString();
+    const now = new Date(changeClock.now()).toISOString();
     const deltas = zeroDeltas();
+    const daily = zeroDaily();
     const outcomes: Outcome[] = [];
     const events: EventRecord[] = [];
     const refused: ReportError[] = [];
@@ -702,6 +730,7 @@ async function applyTransaction(clientId: string, listId: number, lines: Subscri
       outcomes.push(change.outcome);
       events.push(...change.events);
       addDeltas(deltas, change.deltas);
+      dailyOfLine(change.deltas, daily);
       if (change.next) {
         writes.push({
           Put: {
@@ -716,13 +745,12 @@ async function applyTransaction(clientId: string, listId: number, lines: Subscri
     }
     const value = { outcomes, events, refused, outbox: false };
     if (writes.length === 0) return { value };
-    const counter = counterUpdate(clientId, listId, deltas);
     const outbox = events.length > 0 ? [outboxPut(clientId, listId, outboxId, events, name)] : [];
     if (outbox.length > 0 && !marked) {
       await markForSweep(clientId, listId);
       marked = true;
     }
-    return { items: [...writes, ...(counter ? [counter] : []), ...outbox], value: { ...value, outbox: outbox.length > 0 } };
+    return { items: [...writes, ...counterWrites(clientId, listId, deltas, new Map([[dayOf(now), daily]])), ...outbox], value: { ...value, outbox: outbox.length > 0 } };
   });
   acc.outcomes.push(...result.outcomes);
   acc.refused.push(...result.refused);
@@ -764,7 +792,7 @@ export async function deleteSubscribers(clientId: string, listId: number, emails
   const result = await transact(clientId, listId, deadline, record, async () => {
     const current = [...(await readSubscribers(clientId, listId, emails)).values()];
     if (current.length === 0) return { value: { deleted: current, events: [] as EventRecord[] } };
-    const now = new Date().toISOString();
+    const now = new Date(changeClock.now()).toISOString();
     const deltas: CounterDeltas = zeroDeltas();
     const events = current.map((item) => {
       countState(deltas, item, -1);
@@ -783,8 +811,8 @@ export async function deleteSubscribers(clientId: string, listId: number, emails
       await markForSweep(clientId, listId);
       marked = true;
     }
-    const counter = counterUpdate(clientId, listId, deltas);
-    return { items: [...deletes, ...(counter ? [counter] : []), outboxPut(clientId, listId, outboxId, events, name)], value: { deleted: current, events } };
+    const counters = counterWrites(clientId, listId, deltas, new Map([[dayOf(now), dailyOfDeletions(current)]]));
+    return { items: [...deletes, ...counters, outboxPut(clientId, listId, outboxId, events, name)], value: { deleted: current, events } };
   });
   if (result.deleted.length === 0) return result.deleted;
   try {
@@ -845,7 +873,8 @@ async function writeChunk(hold: Hold, lines: SubscriberLine[], record: RecordEve
   const filter = hold.filter;
   const toRead = filter ? lines.filter((l) => filter.has(l.email)) : lines;
   const current = toRead.length > 0 ? await readSortedSubscribers(container.rangeSkips, clientId, listId, toRead.map((l) => l.email)) : new Map<string, SubscriberItem>();
-  const now = new Date().toISOString();
+  const now = new Date(changeClock.now()).toISOString();
+  const day = dayOf(now);
   const refused: ReportError[] = [];
   const changes: Array<{ line: SubscriberLine; change: Change }> = [];
   for (const line of lines) {
@@ -861,6 +890,7 @@ async function writeChunk(hold: Hold, lines: SubscriberLine[], record: RecordEve
           hold,
           journaled.map(({ line, change }) => ({ email: line.email, deltas: change.deltas })),
           events,
+          day,
           (writeId) => eventsName(lines, writeId),
         )
       : undefined;
@@ -881,7 +911,7 @@ async function writeChunk(hold: Hold, lines: SubscriberLine[], record: RecordEve
       throw err;
     }
     if (entry) {
-      const entryItem = { writeId: entry.writeId, lines: journaled.map(({ line, change }) => encodeLine({ email: line.email, deltas: change.deltas })).join('\n'), events: packEvents(events), eventsName: entry.eventsName };
+      const entryItem = { writeId: entry.writeId, lines: journaled.map(({ line, change }) => encodeLine({ email: line.email, deltas: change.deltas })).join('\n'), events: packEvents(events), eventsName: entry.eventsName, day };
       await settleJournal(hold, [entryItem]);
     }
     const versions = new Map(after.map((i) => [i.email, i.version]));
@@ -895,7 +925,12 @@ async function writeChunk(hold: Hold, lines: SubscriberLine[], record: RecordEve
       hold.poisoned = true; // the entry stays: the sweeper stores its events and counts it after the lease expires
       throw new ChunkFailure({ outcomes: changes.map(({ change }) => change.outcome), count: lines.length }, err);
     }
-    hold.journals.push({ key: keys.listWriterJournal(clientId, listId, entry.writeId), deltas: journaled.reduce((t, { change }) => (addDeltas(t, change.deltas), t), zeroDeltas()) });
+    hold.journals.push({
+      key: keys.listWriterJournal(clientId, listId, entry.writeId),
+      deltas: journaled.reduce((t, { change }) => (addDeltas(t, change.deltas), t), zeroDeltas()),
+      day,
+      daily: journaled.reduce((t, { change }) => dailyOfLine(change.deltas, t), zeroDaily()),
+    });
   }
   return { outcomes: changes.map(({ change }) => change.outcome), refused, count: lines.length };
 }

@@ -5,6 +5,7 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { batchGet, ddb, queryAll, tableName } from '../db/client.js';
 import { keys, listIdFromEmailSortKey } from '../db/keys.js';
+import { dailyUpdate, type DailyDeltas } from './daily.js';
 import type { CounterDeltas, SubscriberState } from './rules.js';
 
 /** Number of counter shards per list: concurrent writers rarely touch the same one. */
@@ -80,19 +81,31 @@ export async function readSortedSubscribers(rangeSkips: RangeSkips, clientId: st
   return found;
 }
 
-/** The transaction item that adds deltas to one random counter shard, or undefined when nothing moves. */
-export function counterUpdate(clientId: string, listId: number, deltas: CounterDeltas) {
+/** The transaction item that adds deltas to one counter shard (random by default), or undefined when nothing moves. */
+export function counterUpdate(clientId: string, listId: number, deltas: CounterDeltas, shard = Math.floor(Math.random() * COUNTER_SHARDS)) {
   const moved = Object.entries(deltas).filter(([, n]) => n !== 0);
   if (moved.length === 0) return undefined;
   return {
     Update: {
       TableName: tableName(),
-      Key: keys.counterShard(clientId, listId, Math.floor(Math.random() * COUNTER_SHARDS)),
+      Key: keys.counterShard(clientId, listId, shard),
       UpdateExpression: `ADD ${moved.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
       ExpressionAttributeNames: Object.fromEntries(moved.map(([name], i) => [`#c${i}`, name])),
       ExpressionAttributeValues: Object.fromEntries(moved.map(([, n], i) => [`:c${i}`, n])),
     },
   };
+}
+
+/**
+ * The items that move a list's counters: the update of one random counter shard and, with the same shard
+ * index, of each day's shard (daily.ts); 0 to 1 + days.size items, for the caller's transaction. The day
+ * shards change in the very transaction as the counters, so their sums never disagree.
+ */
+export function counterWrites(clientId: string, listId: number, deltas: CounterDeltas, days: ReadonlyMap<string, DailyDeltas>) {
+  const shard = Math.floor(Math.random() * COUNTER_SHARDS);
+  const counter = counterUpdate(clientId, listId, deltas, shard);
+  const daily = [...days].map(([day, d]) => dailyUpdate(clientId, listId, day, shard, d));
+  return [counter, ...daily].filter((item) => item !== undefined);
 }
 
 /** The list's counters: the sum of its shards (one Query). */

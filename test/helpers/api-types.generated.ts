@@ -579,6 +579,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/stats/lists/{list_id}/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A list's subscriptions, unsubscriptions by cause and subscriber count per UTC day
+         * @description One entry per day of `from`..`to` (UTC, both included, at most 366 days), oldest first. `subscribed` / `unsubscribed`: addresses that became subscribed / subscribed addresses that became unsubscribed that day, by any path (API, deprecated API, import, opt-in confirmation, reader links, bounces and complaints); `causes` splits `unsubscribed` by the cause stored. `subscribers`: the list's subscribed count at the end of the day; today's is the count right now (equal to `…/subscribers/count`). Exact and current: counted in the same transaction as the list counters. Days before the list existed are zeros.
+         */
+        get: operations["statsListsDaily"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stats/events/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The client's events per type and UTC day
+         * @description One entry per day of `from`..`to` (UTC, both included, at most 366 days), oldest first, with the count of each of the seven event types. A day's counts are the rows of its event files once the daily job built them (shortly after midnight UTC); before that (today) the rows of the hours the hourly job built: today lags by up to about an hour (the current hour and the last closed one until the job reaches it).
+         */
+        get: operations["statsEventsDaily"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     subscriberChange: {
@@ -3813,6 +3853,170 @@ export interface operations {
             };
             /** @description Invalid request; `cause` names the field and the problem */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    statsListsDaily: {
+        parameters: {
+            query: {
+                /** @description First day (UTC, YYYY-MM-DD), included */
+                from: string;
+                /** @description Last day (UTC, YYYY-MM-DD), included; at most 366 days after `from` counted inclusively */
+                to: string;
+            };
+            header?: never;
+            path: {
+                list_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One entry per day, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The UTC day, YYYY-MM-DD */
+                        date: string;
+                        /** @description Addresses that became subscribed that day (new or resubscribed), by any path */
+                        subscribed: number;
+                        /** @description Subscribed addresses that became unsubscribed that day, by any path */
+                        unsubscribed: number;
+                        /** @description `unsubscribed` by cause (the unsubscribed_cause stored: READER, PUBLISHER, HARD_BOUNCE; complaints are READER) */
+                        causes: {
+                            READER: number;
+                            PUBLISHER: number;
+                            HARD_BOUNCE: number;
+                        };
+                        /** @description The list's subscribed count at the end of the day (today: now) */
+                        subscribers: number;
+                    }[];
+                };
+            };
+            /** @description Invalid request; `cause` names the field and the problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Unknown list */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    statsEventsDaily: {
+        parameters: {
+            query: {
+                /** @description First day (UTC, YYYY-MM-DD), included */
+                from: string;
+                /** @description Last day (UTC, YYYY-MM-DD), included; at most 366 days after `from` counted inclusively */
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One entry per day, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The UTC day, YYYY-MM-DD */
+                        date: string;
+                        /** @description Rows of the day's file of each event type (the day's assembled hours while its file is not built) */
+                        counts: {
+                            nl_click: number;
+                            nl_display: number;
+                            nl_send: number;
+                            nl_subscribe: number;
+                            nl_unsubscribe: number;
+                            nl_bounce: number;
+                            nl_complaint: number;
+                        };
+                    }[];
+                };
+            };
+            /** @description Invalid request; `cause` names the field and the problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown or expired token */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -55,12 +55,27 @@ async function sweepLater(ms: number) {
   }
 }
 
+/** The list's day shards summed over all days (shared/subscribers/daily.ts). */
+async function daySums(clientId: string, listId: number) {
+  const items = await queryAll<Record<string, number>>({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.listDaysPartition(clientId, listId) },
+    ConsistentRead: true,
+  });
+  const sum = (name: string) => items.reduce((n, i) => n + Number(i[name] ?? 0), 0);
+  return { subscribed: sum('subscribed'), unsubscribed: sum('unsubscribed'), deleted: sum('deleted'), net: sum('net') };
+}
+
 async function expectExact(clientId: string, listId: number) {
   const truth = await recount(clientId, listId);
   const counted = await countSubscribers(clientId, listId);
   expect(counted).toEqual(truth);
   // One nl_subscribe per subscribed address: none missing, none doubled.
-  expect(await eventEmails(clientId)).toEqual(await subscribedEmails(clientId, listId));
+  const events = await eventEmails(clientId);
+  expect(events).toEqual(await subscribedEmails(clientId, listId));
+  // The statistics' days moved with the counters: exactly once each (net = the count, one subscription per event).
+  expect(await daySums(clientId, listId)).toEqual({ subscribed: events.length, unsubscribed: 0, deleted: 0, net: counted.subscribed });
 }
 
 describe('a writer killed at random points', () => {
@@ -127,12 +142,19 @@ describe('a writer killed at random points', () => {
       // Every subscription removed has its one nl_delete (none for one still there, none twice); counts are exact.
       const left = await pairs(clientId, listIds);
       expect(await deletedPairs(clientId)).toEqual(before.filter((p) => !left.includes(p)));
-      for (const listId of listIds) expect(await countSubscribers(clientId, listId)).toEqual(await recount(clientId, listId));
+      for (const listId of listIds) {
+        expect(await countSubscribers(clientId, listId)).toEqual(await recount(clientId, listId));
+        const removed = before.filter((p) => p.startsWith(`${listId}:`) && !left.includes(p)).length;
+        expect(await daySums(clientId, listId)).toEqual({ subscribed: 12, unsubscribed: 0, deleted: removed, net: 12 - removed });
+      }
       // Re-sent, it completes: nothing left, every subscription's nl_delete exactly once.
       await deleteUsers(clientId, emails.map((email) => ({ email })));
       expect(await pairs(clientId, listIds)).toEqual([]);
       expect(await deletedPairs(clientId)).toEqual(before);
-      for (const listId of listIds) expect(await countSubscribers(clientId, listId)).toEqual(await recount(clientId, listId));
+      for (const listId of listIds) {
+        expect(await countSubscribers(clientId, listId)).toEqual(await recount(clientId, listId));
+        expect(await daySums(clientId, listId)).toEqual({ subscribed: 12, unsubscribed: 0, deleted: 12, net: 0 });
+      }
     }
   }, 240_000);
 
@@ -231,6 +253,7 @@ describe('small writes behind a dead bulk writer', () => {
         await sweepListWriters(Date.now());
         expect(await eventEmails(clientId)).toEqual(landed);
         expect(await countSubscribers(clientId, listId)).toEqual(await recount(clientId, listId));
+        expect((await daySums(clientId, listId)).net).toBe(truth.subscribed);
       } finally {
         delete process.env.LIST_LEASE_SECONDS;
       }

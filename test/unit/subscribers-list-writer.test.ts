@@ -10,6 +10,7 @@ import type { EventRecord } from '../../shared/events/types.js';
 import { EventsNotStoredError, ListBusyError } from '../../shared/subscribers/errors.js';
 import { applyLines, applyLinesInBulk, leaseMs, sweepListWriters } from '../../shared/subscribers/list-writer.js';
 import { HOLD_MS } from '../../shared/subscribers/limits.js';
+import { changeClock } from '../../shared/subscribers/clock.js';
 import { memoryTable } from '../helpers/memory-table.js';
 
 const CLIENT = 'c1';
@@ -83,6 +84,28 @@ describe('the list writer against an in-memory table', () => {
     // One journal entry per chunk of 200 (3), each with the chunk's events, stored under the chunk's own name.
     expect(events.stored.size).toBe(3);
     expect(table.calls.filter((c) => c === 'PutCommand').length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('a bulk write across midnight folds each chunk into the day shard of its own day (one release transaction, two days)', async () => {
+    const table = memoryTable();
+    const events = recorder();
+    const realClock = changeClock.now;
+    let chunks = 0;
+    // The first two chunks (of 200) before midnight UTC, the other three after.
+    changeClock.now = () => Date.parse(++chunks <= 2 ? '2026-11-25T23:59:59.000Z' : '2026-11-26T00:00:01.000Z');
+    try {
+      await applyLinesInBulk(CLIENT, LIST, linesOf(1000), events.record);
+    } finally {
+      changeClock.now = realClock;
+    }
+    expect(state(table)).toMatchObject({ counted: 1000, journal: 0, owner: false });
+    const days: Record<string, { subscribed: number; net: number }> = {};
+    for (const shard of table.partition(keys.listDaysPartition(CLIENT, LIST))) {
+      const day = (days[String(shard.day)] ??= { subscribed: 0, net: 0 });
+      day.subscribed += Number(shard.subscribed ?? 0);
+      day.net += Number(shard.net ?? 0);
+    }
+    expect(days).toEqual({ '2026-11-25': { subscribed: 400, net: 400 }, '2026-11-26': { subscribed: 600, net: 600 } });
   });
 
   it.each([3, 6, 9, 14])('a writer killed at call %i of a bulk write: the sweeper settles exactly the stamped lines after the lease, and a second sweep changes nothing', async (killAt) => {
