@@ -65,7 +65,14 @@ const stats = <T>(client: TestClient, route: 'daily' | 'experiment', query: stri
 describe('A/B variants, recomm_id and recommendation statistics', () => {
   it('counts served, impressions and clicks per variant exactly; same reader same variant; holdout answers most-read; forged rids count nothing', async () => {
     const client = await newClient(service, { siteHosts: ['*.stats.example'] });
-    const urls = await catalogue(client, [6, 5, 4, 3, 2, 1]);
+    const urls = await catalogue(client, [8, 7, 6, 5, 4, 0]);
+    // Two readers read story 0 then story 5: story 5 is story 0's co-read, and the least read of all.
+    for (const reader of ['pair-1', 'pair-2']) {
+      for (const url of [urls[0], urls[5]]) {
+        expect((await request(`${service.url}/v1/track/${client.trackingKey}`, { method: 'POST', body: { user_id: reader, url, title: 'Story' } })).status).toBe(200);
+      }
+    }
+    await service.drain();
     const block = await createBlock(client.username, {
       rows: 4,
       variants: [
@@ -108,8 +115,13 @@ describe('A/B variants, recomm_id and recommendation statistics', () => {
     expect(holdout.algo).toBe('holdout:most-read');
     expect(items(holdout).map((r) => r.guid)).toEqual(urls.slice(1, 5).map((u) => articleGuid(u)));
     add('H', { served: 1, impressions: items(holdout).length });
-    const treated = answers[[...variantOf.values()].indexOf('A')];
+    // The same page for a reader of variant A: its co-read comes first (what the holdout leaves to popularity).
+    const treatedReader = [...variantOf].find(([, v]) => v === 'A')![0];
+    const treated = await recos(block, treatedReader, `page_url=${encodeURIComponent(urls[0])}`);
+    expect(treated.variant).toBe('A');
     expect(treated.algo).not.toBe('holdout:most-read');
+    expect(items(treated)[0].guid).toBe(articleGuid(urls[5]));
+    add('A', { served: 1, impressions: items(treated).length });
 
     // Clicks: the first item of every second answer, and the second item of every sixth.
     for (const [k, answer] of answers.entries()) {
