@@ -220,10 +220,10 @@ export async function recommendations(q: RecommendationsRequest) {
   count('RecommendationsServed', page.length);
   // The cold-start fallback: items that nothing but popularity put there.
   count('RecommendationsFromPopularity', page.filter((r) => SIGNALS.every((s) => s === 'popularity' || !(r.signals[s] > 0))).length);
-  const variantName = (variant as Variant | undefined)?.name ?? DEFAULT_VARIANT;
+  const variantName = variant?.name ?? DEFAULT_VARIANT;
   const counted = countRecos({ clientId: key.clientId, blockKey: q.blockKey, variant: variantName, t: now, served: 1, impressions: page.length, clicks: 0 });
   const links = { baseUrl: q.baseUrl, blockKey: q.blockKey, redirHttps: q.redirHttps ?? false, noredir: q.noredir ?? false };
-  const algo = (variant as Variant | undefined)?.holdout ? HOLDOUT_ALGO : algoName(page);
+  const algo = variant?.holdout ? HOLDOUT_ALGO : algoName(page);
   const body = envelope(q.format ?? settings.envelope, page, start, algo, links, settings, { recommId: newRecommId(variantName), variant: variantName });
   await counted;
   return body;
