@@ -15,6 +15,7 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { readerRoutes } from './routes/readers.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { statsRoutes } from './routes/stats.js';
+import { recoStatsRoutes } from './routes/stats-recos.js';
 
 /**
  * Every row, by id. The rows live in groups (shared/routes/*.ts); a function
@@ -32,6 +33,7 @@ export const routes = {
   ...readerRoutes,
   ...dashboardRoutes,
   ...statsRoutes,
+  ...recoStatsRoutes,
 } as const satisfies Record<string, RouteDef>;
 
 export type RouteId = keyof typeof routes;

@@ -135,6 +135,12 @@ export const keys = {
   covisits: (clientId: string, guid: string) => ({ pk: `ART#${clientId}#${guid}`, sk: 'COVISIT' }),
   /** The page-view consumer's snapshot of an article's strongest co-read articles (their ranking fields), next to the article. */
   neighbours: (clientId: string, guid: string) => ({ pk: `ART#${clientId}#${guid}`, sk: 'NEIGH' }),
+  /**
+   * A block's recommendation counters of one UTC day and variant (`served`, `impressions`, `clicks`, added to by the
+   * page-view consumer): a client's items sort by day, so a date range is one Query of its partition.
+   */
+  recoCounts: (clientId: string, day: string, blockKey: string, variant: string) => ({ pk: keys.recoCountsPartition(clientId), sk: `${day}#${blockKey}#${variant}` }),
+  recoCountsPartition: (clientId: string) => `RSTAT#${clientId}`,
   /** A reader's recent reads and implicit theme tastes (user id = subscriber guid, spec 2.3). */
   reader: (clientId: string, userId: string) => ({ pk: `RDR#${clientId}#${userId}`, sk: 'READS' }),
   /** A reader's explicit theme preferences (spec 4.13). */

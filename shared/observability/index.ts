@@ -109,6 +109,7 @@ export type MetricName =
   | 'PageViewEffectsLost'
   | 'RecommendationsServed'
   | 'RecommendationsFromPopularity'
+  | 'RecoCountsLost'
   | 'CatalogueArticlesUpserted'
   | 'CatalogueFeedFailures'
   | 'OptinsSubmitted'

@@ -9,16 +9,25 @@ export interface LinkOptions {
   blockKey: string;
   redirHttps: boolean;
   noredir: boolean;
+  /** The answer's `recomm_id`, repeated in its redirect URLs as `rid` (clicks are counted for its variant). */
+  recommId?: string;
+}
+
+/** What identifies one answer: its `recomm_id` and the A/B variant that produced it (shared/recos/experiments.ts). */
+export interface AnswerId {
+  recommId: string;
+  variant: string;
 }
 
 /**
  * The redirection URL of an article: `{recos_url}/v1/r/<block_key>/<guid>`,
- * on https with `?https=1` (the 302 then goes to the https article) when
- * `redir_https` is set.
+ * with `?rid=<recomm_id>` when the answer has one, and on https with
+ * `https=1` (the 302 then goes to the https article) when `redir_https` is set.
  */
-export function redirectUrl({ baseUrl, blockKey, redirHttps }: Pick<LinkOptions, 'baseUrl' | 'blockKey' | 'redirHttps'>, guid: string): string {
+export function redirectUrl({ baseUrl, blockKey, redirHttps, recommId }: Pick<LinkOptions, 'baseUrl' | 'blockKey' | 'redirHttps' | 'recommId'>, guid: string): string {
   const url = `${redirHttps ? toHttps(baseUrl) : baseUrl}/v1/r/${encodeURIComponent(blockKey)}/${guid}`;
-  return redirHttps ? `${url}?https=1` : url;
+  const query = [...(recommId ? [`rid=${encodeURIComponent(recommId)}`] : []), ...(redirHttps ? ['https=1'] : [])];
+  return query.length > 0 ? `${url}?${query.join('&')}` : url;
 }
 
 function item(r: Ranked, links: LinkOptions, settings: Pick<BlockSettings, 'categoryDisplay'>, smart: boolean): RecommendationOutput {
@@ -39,12 +48,14 @@ function item(r: Ranked, links: LinkOptions, settings: Pick<BlockSettings, 'cate
   return out;
 }
 
-/** The response body in the chosen envelope (spec 4.11). */
-export function envelope(kind: Envelope, page: Ranked[], start: number, algo: string, links: LinkOptions, settings: Pick<BlockSettings, 'categoryDisplay'>) {
+/** The response body in the chosen envelope (spec 4.11), with the answer's `recomm_id` and `variant` at the top level of both. */
+export function envelope(kind: Envelope, page: Ranked[], start: number, algo: string, links: LinkOptions, settings: Pick<BlockSettings, 'categoryDisplay'>, answer: AnswerId) {
+  const ids = { recomm_id: answer.recommId, variant: answer.variant };
+  const withRid = { ...links, recommId: answer.recommId };
   if (kind === 'legacy') {
-    return { count: page.length, start, recommendations: page.map((r) => item(r, links, settings, false)) };
+    return { count: page.length, start, recommendations: page.map((r) => item(r, withRid, settings, false)), ...ids };
   }
-  return { result: { recommendation: page.map((r) => item(r, links, settings, true)) }, algo, status: 'OK' as const };
+  return { result: { recommendation: page.map((r) => item(r, withRid, settings, true)) }, algo, status: 'OK' as const, ...ids };
 }
 
 /** A JSONP body: `/**\/callback({...});`, with the line separators JSON allows but old JavaScript does not escaped. */

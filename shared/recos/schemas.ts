@@ -169,20 +169,40 @@ export const RecommendationSchema = v.object({
 });
 export type RecommendationOutput = v.InferOutput<typeof RecommendationSchema>;
 
+/** The top-level fields that identify an answer (both envelopes). */
+const answerFields = {
+  recomm_id: v.pipe(
+    v.string(),
+    v.description('Id of this answer: `<variant>.<16 base64url characters>`; the redirect URLs repeat it as `rid`, so their clicks count for the variant'),
+  ),
+  variant: v.pipe(v.string(), v.description("The block's A/B variant that answered this reader (`default` when the block has no test or the reader is in no variant's share)")),
+};
+
 export const SmartSectionSchema = v.object({
   result: v.object({ recommendation: v.array(RecommendationSchema) }),
-  algo: v.string(),
+  algo: v.pipe(v.string(), v.description('The signals that placed the items; `holdout:most-read` for a holdout variant')),
   status: v.literal('OK'),
+  ...answerFields,
 });
 
 export const LegacyRecommendationsSchema = v.object({
   count: v.number(),
   start: v.number(),
   recommendations: v.array(RecommendationSchema),
+  ...answerFields,
 });
 
 export const RedirectParamsSchema = v.object({ block_key: PublicKeySchema, guid: v.pipe(v.string(), v.regex(/^[0-9a-f]{20}$/, 'must be an article guid')) });
-export const RedirectQuerySchema = v.object({ https: BoolParam });
+export const RedirectQuerySchema = v.object({
+  https: BoolParam,
+  rid: v.optional(
+    v.pipe(
+      v.string(),
+      v.maxLength(64, 'must be at most 64 characters'),
+      v.description("The answer's `recomm_id`: the click counts for its variant when that is one of the block's variants, `default` or `newsletter` (anything else counts nothing; the redirect is the same)"),
+    ),
+  ),
+});
 
 export const PreferencesParamsSchema = v.object({ user_id: UserIdSchema });
 export const PreferencesQuerySchema = v.object({ sig: SigSchema });

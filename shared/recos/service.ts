@@ -9,15 +9,17 @@ import { envelope } from './envelope.js';
 import { DynamoStore } from './dynamo-store.js';
 import { forgetReaderItems } from './dynamo-items.js';
 import { DynamoViewStore } from './dynamo-views.js';
-import { addLogKeys, count } from '../observability/index.js';
+import { addLogKeys, count, logger } from '../observability/index.js';
 import { algoName, shuffled, SIGNALS } from './ranking.js';
 import { rankingFor } from './recommend.js';
 import type { TrackBodyOutput } from './schemas.js';
 import { blockSettings, hostAllowed } from './settings.js';
-import type { BlockSettings, Envelope, Preferences } from './types.js';
+import type { BlockSettings, Envelope, Preferences, Variant } from './types.js';
 import { READ_CACHE_SECONDS, TtlCache } from './read-cache.js';
 import { checkReaderId } from './reader-ids.js';
-import { consumeViews, enqueueView } from './view-queue.js';
+import { consumeViews, enqueueRecoCount, enqueueView } from './view-queue.js';
+import { assignVariant, countedVariant, DEFAULT_VARIANT, HOLDOUT_ALGO, newRecommId, variantSettings } from './experiments.js';
+import { dynamoRecoCounts } from './dynamo-reco-counts.js';
 import { articleGuid, canonicalUrl, toHttps } from './urls.js';
 
 const store = /* @__PURE__ */ new DynamoStore();
@@ -62,6 +64,20 @@ export function dropReadCaches(): void {
   store.dropCaches();
   blockKeys.clear();
   trackingKeys.clear();
+}
+
+/**
+ * Queues a recommendation count; a failed send is logged and counted
+ * (`RecoCountsLost`), never the request's failure: the reader still gets the
+ * answer or the redirect.
+ */
+async function countRecos(c: Parameters<typeof enqueueRecoCount>[0]): Promise<void> {
+  try {
+    await enqueueRecoCount(c);
+  } catch (err) {
+    count('RecoCountsLost', 1);
+    logger.warn('recommendation count not queued', { blockKey: c.blockKey, variant: c.variant, error: (err as Error).name });
+  }
 }
 
 /** At most this many `excluded[]` URLs per request. */
@@ -124,7 +140,7 @@ export async function trackView(trackingKey: string, body: TrackBodyOutput, orig
 
 /** The `trackingViews` job: a batch of queued page views applied to the DynamoDB store. */
 export async function applyQueuedViews(event: unknown) {
-  return consumeViews(new DynamoViewStore(), event);
+  return consumeViews(new DynamoViewStore(), event, dynamoRecoCounts);
 }
 
 /** The `excluded[]` (or `excluded`) values of a raw query string, as canonical URLs. */
@@ -171,23 +187,30 @@ export interface RecommendationsRequest {
 
 /**
  * A page of a reader's recommendations for a block, in the envelope the
- * request (`format`) or else the block (`envelope` setting) picks.
+ * request (`format`) or else the block (`envelope` setting) picks, ranked
+ * with the settings of the reader's A/B variant (shared/recos/experiments.ts)
+ * and identified by a new `recomm_id`. The answer is counted (served, items
+ * shown) by one message on the tracking queue, sent before answering.
  */
 export async function recommendations(q: RecommendationsRequest) {
   const excluded = excludedUrls(q.rawQueryString);
   const key = await blockKeyItem(q.blockKey);
   if (!key) throw new UnknownBlockKeyError(q.blockKey);
   addLogKeys({ clientId: key.clientId });
+  const now = nowSeconds();
   // The client record (site hosts, signed reader ids) comes with the ranking's context, read for every request;
   // nothing is ranked unless the client accepts this reader id.
   let settings: BlockSettings | undefined;
+  let variant: Variant | undefined;
   const ranking = await rankingFor(
     store,
     (client) => {
       checkReaderId(client, q.userId, q.sig, 'query.sig');
-      return (settings = blockSettings(key, client));
+      const block = blockSettings(key, client);
+      variant = assignVariant(q.blockKey, q.userId, block.variants);
+      return (settings = variantSettings(block, variant));
     },
-    { clientId: key.clientId, userId: q.userId, pageUrl: canonicalUrl(q.pageUrl ?? q.referer ?? ''), excluded, now: nowSeconds() },
+    { clientId: key.clientId, userId: q.userId, pageUrl: canonicalUrl(q.pageUrl ?? q.referer ?? ''), excluded, now },
   );
   if (!settings) throw new Error('rankingFor returned without the block settings');
   const start = q.start ?? 0;
@@ -197,23 +220,34 @@ export async function recommendations(q: RecommendationsRequest) {
   count('RecommendationsServed', page.length);
   // The cold-start fallback: items that nothing but popularity put there.
   count('RecommendationsFromPopularity', page.filter((r) => SIGNALS.every((s) => s === 'popularity' || !(r.signals[s] > 0))).length);
+  const variantName = variant?.name ?? DEFAULT_VARIANT;
+  const counted = countRecos({ clientId: key.clientId, blockKey: q.blockKey, variant: variantName, t: now, served: 1, impressions: page.length, clicks: 0 });
   const links = { baseUrl: q.baseUrl, blockKey: q.blockKey, redirHttps: q.redirHttps ?? false, noredir: q.noredir ?? false };
-  return envelope(q.format ?? settings.envelope, page, start, algoName(page), links, settings);
+  const algo = variant?.holdout ? HOLDOUT_ALGO : algoName(page);
+  const body = envelope(q.format ?? settings.envelope, page, start, algo, links, settings, { recommId: newRecommId(variantName), variant: variantName });
+  await counted;
+  return body;
 }
 
 /**
  * Where a recommendation click leads: the known article of the block's
  * client, https when asked. Unknown block, unknown article or an article
  * outside the client's site hosts or the block's hosts: 404. The click is
- * counted only once the redirect is allowed. No URL is ever taken from the
- * request, so this cannot redirect anywhere else.
+ * counted only once the redirect is allowed: on the article, and, when `rid`
+ * names one of the block's variants, `default` or `newsletter`, on the
+ * block's daily counters of that variant (one message on the tracking
+ * queue, sent once the article's click is recorded). No URL is ever taken
+ * from the request, so this cannot redirect anywhere else.
  */
-export async function clickTarget(blockKey: string, guid: string, https: boolean): Promise<string> {
+export async function clickTarget(blockKey: string, guid: string, https: boolean, rid?: string): Promise<string> {
   const key = await blockKeyItem(blockKey);
   if (!key) throw new UnknownBlockKeyError(blockKey);
   const [client, [article]] = await Promise.all([getClient(key.clientId), store.articles(key.clientId, [guid])]);
-  if (!article || !hostAllowed(blockSettings(key, client), article.url)) throw new UnknownArticleError(guid);
+  const settings = blockSettings(key, client);
+  if (!article || !hostAllowed(settings, article.url)) throw new UnknownArticleError(guid);
   if (!(await store.recordClick(key.clientId, guid))) throw new UnknownArticleError(guid);
+  const variant = countedVariant(rid, settings.variants);
+  if (variant) await countRecos({ clientId: key.clientId, blockKey, variant, t: nowSeconds(), served: 0, impressions: 0, clicks: 1 });
   return https ? toHttps(article.url) : article.url;
 }
 

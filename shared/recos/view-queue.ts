@@ -9,6 +9,7 @@ import { sendMessage, sqsRecords } from '../queue.js';
 import type { ViewBatchStore } from './port.js';
 import type { PageView } from './tracking.js';
 import { applyViewBatch, type BatchResult, type QueuedView } from './view-batch.js';
+import { applyRecoCounts, groupRecoCounts, parseRecoCount, type RecoCount, type RecoCountStore } from './reco-counts.js';
 
 /** Message format version: a consumer refuses (dead-letters) versions it does not know. */
 const VERSION = 1;
@@ -18,36 +19,64 @@ export async function enqueueView(clientId: string, view: PageView, t: number): 
   await sendMessage(config.trackingQueueUrl, JSON.stringify({ v: VERSION, clientId, t, view }));
 }
 
-/** A queued view from a message body; undefined when it is not one. */
-export function parseQueuedView(body: string): QueuedView | undefined {
-  let parsed: { v?: unknown; clientId?: unknown; t?: unknown; view?: Partial<PageView> };
+/**
+ * Queues what a recommendation answer or a followed redirect adds to its
+ * block's daily counters (one SQS SendMessage; shared/recos/reco-counts.ts).
+ */
+export async function enqueueRecoCount(count: RecoCount): Promise<void> {
+  const { clientId, t, ...rest } = count;
+  await sendMessage(config.trackingQueueUrl, JSON.stringify({ v: VERSION, clientId, t, count: rest }));
+}
+
+type Parsed = { v?: unknown; clientId?: unknown; t?: unknown; view?: Partial<PageView>; count?: Partial<RecoCount> };
+
+const parseBody = (body: string): Parsed | undefined => {
   try {
-    parsed = JSON.parse(body) as typeof parsed;
+    return JSON.parse(body) as Parsed;
   } catch {
     return undefined;
   }
+};
+
+/** A queued view from a message body; undefined when it is not one. */
+export function parseQueuedView(body: string): QueuedView | undefined {
+  return queuedView(parseBody(body));
+}
+
+function queuedView(parsed: Parsed | undefined): QueuedView | undefined {
   const view = parsed?.view;
-  if (parsed?.v !== VERSION || typeof parsed.clientId !== 'string' || typeof parsed.t !== 'number' || !view || typeof view.userId !== 'string' || typeof view.url !== 'string') return undefined;
+  if (!parsed || parsed.v !== VERSION || typeof parsed.clientId !== 'string' || typeof parsed.t !== 'number' || !view || typeof view.userId !== 'string' || typeof view.url !== 'string') return undefined;
   return { clientId: parsed.clientId, t: parsed.t, view: view as PageView };
 }
 
 /**
- * The consumer: applies an SQS batch of page views and answers a partial
- * batch response. Redelivered: the views whose article update failed (none
- * of their effects was applied) and messages that are not page views (they
- * reach the dead-letter queue after maxReceiveCount).
+ * The consumer: applies an SQS batch of page views and recommendation counts
+ * and answers a partial batch response. Redelivered: the views whose article
+ * update failed (none of their effects was applied), the counts whose counter
+ * update failed (likewise), and messages that are neither (they reach the
+ * dead-letter queue after maxReceiveCount). The counts are applied beside the
+ * views, one UpdateItem per (client, block, variant, day) of the batch.
  */
-export async function consumeViews(store: ViewBatchStore, event: unknown): Promise<BatchResult & { batchItemFailures: Array<{ itemIdentifier: string }> }> {
+export async function consumeViews(
+  store: ViewBatchStore,
+  event: unknown,
+  countStore?: RecoCountStore,
+): Promise<BatchResult & { batchItemFailures: Array<{ itemIdentifier: string }>; recoCounts: number }> {
   const records = sqsRecords(event);
   const views: Array<QueuedView & { id: string }> = [];
+  const counts: Array<RecoCount & { id: string }> = [];
   const bad: string[] = [];
   for (const record of records) {
-    const view = parseQueuedView(record.body);
+    const parsed = parseBody(record.body);
+    const view = queuedView(parsed);
+    const c = !view && parsed?.v === VERSION && countStore ? parseRecoCount(parsed.clientId, parsed.t, parsed.count) : undefined;
     if (view) views.push({ ...view, id: record.messageId });
+    else if (c) counts.push({ ...c, id: record.messageId });
     else bad.push(record.messageId);
   }
-  if (bad.length > 0) logger.error('messages that are not page views', { messageIds: bad.slice(0, 10), count: bad.length });
-  const result = await applyViewBatch(store, views);
+  if (bad.length > 0) logger.error('messages that are neither page views nor recommendation counts', { messageIds: bad.slice(0, 10), count: bad.length });
+  const [result, countsFailed] = await Promise.all([applyViewBatch(store, views), countStore && counts.length > 0 ? applyRecoCounts(countStore, groupRecoCounts(counts)) : []]);
+  if (countsFailed.length > 0) logger.warn('recommendation counter updates failed; SQS delivers those counts again', { messages: countsFailed.length });
   count('PageViewsCounted', result.counted);
   if (result.failed.length > 0) logger.warn('article updates failed; SQS delivers those views again', { views: result.failed.length });
   if (result.popularFailures > 0) logger.warn('popular snapshot not rewritten; containers without their own copy query the popularity index', { clients: result.popularFailures });
@@ -56,5 +85,5 @@ export async function consumeViews(store: ViewBatchStore, event: unknown): Promi
     count('PageViewEffectsLost', result.lostEffects);
     logger.error('reader, co-visit or fresh-list writes failed after the views were counted', { records: result.lostEffects });
   }
-  return { ...result, batchItemFailures: [...result.failed, ...bad].map((itemIdentifier) => ({ itemIdentifier })) };
+  return { ...result, recoCounts: counts.length - countsFailed.length, batchItemFailures: [...result.failed, ...countsFailed, ...bad].map((itemIdentifier) => ({ itemIdentifier })) };
 }

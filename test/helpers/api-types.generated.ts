@@ -324,7 +324,7 @@ export interface paths {
         };
         /**
          * A reader's recommendations for a block (smart section)
-         * @description The page being read is `page_url`, else the `referer` header. `format` (else the block setting `envelope`) picks the smart-section envelope `{result: {recommendation}, algo, status}` or the earlier `{count, start, recommendations}`. `callback` returns JSONP (application/javascript). `published_time` is Unix seconds. At most 4 DynamoDB calls, 1 or 2 in a warm container (docs/architecture.md). Article fields and popularity may be up to 60 s old (copies kept by a warm container); a deleted article is never offered.
+         * @description The page being read is `page_url`, else the `referer` header. `format` (else the block setting `envelope`) picks the smart-section envelope `{result: {recommendation}, algo, status}` or the earlier `{count, start, recommendations}`. `callback` returns JSONP (application/javascript). `published_time` is Unix seconds. At most 4 DynamoDB calls, 1 or 2 in a warm container (docs/architecture.md), and one SQS message (the answer counted for the block's statistics). Both envelopes carry `recomm_id` and `variant`: a block with an A/B test (setting `variants`) answers each reader with the same variant always (a stable hash of block key and reader id); a holdout variant answers the most-read list (`algo: holdout:most-read`). Article fields and popularity may be up to 60 s old (copies kept by a warm container); a deleted article is never offered.
          */
         get: operations["recosGet"];
         put?: never;
@@ -364,7 +364,7 @@ export interface paths {
         };
         /**
          * Follow a recommendation (counts the click, 302 to the article)
-         * @description Leads only to a known article of the block's client on its site hosts (counted as a click); `https=1` upgrades the target to https.
+         * @description Leads only to a known article of the block's client on its site hosts (counted as a click); `https=1` upgrades the target to https. `rid` (the answer's `recomm_id`) also counts the click in the block's statistics for its variant (one SQS message); an id of no variant of the block counts nothing there.
          */
         get: operations["redirectGet"];
         put?: never;
@@ -611,6 +611,26 @@ export interface paths {
          * @description One entry per day of `from`..`to` (UTC, both included, at most 366 days), oldest first, with the count of each of the seven event types. A day's counts are the rows of its event files once the daily job built them (shortly after midnight UTC); before that (today) the rows of the hours the hourly job built: today lags by up to about an hour (the current hour and the last closed one until the job reaches it).
          */
         get: operations["statsEventsDaily"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stats/recommendations/{report}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recommendation statistics of the client's blocks: `daily` counts per A/B variant, or a block's `experiment`
+         * @description `daily`: one row per UTC day, block and variant that has counts, from `from` to `to` (both included), by date, block and variant: `served` (requests answered), `impressions` (items shown), `clicks` (redirects followed with a `rid` of that variant), `ctr` = clicks / impressions (0 without impressions); `block_key` narrows to one block. `experiment` (`block_key` required): the range's sums per variant (the block's configured variants, then any other counted: `default`, `newsletter`) with the CTR's Wilson score 95 % interval, and for each non-holdout variant, when the block has a holdout variant, the lift over it (CTR ratio minus 1) with a 95 % interval by the Katz log method; without a holdout no variant has `lift` and `method` says so. Counted off the request path by the page-view consumer: a few seconds behind. Another client's `block_key`: 404.
+         */
+        get: operations["statsRecos"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2350,9 +2370,14 @@ export interface operations {
                                 published_time?: number;
                             }[];
                         };
+                        /** @description The signals that placed the items; `holdout:most-read` for a holdout variant */
                         algo: string;
                         /** @constant */
                         status: "OK";
+                        /** @description Id of this answer: `<variant>.<16 base64url characters>`; the redirect URLs repeat it as `rid`, so their clicks count for the variant */
+                        recomm_id: string;
+                        /** @description The block's A/B variant that answered this reader (`default` when the block has no test or the reader is in no variant's share) */
+                        variant: string;
                     } | {
                         count: number;
                         start: number;
@@ -2368,6 +2393,10 @@ export interface operations {
                             /** @description Unix seconds */
                             published_time?: number;
                         }[];
+                        /** @description Id of this answer: `<variant>.<16 base64url characters>`; the redirect URLs repeat it as `rid`, so their clicks count for the variant */
+                        recomm_id: string;
+                        /** @description The block's A/B variant that answered this reader (`default` when the block has no test or the reader is in no variant's share) */
+                        variant: string;
                     };
                     "application/javascript": string;
                 };
@@ -2560,6 +2589,8 @@ export interface operations {
         parameters: {
             query?: {
                 https?: boolean;
+                /** @description The answer's `recomm_id`: the click counts for its variant when that is one of the block's variants, `default` or `newsletter` (anything else counts nothing; the redirect is the same) */
+                rid?: string;
             };
             header?: never;
             path: {
@@ -4017,6 +4048,123 @@ export interface operations {
             };
             /** @description Missing, unknown or expired token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    statsRecos: {
+        parameters: {
+            query: {
+                /** @description First day (UTC, YYYY-MM-DD), included */
+                from: string;
+                /** @description Last day (UTC, YYYY-MM-DD), included; at most 366 days after `from` counted inclusively */
+                to: string;
+                /** @description `daily`: only this block's rows; `experiment` (required): the block whose A/B test is read. One of the caller's blocks */
+                block_key?: string;
+            };
+            header?: never;
+            path: {
+                report: "daily" | "experiment";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `daily`: the rows; `experiment`: the test read per variant */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description UTC day, YYYY-MM-DD */
+                        date: string;
+                        block_key: string;
+                        variant: string;
+                        /** @description Recommendation requests answered */
+                        served: number;
+                        /** @description Items shown in those answers */
+                        impressions: number;
+                        /** @description Redirects followed with a `rid` of this variant */
+                        clicks: number;
+                        /** @description clicks / impressions; 0 without impressions */
+                        ctr: number;
+                    }[] | {
+                        block_key: string;
+                        from: string;
+                        to: string;
+                        /** @description The holdout variant the lifts are relative to; null when the block has none (then no variant has `lift`) */
+                        holdout: string | null;
+                        /** @description How the intervals are computed, or why there is no lift */
+                        method: string;
+                        variants: {
+                            variant: string;
+                            holdout: boolean;
+                            served: number;
+                            impressions: number;
+                            clicks: number;
+                            ctr: number;
+                            /** @description Wilson score 95 % interval of the CTR; null without impressions */
+                            ctr_interval: {
+                                lower: number;
+                                upper: number;
+                            } | null;
+                            /** @description Non-holdout variants of a block with a holdout: CTR ratio to the holdout minus 1, 95 % interval by the Katz log method; null when either has no click */
+                            lift?: {
+                                value: number;
+                                lower: number;
+                                upper: number;
+                            } | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request; `cause` names the field and the problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description `block_key` is not one of the caller's blocks */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -59,7 +59,7 @@ describe('POST /v1/track/<tracking_key>', () => {
     const block = await createBlock(client.username);
     const recos = await settled(recosUrl(block, 'someone-else'));
     expect(recos.body.result.recommendation).toEqual([
-      expect.objectContaining({ guid: articleGuid(url), title: 'Form page', url: `${service.url}/v1/r/${block}/${articleGuid(url)}` }),
+      expect.objectContaining({ guid: articleGuid(url), title: 'Form page', url: `${service.url}/v1/r/${block}/${articleGuid(url)}?rid=${recos.body.recomm_id}` }),
     ]);
   });
 
@@ -243,7 +243,7 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
     expect(Number.isInteger(item.published_time)).toBe(true);
 
     for (const reply of [await settled<LegacyRecommendationsBody>(recosUrl(smartBlock, 'u', 'format=legacy')), await settled<LegacyRecommendationsBody>(recosUrl(legacyBlock, 'u'))]) {
-      expect(reply.body).toEqual({ count: 1, start: 0, recommendations: [expect.any(Object) as object] });
+      expect(reply.body).toEqual({ count: 1, start: 0, recommendations: [expect.any(Object) as object], recomm_id: expect.stringMatching(/^default\.[A-Za-z0-9_-]{16}$/) as string, variant: 'default' });
       expect(Object.keys(reply.body.recommendations[0]).sort()).toEqual(['category', 'desc', 'guid', 'image', 'title', 'url']);
     }
   });
@@ -286,8 +286,8 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
     await read(client, 'crowd', url);
     const raw = (await settled(recosUrl(block, 'u', 'noredir=true'))).body.result.recommendation[0];
     expect(raw).toMatchObject({ url, url_raw: url });
-    const https = (await settled(recosUrl(block, 'u', 'redir_https=true'))).body.result.recommendation[0];
-    expect(https.url).toBe(`${service.url.replace('http:', 'https:')}/v1/r/${block}/${articleGuid(url)}?https=1`);
+    const answer = (await settled(recosUrl(block, 'u', 'redir_https=true'))).body;
+    expect(answer.result.recommendation[0].url).toBe(`${service.url.replace('http:', 'https:')}/v1/r/${block}/${articleGuid(url)}?rid=${answer.recomm_id}&https=1`);
   });
 
   it("personalises a subscriber's recommendations by their guid (same id space as tracking)", async () => {
