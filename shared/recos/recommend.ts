@@ -79,11 +79,16 @@ export async function rankingFor(
   // For reasons: which page's co-reads (the current page's or a seed's, weighted) gave each candidate the most.
   const covisitFrom = new Map<string, string>();
   const strongest = new Map<string, number>();
-  if (currentGuid) for (const [guid, n] of Object.entries(context.covisits ?? {})) [covisitFrom.set(guid, currentGuid), strongest.set(guid, n)];
+  const source = (guid: string, from: string, n: number) => {
+    if (n <= (strongest.get(guid) ?? 0)) return;
+    covisitFrom.set(guid, from);
+    strongest.set(guid, n);
+  };
+  if (currentGuid) for (const [guid, n] of Object.entries(context.covisits ?? {})) source(guid, currentGuid, n);
   seeds.forEach((r, k) => {
     for (const [guid, n] of Object.entries(seeded.get(r.g)?.covisits ?? {})) {
       covisits[guid] = (covisits[guid] ?? 0) + SEED_WEIGHTS[k] * n;
-      if (SEED_WEIGHTS[k] * n > (strongest.get(guid) ?? 0)) [covisitFrom.set(guid, r.g), strongest.set(guid, SEED_WEIGHTS[k] * n)];
+      source(guid, r.g, SEED_WEIGHTS[k] * n);
     }
   });
   const known = new Set(popular.map((a) => a.guid));

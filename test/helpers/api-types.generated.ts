@@ -324,7 +324,7 @@ export interface paths {
         };
         /**
          * A reader's recommendations for a block (smart section)
-         * @description The page being read is `page_url`, else the `referer` header. `format` (else the block setting `envelope`) picks the smart-section envelope `{result: {recommendation}, algo, status}` or the earlier `{count, start, recommendations}`. `callback` returns JSONP (application/javascript). `published_time` is Unix seconds. At most 4 DynamoDB calls, 1 or 2 in a warm container (docs/architecture.md). Article fields and popularity may be up to 60 s old (copies kept by a warm container); a deleted article is never offered.
+         * @description The page being read is `page_url`, else the `referer` header. `format` (else the block setting `envelope`) picks the smart-section envelope `{result: {recommendation}, algo, status}` or the earlier `{count, start, recommendations}`. `callback` returns JSONP (application/javascript). `published_time` is Unix seconds. At most 4 DynamoDB calls, 1 or 2 in a warm container (docs/architecture.md). Article fields and popularity may be up to 60 s old (copies kept by a warm container), the block's settings up to 30 s; a deleted article is never offered. The block's editorial rules apply (pins, exclusions: docs/api.md "Editorial rules"); smart-section items may carry `reason`.
          */
         get: operations["recosGet"];
         put?: never;
