@@ -146,16 +146,18 @@ describe('browser library on the demo site', () => {
     await tab.waitForSelector('#more[data-state="done"]', { timeout: 10_000 });
     const first = await tab.$$eval('#recos a', (links) => links.map((a) => a.getAttribute('data-guid')!));
     const more = await tab.$$eval('#more li', (items) => items.map((li) => li.getAttribute('data-guid')!));
-    expect(first).toHaveLength(4);
+    expect(first.length).toBeGreaterThan(0);
     expect(more.length).toBeGreaterThan(0);
     expect(more.filter((g) => first.includes(g))).toEqual([]);
-    // The second block's request named the first block's articles.
-    const secondAsk = asked.find((u) => u.pathname.includes(`/clients/${second}/`))!;
-    expect(new Set(secondAsk.searchParams.getAll('excluded[]'))).toEqual(new Set(first));
+    // The requests went one after the other (whichever the page made first), the later naming the earlier block's articles.
+    const [earlier, later] = asked.slice(-2);
+    const earlierShown = earlier.pathname.includes(`/clients/${second}/`) ? more : first;
+    expect(new Set(earlier.searchParams.getAll('excluded[]'))).toEqual(new Set());
+    expect(new Set(later.searchParams.getAll('excluded[]'))).toEqual(new Set(earlierShown));
 
     // Reasons: each shown item says why, as text under it; co-reads name the page they come from (this one or the one read before).
     const reasons = await tab.$$eval('#recos li', (items) => items.map((li) => li.querySelector('.reason')?.textContent ?? ''));
-    expect(reasons).toHaveLength(4);
+    expect(reasons).toHaveLength(first.length);
     for (const text of reasons) expect(text).toMatch(/^(Because you read “.+”|Because you follow .+|Popular now|Just published|Editor’s pick)$/);
     const titles = demoArticles.filter((a) => a.slug === 'football-final' || a.slug === 'ai-newsrooms').map((a) => `Because you read “${a.title}”`);
     expect(reasons.some((t) => titles.includes(t))).toBe(true);
