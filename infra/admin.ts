@@ -20,7 +20,14 @@ const usage = `Usage: npm run admin -- <command> [options]
   create-list <username> <name>              creates a list; prints it
   create-form <username> --lists 1,2 [--global] [--redirect URL]
                                              creates a list form (or a global opt-in form); prints its key
-  create-block <username> [--settings JSON]  creates a recommendation block; prints its key
+  create-block <username> [--settings JSON]  creates a recommendation block (settings validated as
+                                             PUT /v1/blocks/{block_key} does); prints its key
+  block-settings <username> <block_key> --settings JSON
+                                             changes a block's settings (a JSON merge of the given
+                                             top-level settings, as PUT /v1/blocks/{block_key});
+                                             prints the block
+  backfill-blocks <username>                 lists the client's blocks made before GET /v1/blocks
+                                             listed them (one Scan of the table; run once after upgrading)
   enable-premium <username>                  enables premium events (event file downloads)
   set-rate-limits <username> --per-ip N --per-key N
                                              overrides the opt-in rate limits (per minute)
@@ -41,6 +48,14 @@ const usage = `Usage: npm run admin -- <command> [options]
                                              Scan of the table; run once after upgrading)
   show-client <username>                     prints the client (without its key hash), with its
                                              feed's last poll (status, error, counts)`;
+
+function settingsJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error('--settings: not valid JSON');
+  }
+}
 
 function loadEnvironment() {
   if (process.env.TABLE_NAME) return;
@@ -96,8 +111,18 @@ async function main(argv: string[]) {
       const formKey = await clients.createForm(username, { listIds, global: values.global ?? false, confirmRedirectUrl: values.redirect });
       return print({ username, form_key: formKey, list_ids: listIds, global: values.global ?? false });
     }
-    case 'create-block':
-      return print({ username, block_key: await clients.createBlock(username, values.settings ? (JSON.parse(values.settings) as Record<string, unknown>) : {}) });
+    case 'create-block': {
+      const { createBlockWithSettings } = await import('../shared/recos/block-settings.js');
+      const block = await createBlockWithSettings(username, values.settings ? settingsJson(values.settings) : {});
+      return print({ username, ...block });
+    }
+    case 'block-settings': {
+      if (!rest[0] || values.settings === undefined) throw new Error('block-settings needs a block key and --settings JSON');
+      const { putBlockSettings } = await import('../shared/recos/block-settings.js');
+      return print({ username, ...(await putBlockSettings((await clients.requireClient(username)).id, rest[0], settingsJson(values.settings))) });
+    }
+    case 'backfill-blocks':
+      return print({ username, block_keys: await clients.backfillBlockListing(username) });
     case 'set-hosts': {
       if (values.hosts === undefined) throw new Error('set-hosts needs --hosts (an empty value turns tracking off)');
       // Also forgets the feed's validators: items refused for their host are applied at the next poll.

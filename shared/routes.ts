@@ -16,6 +16,7 @@ import { readerRoutes } from './routes/readers.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { statsRoutes } from './routes/stats.js';
 import { recoStatsRoutes } from './routes/stats-recos.js';
+import { blockRoutes } from './routes/blocks.js';
 
 /**
  * Every row, by id. The rows live in groups (shared/routes/*.ts); a function
@@ -34,6 +35,7 @@ export const routes = {
   ...dashboardRoutes,
   ...statsRoutes,
   ...recoStatsRoutes,
+  ...blockRoutes,
 } as const satisfies Record<string, RouteDef>;
 
 export type RouteId = keyof typeof routes;

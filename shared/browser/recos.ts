@@ -6,6 +6,11 @@
  *   Recos.getAnonymousUserId()
  *   Recos.getRecommendations(block_key, user_id, display_function_name, number_of_recos, excluded_articles, {sig})
  *   Recos.trackPage(client_tracking_key, user_id, {sig})
+ *   Recos.reasonText(item)   "Because you read …" (or another reason) of a smart-section item, '' without one
+ *
+ * Blocks of one page never repeat an article: their requests go one after the
+ * other, and each sends the guids the page's other blocks (another block key
+ * or display function) already show as `excluded[]` (at most 100 in all).
  *
  * `{sig}` (optional, last): the reader id's signature from the publisher's
  * back end, for clients that require signed reader ids. Anonymous ids
@@ -21,7 +26,13 @@ interface RecosLibrary {
   getAnonymousUserId(): string;
   getRecommendations(blockKey: string, userId: string | null | undefined, displayFunctionName: string, numberOfRecos?: number, excludedArticles?: string[], signed?: Signed): void;
   trackPage(clientTrackingKey: string, userId?: string | null, signed?: Signed): Promise<boolean>;
+  reasonText(item: { reason?: Reason }): string;
+  /** The JSONP callbacks of requests on their way (internal). */
+  callbacks: Record<string, (response: unknown) => void>;
 }
+
+/** Why an item is recommended (the smart-section envelope's `reason`). */
+type Reason = { type: 'covisit'; from: { title: string } } | { type: 'preferences'; theme: string } | { type: 'popular' | 'fresh' | 'pinned' };
 
 /** A signed reader id's signature (computed by the publisher's back end). */
 interface Signed {
@@ -115,23 +126,81 @@ function trackPage(clientTrackingKey: string, userId?: string | null, signed?: S
   return Promise.resolve(navigator.sendBeacon(endpoint, body));
 }
 
+/** The service answers at most this many `excluded[]` values. */
+const MAX_EXCLUDED = 100;
+/** Guids each block of the page shows, by block key and display function. */
+const shownBy = new Map<string, string[]>();
+/** The page's recommendation requests, one after the other (each knows what the previous ones show). */
+let queue: Promise<void> = Promise.resolve();
+let sequence = 0;
+const callbacks: Record<string, (response: unknown) => void> = {};
+
+const guidsOf = (response: unknown): string[] => {
+  const r = (response ?? {}) as { result?: { recommendation?: Array<{ guid?: unknown }> }; recommendations?: Array<{ guid?: unknown }> };
+  return (r.result?.recommendation ?? r.recommendations ?? []).map((i) => i.guid).filter((g): g is string => typeof g === 'string');
+};
+
+function displayFunction(name: string): ((response: unknown) => void) | undefined {
+  const fn = name.split('.').reduce<unknown>((scope, part) => (scope as Record<string, unknown> | undefined)?.[part], window);
+  return typeof fn === 'function' ? (fn as (response: unknown) => void) : undefined;
+}
+
 /**
- * Loads recommendations by JSONP: the service answers `display_function_name(response)`.
- * The page's URL goes along as `page_url` (browsers send only the origin as
- * referer to another site).
+ * Loads recommendations by JSONP and hands the response to the page's
+ * `display_function_name(response)`. The page's URL goes along as `page_url`
+ * (browsers send only the origin as referer to another site); the articles
+ * the page's other blocks show go along as `excluded[]` guids.
  */
 function getRecommendations(blockKey: string, userId: string | null | undefined, displayFunctionName: string, numberOfRecos?: number, excludedArticles?: string[], signed?: Signed): void {
   if (!CALLBACK.test(displayFunctionName)) throw new Error(`Recos: display function name "${displayFunctionName}" is not a global function name`);
-  const query = new URLSearchParams({ callback: displayFunctionName, page_url: pageUrl() });
-  if (numberOfRecos !== undefined && numberOfRecos !== null) query.set('rows', String(numberOfRecos));
-  for (const url of excludedArticles ?? []) query.append('excluded[]', absolute(url));
-  if (signed?.sig) query.set('sig', signed.sig);
-  const tag = document.createElement('script');
-  tag.async = true;
-  tag.src = `${apiUrl}/v1/clients/${encodeURIComponent(blockKey)}/users/${encodeURIComponent(userIdOrAnonymous(userId))}/recommendations?${query}`;
-  tag.onload = tag.onerror = () => tag.remove();
-  document.head.appendChild(tag);
+  const slot = `${blockKey} ${displayFunctionName}`;
+  const user = userIdOrAnonymous(userId);
+  queue = queue.then(
+    () =>
+      new Promise<void>((done) => {
+        const name = `c${++sequence}`;
+        const query = new URLSearchParams({ callback: `Recos.callbacks.${name}`, page_url: pageUrl() });
+        if (numberOfRecos !== undefined && numberOfRecos !== null) query.set('rows', String(numberOfRecos));
+        const excluded = (excludedArticles ?? []).map(absolute);
+        for (const [other, guids] of shownBy) if (other !== slot) excluded.push(...guids);
+        for (const value of [...new Set(excluded)].slice(0, MAX_EXCLUDED)) query.append('excluded[]', value);
+        if (signed?.sig) query.set('sig', signed.sig);
+        callbacks[name] = (response) => {
+          shownBy.set(slot, guidsOf(response));
+          displayFunction(displayFunctionName)?.(response);
+        };
+        const tag = document.createElement('script');
+        tag.async = true;
+        tag.src = `${apiUrl}/v1/clients/${encodeURIComponent(blockKey)}/users/${encodeURIComponent(user)}/recommendations?${query}`;
+        tag.onload = tag.onerror = () => {
+          tag.remove();
+          delete callbacks[name];
+          done();
+        };
+        document.head.appendChild(tag);
+      }),
+  );
 }
 
-const library: RecosLibrary = { version: '1', apiUrl, getAnonymousUserId, getRecommendations, trackPage };
+/** The reason of a smart-section item as a sentence for readers, '' when it has none. */
+function reasonText(item: { reason?: Reason }): string {
+  const reason = item?.reason;
+  if (!reason) return '';
+  switch (reason.type) {
+    case 'covisit':
+      return `Because you read “${reason.from.title}”`;
+    case 'preferences':
+      return `Because you follow ${reason.theme}`;
+    case 'popular':
+      return 'Popular now';
+    case 'fresh':
+      return 'Just published';
+    case 'pinned':
+      return 'Editor’s pick';
+    default:
+      return '';
+  }
+}
+
+const library: RecosLibrary = { version: '1', apiUrl, getAnonymousUserId, getRecommendations, trackPage, reasonText, callbacks };
 (window as unknown as { Recos: RecosLibrary }).Recos = library;

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { ddb, tableName } from '../db/client.js';
+import { batchGet, ddb, queryAll, tableName } from '../db/client.js';
 import { keys, type KeyKind } from '../db/keys.js';
 import { hashApiKey, newPublicKey, newSecret } from '../auth/secrets.js';
 import { createList, getList } from '../lists/lists.js';
@@ -275,10 +275,122 @@ export async function backfillGlobalFormLists(clientId: string): Promise<number[
   return [...((await getClient(clientId, { consistent: true }))?.globalFormLists ?? [])].map(Number).sort((a, b) => a - b);
 }
 
-/** Creates a recommendation block key with its settings. */
+/**
+ * Creates a recommendation block key with its settings (stored as given: the
+ * block settings service, shared/recos/block-settings.ts, validates them
+ * first), and the client's listing entry of the block (`GET /v1/blocks`), in
+ * one transaction.
+ */
 export async function createBlock(clientId: string, settings: Record<string, unknown> = {}): Promise<string> {
   await requireClient(clientId);
-  return putPublicKey('block', { ...settings, clientId });
+  const key = newPublicKey();
+  const createdAt = new Date().toISOString();
+  await ddb.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Put: { TableName: tableName(), Item: { ...keys.publicKey('block', key), type: 'key', ...settings, clientId, kind: 'block', createdAt }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        { Put: { TableName: tableName(), Item: { ...keys.clientBlock(clientId, key), type: 'clientBlock', blockKey: key, createdAt } } },
+      ],
+    }),
+  );
+  return key;
+}
+
+/**
+ * The client's block key items, oldest first: its listing entries (written by
+ * `createBlock`), then their key items (one BatchGetItem per 100). Blocks made
+ * before the listing existed (2026-11-26) appear once `admin backfill-blocks`
+ * has run for the client.
+ */
+export async function listBlocks(clientId: string): Promise<Array<BlockKey & { blockKey: string }>> {
+  const entries = await queryAll<{ blockKey: string; createdAt?: string }>({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.client(clientId).pk, ':prefix': keys.clientBlockPrefix() },
+  });
+  if (entries.length === 0) return [];
+  const items = await batchGet<BlockKey & { pk: string }>(entries.map((e) => keys.publicKey('block', e.blockKey)));
+  const byPk = new Map(items.filter((i) => i.clientId === clientId).map((i) => [i.pk, i]));
+  const order = (e: { createdAt?: string; blockKey: string }) => `${e.createdAt ?? ''}#${e.blockKey}`;
+  return entries
+    .sort((a, b) => (order(a) < order(b) ? -1 : 1))
+    .flatMap((e) => {
+      const item = byPk.get(keys.publicKey('block', e.blockKey).pk);
+      return item ? [{ ...item, blockKey: e.blockKey }] : [];
+    });
+}
+
+/**
+ * Writes a block's settings: `set` attributes replaced, `remove` attributes
+ * removed, on the key item of a block of this client only (false when the key
+ * is unknown or another client's: nothing written).
+ */
+export async function updateBlock(clientId: string, blockKey: string, set: Record<string, unknown>, remove: string[]): Promise<boolean> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':client': clientId };
+  const sets = Object.entries(set).map(([name, value], i) => {
+    names[`#s${i}`] = name;
+    values[`:s${i}`] = value;
+    return `#s${i} = :s${i}`;
+  });
+  const removes = remove.map((name, i) => {
+    names[`#r${i}`] = name;
+    return `#r${i}`;
+  });
+  names['#client'] = 'clientId';
+  const expression = [sets.length > 0 ? `SET ${sets.join(', ')}` : '', removes.length > 0 ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' ');
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.publicKey('block', blockKey),
+        // Nothing to change still checks the block is the client's.
+        UpdateExpression: expression || 'SET #client = :client',
+        ConditionExpression: 'attribute_exists(pk) AND #client = :client',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
+    return true;
+  } catch (err) {
+    if ((err as Error).name === 'ConditionalCheckFailedException') return false;
+    throw err;
+  }
+}
+
+/**
+ * Migration: the listing entries of a client's blocks created before
+ * `createBlock` wrote them (2026-11-26). Block keys have no index by client, so
+ * this is one Scan of the whole table (about its size in read units): run once
+ * per client after upgrading (`admin backfill-blocks`). Writing an entry again
+ * changes nothing. Returns the client's block keys found.
+ */
+export async function backfillBlockListing(clientId: string): Promise<string[]> {
+  await requireClient(clientId);
+  const found: string[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await ddb.send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: 'begins_with(pk, :blocks) AND clientId = :client',
+        ExpressionAttributeValues: { ':blocks': keys.publicKey('block', '').pk, ':client': clientId },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const blockKey = String(item.pk).slice(keys.publicKey('block', '').pk.length);
+      found.push(blockKey);
+      await ddb.send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: { ...keys.clientBlock(clientId, blockKey), type: 'clientBlock', blockKey, createdAt: typeof item.createdAt === 'string' ? item.createdAt : '' },
+        }),
+      );
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return found.sort();
 }
 
 /** Resolves a public key of the given kind, or undefined when unknown. */

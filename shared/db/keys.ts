@@ -153,6 +153,10 @@ export const keys = {
   unfinishedImport: (clientId: string, fileId: number) => ({ gsi1pk: UNFINISHED_IMPORTS, gsi1sk: `${clientId}#${pad(fileId)}` }),
   /** Prefix for querying all imported files of a client. */
   filePrefix: () => 'FILE#',
+  /** A client's recommendation block (the listing of `GET /v1/blocks`); the block's settings stay on its key item (`publicKey('block', key)`). */
+  clientBlock: (clientId: string, blockKey: string) => ({ pk: `CLIENT#${clientId}`, sk: `BLOCK#${blockKey}` }),
+  /** Prefix for querying all blocks of a client. */
+  clientBlockPrefix: () => 'BLOCK#',
 };
 
 /** Parses the list id back out of a GSI2 sort key. */

@@ -20,6 +20,7 @@ import type { RateLimitedError } from '../ratelimit/errors.js';
 import type { UnknownWebhookError, WebhookLimitError } from '../webhooks/errors.js';
 import type { UnknownReaderError } from '../readers/errors.js';
 import type {
+  InvalidBlockSettingsError,
   InvalidRecosRequestError,
   NoSiteHostsError,
   PartialCatalogueWriteError,
@@ -113,6 +114,7 @@ export const errorTable: Readonly<Record<string, Answer>> = {
   UnknownTrackingKeyError: answer<UnknownTrackingKeyError>(404),
   UnknownArticleError: answer<UnknownArticleError>(404),
   InvalidRecosRequestError: answer<InvalidRecosRequestError>(400),
+  InvalidBlockSettingsError: answer<InvalidBlockSettingsError>(400),
   NoSiteHostsError: answer<NoSiteHostsError>(403),
   TrackingRefusedError: answer<TrackingRefusedError>(403),
   ReaderSignatureError: answer<ReaderSignatureError>(403),

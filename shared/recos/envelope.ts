@@ -44,6 +44,7 @@ function item(r: Ranked, links: LinkOptions, settings: Pick<BlockSettings, 'cate
   if (smart) {
     out.category_display = settings.categoryDisplay[a.category] ?? a.category;
     out.published_time = a.published;
+    if (r.reason) out.reason = r.reason;
   }
   return out;
 }

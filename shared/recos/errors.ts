@@ -18,6 +18,17 @@ export class UnknownBlockKeyError extends RecosError {
   }
 }
 
+/** A block setting that cannot be stored (`PUT /v1/blocks/{block_key}`, `admin create-block`); the message names the field. */
+export class InvalidBlockSettingsError extends RecosError {
+  override name = 'InvalidBlockSettingsError';
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** No client has this public tracking key. */
 export class UnknownTrackingKeyError extends RecosError {
   override name = 'UnknownTrackingKeyError';

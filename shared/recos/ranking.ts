@@ -4,7 +4,7 @@
  * bench/recos-quality.ts).
  */
 import { FRESH_AHEAD_SECONDS, hostAllowed } from './settings.js';
-import type { Article, BlockSettings, Covisits, Weights } from './types.js';
+import type { Article, BlockSettings, Covisits, Reason, Weights } from './types.js';
 
 /** Origin of popularity scores (2020-01-01T00:00:00Z, Unix seconds). */
 export const POPULARITY_EPOCH = 1_577_836_800;
@@ -94,17 +94,38 @@ export interface RankInput {
   tastes: Record<string, number>;
   /** Explicit theme preferences. */
   preferences: string[];
+  /** Guids the request left out (`excluded[]`). */
   excluded: Set<string>;
-  settings: Pick<BlockSettings, 'weights' | 'maxAgeDays' | 'freshnessHours' | 'maxRows' | 'hosts' | 'siteHosts'>;
+  /** The block's settings; `pins` and `exclude` (editorial rules) are none when absent. */
+  settings: Pick<BlockSettings, 'weights' | 'maxAgeDays' | 'freshnessHours' | 'maxRows' | 'hosts' | 'siteHosts'> & Partial<Pick<BlockSettings, 'pins' | 'exclude'>>;
+  /** The articles of the block's pins that the catalogue has (a pin of an unknown or deleted article is skipped). */
+  pinned?: Iterable<Article>;
+  /**
+   * For reasons: candidate guid → the read or current page whose co-reads
+   * contributed most to its co-visit count, and those pages' titles.
+   */
+  covisitFrom?: Map<string, string>;
+  titles?: Map<string, string>;
   now: number;
 }
 
 export interface Ranked {
   article: Article;
   score: number;
-  /** Each signal's contribution to the score (weight × normalised value). */
+  /** Each signal's contribution to the score (weight × normalised value); all 0 for a pinned article. */
   signals: Record<Signal, number>;
+  /** Placed by an editorial pin of the block, not by its score. */
+  pinned?: boolean;
+  /** Why it is recommended (the smart-section envelope's `reason`), when one signal or a pin says. */
+  reason?: Reason;
 }
+
+/** The block's exclusions (block setting `exclude`) as sets: guids, lower-cased categories. */
+function blockExclusions(settings: RankInput['settings']): { guids: Set<string>; categories: Set<string> } {
+  return { guids: new Set(settings.exclude?.guids ?? []), categories: new Set((settings.exclude?.categories ?? []).map((c) => c.toLowerCase())) };
+}
+
+const blockExcludes = (x: { guids: Set<string>; categories: Set<string> }, a: Article) => x.guids.has(a.guid) || (x.categories.size > 0 && x.categories.has(a.category.toLowerCase()));
 
 /**
  * May this article be recommended at all? Not the current page, not read, not
@@ -194,14 +215,21 @@ export function popularityFactor(popularities: Iterable<number>): number {
  * alone orders what no other signal reaches (the cold-start fallback that
  * fills short lists). Ties: more popular first, then guid, so the ranking is
  * stable between pages. At most `maxRows` entries.
+ *
+ * Editorial rules of the block (docs/api.md "Editorial rules"): an article
+ * the block excludes (by URL or category) is never a candidate; each active
+ * pin (`activePins`) is placed at its position after the blend has ranked the
+ * rest, whatever the reader read. Each entry carries its `reason`.
  */
 export function rank(input: RankInput): Ranked[] {
   const { weights } = input.settings;
   const preferences = new Set(input.preferences);
-  const seen = new Set<string>();
+  const exclusions = blockExclusions(input.settings);
+  const pins = activePins(input, exclusions);
+  const seen = new Set<string>(pins.map((p) => p.article.guid));
   const pool: Article[] = [];
   for (const a of input.candidates) {
-    if (seen.has(a.guid) || !eligible(a, input)) continue;
+    if (seen.has(a.guid) || !eligible(a, input) || blockExcludes(exclusions, a)) continue;
     seen.add(a.guid);
     pool.push(a);
   }
@@ -223,7 +251,74 @@ export function rank(input: RankInput): Ranked[] {
     return { article, signals, score: signals.covisit + signals.content + signals.preferences + signals.popularity + signals.freshness };
   });
   ranked.sort((x, y) => y.score - x.score || y.article.hot - x.article.hot || (x.article.guid < y.article.guid ? -1 : 1));
-  return ranked.slice(0, input.settings.maxRows);
+  const out: Ranked[] = ranked.slice(0, input.settings.maxRows);
+  // Pins in ascending position: each lands at its position (or last, when the ranking is shorter).
+  for (const { article, position } of pins) {
+    out.splice(Math.min(position - 1, out.length), 0, { article, score: 0, signals: { covisit: 0, content: 0, preferences: 0, popularity: 0, freshness: 0 }, pinned: true });
+  }
+  const page = out.slice(0, input.settings.maxRows);
+  for (const r of page) r.reason = reasonOf(r, input, preferences, strongest);
+  return page;
+}
+
+/**
+ * The block's pins that show in this request, by position: not expired
+ * (`until` in the future), of an article the catalogue has (`pinned`), not
+ * the page being read, not excluded by the request nor by the block, on an
+ * allowed host. An article pinned twice shows at its first position.
+ */
+function activePins(input: RankInput, exclusions: ReturnType<typeof blockExclusions>): Array<{ article: Article; position: number }> {
+  const pins = input.settings.pins ?? [];
+  if (pins.length === 0) return [];
+  const articles = new Map([...(input.pinned ?? [])].map((a) => [a.guid, a]));
+  const out: Array<{ article: Article; position: number }> = [];
+  for (const pin of [...pins].sort((x, y) => x.position - y.position)) {
+    const article = articles.get(pin.guid);
+    if (!article || (pin.until !== undefined && pin.until <= input.now) || out.some((p) => p.article.guid === pin.guid)) continue;
+    if (article.guid === input.currentGuid || input.excluded.has(article.guid) || blockExcludes(exclusions, article) || !hostAllowed(input.settings, article.url)) continue;
+    out.push({ article, position: pin.position });
+  }
+  return out;
+}
+
+/** The signals a reason can name, and what each says. */
+const REASON_SIGNALS = ['covisit', 'preferences', 'popularity', 'freshness'] as const;
+
+/**
+ * Why an item is recommended: `pinned` for a pin; else its dominant signal
+ * among co-visits (`covisit`, from the read or current page whose co-reads
+ * contributed most, when its title is known), theme preferences
+ * (`preferences`, the article's best-matching theme), popularity (`popular`)
+ * and freshness (`fresh`); content similarity alone names none. Undefined
+ * when no such signal contributed.
+ */
+export function reasonOf(r: Ranked, input: Pick<RankInput, 'covisitFrom' | 'titles' | 'tastes'>, preferences: Set<string>, strongest = strongestTaste(input.tastes)): Reason | undefined {
+  if (r.pinned) return { type: 'pinned' };
+  const order = REASON_SIGNALS.filter((s) => r.signals[s] > 0).sort((x, y) => r.signals[y] - r.signals[x]);
+  for (const signal of order) {
+    if (signal === 'covisit') {
+      const from = input.covisitFrom?.get(r.article.guid);
+      const title = from === undefined ? undefined : input.titles?.get(from);
+      if (from !== undefined && title) return { type: 'covisit', from: { guid: from, title } };
+    } else if (signal === 'preferences') {
+      const theme = bestTheme(r.article, input.tastes, preferences, strongest);
+      if (theme) return { type: 'preferences', theme };
+    } else {
+      return { type: signal === 'popularity' ? 'popular' : 'fresh' };
+    }
+  }
+  return undefined;
+}
+
+/** The article's theme that matches the reader best (`preferenceMatch`'s choice), undefined when none does. */
+export function bestTheme(a: Article, tastes: Record<string, number>, preferences: Set<string>, strongest = strongestTaste(tastes)): string | undefined {
+  let best = 0;
+  let theme: string | undefined;
+  for (const t of a.themes) {
+    const value = preferences.has(t) ? 1 : strongest > 0 ? (0.6 * (tastes[t] ?? 0)) / strongest : 0;
+    if (value > best) [best, theme] = [value, t];
+  }
+  return theme;
 }
 
 /**

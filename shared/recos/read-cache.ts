@@ -16,6 +16,13 @@
 export const READ_CACHE_SECONDS = 60;
 
 /**
+ * Longest age of a container's copy of a block key item (its settings): a
+ * change by `PUT /v1/blocks/{block_key}` or `admin block-settings` reaches
+ * every warm recommendation and redirect container within this many seconds.
+ */
+export const BLOCK_KEY_CACHE_SECONDS = 30;
+
+/**
  * Deletions are recorded per window of this many seconds; a request reads the
  * current and the previous window, so it sees every deletion of the last
  * `DELETION_WINDOW` seconds at least — far more than a cached copy's age plus

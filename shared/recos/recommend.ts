@@ -39,7 +39,7 @@ export interface RankingRequest {
   userId: string;
   /** Canonical URL of the page being read, when known. */
   pageUrl?: string;
-  /** Canonical URLs to leave out. */
+  /** Canonical URLs or article guids to leave out. */
   excluded: string[];
   now: number;
 }
@@ -76,8 +76,20 @@ export async function rankingFor(
   const seeds = (context.reader?.reads ?? []).filter((r) => r.g !== currentGuid && r.t >= q.now - SEED_WINDOW_SECONDS).slice(0, SEED_WEIGHTS.length);
   const seeded = seeds.length > 0 ? await store.coReads(q.clientId, seeds.map((r) => r.g)) : new Map<string, SeedCoReads>();
   const covisits: Covisits = { ...(context.covisits ?? {}) };
+  // For reasons: which page's co-reads (the current page's or a seed's, weighted) gave each candidate the most.
+  const covisitFrom = new Map<string, string>();
+  const strongest = new Map<string, number>();
+  const source = (guid: string, from: string, n: number) => {
+    if (n <= (strongest.get(guid) ?? 0)) return;
+    covisitFrom.set(guid, from);
+    strongest.set(guid, n);
+  };
+  if (currentGuid) for (const [guid, n] of Object.entries(context.covisits ?? {})) source(guid, currentGuid, n);
   seeds.forEach((r, k) => {
-    for (const [guid, n] of Object.entries(seeded.get(r.g)?.covisits ?? {})) covisits[guid] = (covisits[guid] ?? 0) + SEED_WEIGHTS[k] * n;
+    for (const [guid, n] of Object.entries(seeded.get(r.g)?.covisits ?? {})) {
+      covisits[guid] = (covisits[guid] ?? 0) + SEED_WEIGHTS[k] * n;
+      source(guid, r.g, SEED_WEIGHTS[k] * n);
+    }
   });
   const known = new Set(popular.map((a) => a.guid));
   const since = q.now - settings.freshnessHours * 3600;
@@ -101,18 +113,35 @@ export async function rankingFor(
   const snapshot = [...young(context.neighbours), ...[...seeded.values()].flatMap((s) => young(s.neighbours))];
   const fromSnapshot = new Map(snapshot.filter((a) => !deleted.has(a.guid)).map((a) => [a.guid, a]));
   const found = neighbours.flatMap((g) => fromSnapshot.get(g) ?? []);
-  const missing = [...fresh, ...neighbours.filter((g) => !fromSnapshot.has(g))];
+  const inHand = new Map([...popular, ...found].map((a) => [a.guid, a]));
+  // The block's pins and the seeds (for the titles of reasons) come along in the same read when not in hand.
+  const pinGuids = settings.pins.filter((p) => p.until === undefined || p.until > q.now).map((p) => p.guid);
+  const wanted = [...new Set([...pinGuids, ...seeds.map((r) => r.g)])].filter((g) => !inHand.has(g) && !freshGuids.has(g) && !neighbours.includes(g));
+  const missing = [...fresh, ...neighbours.filter((g) => !fromSnapshot.has(g)), ...wanted];
   const extra = missing.length > 0 ? await store.articles(q.clientId, missing, { cached: true, uncached: deleted }) : [];
+  for (const a of extra) inHand.set(a.guid, a);
+  const titles = new Map<string, string>();
+  if (context.article && currentGuid) titles.set(currentGuid, context.article.title);
+  for (const r of seeds) if (inHand.get(r.g)?.title) titles.set(r.g, inHand.get(r.g)!.title);
+  const extraGuids = new Set(wanted);
   return traced('### ranking', () => rank({
-    candidates: [...popular, ...found, ...extra],
+    // Pins and seeds fetched only for pins and reasons are no candidates (a seed is read, a pin is placed by rank).
+    candidates: [...popular, ...found, ...extra.filter((a) => !extraGuids.has(a.guid))],
     current: context.article,
     currentGuid,
     covisits,
     read: new Set((context.reader?.reads ?? []).map((r) => r.g)),
     tastes: context.reader?.tastes ?? {},
     preferences: context.preferences?.themes ?? [],
-    excluded: new Set(q.excluded.map(articleGuid)),
+    excluded: new Set(q.excluded.map(excludedGuid)),
     settings,
+    pinned: pinGuids.flatMap((g) => (deleted.has(g) ? [] : (inHand.get(g) ?? []))),
+    covisitFrom,
+    titles,
     now: q.now,
   }));
 }
+
+/** An `excluded[]` value's guid: a canonical URL's, or the value itself when it is a guid (as answered in `guid`). */
+const excludedGuid = (value: string) => (GUID.test(value) ? value : articleGuid(value));
+export const GUID = /^[0-9a-f]{20}$/;

@@ -135,7 +135,7 @@ export const RecommendationsQuerySchema = v.object({
       v.transform((url) => [url]),
       v.array(v.string()),
       v.maxLength(100),
-      v.description('URLs left out of the result: repeat the parameter (`excluded[]=…&excluded[]=…`), at most 100'),
+      v.description('URLs (or article guids, as answered in `guid`) left out of the result: repeat the parameter (`excluded[]=…&excluded[]=…`), at most 100'),
     ),
   ),
   shuffle: BoolParam,
@@ -156,6 +156,18 @@ export const RecommendationsQuerySchema = v.object({
   sig: SigSchema,
 });
 
+/** Why an item is recommended (smart-section envelope only; absent when no signal says). */
+export const ReasonSchema = v.pipe(
+  v.variant('type', [
+    v.object({ type: v.literal('covisit'), from: v.object({ guid: v.string(), title: v.string() }) }),
+    v.object({ type: v.literal('preferences'), theme: v.string() }),
+    v.object({ type: v.literal('popular') }),
+    v.object({ type: v.literal('fresh') }),
+    v.object({ type: v.literal('pinned') }),
+  ]),
+  v.description('The dominant signal of the item: `covisit` (readers of `from`, the current page or one the reader read just before, also read it), `preferences` (a theme the reader prefers or reads), `popular`, `fresh` (just published) or `pinned` (an editorial pin of the block)'),
+);
+
 export const RecommendationSchema = v.object({
   guid: v.string(),
   url: v.string(),
@@ -166,6 +178,7 @@ export const RecommendationSchema = v.object({
   category: v.string(),
   category_display: v.optional(v.string()),
   published_time: v.optional(v.pipe(v.number(), v.integer(), v.description('Unix seconds'))),
+  reason: v.optional(ReasonSchema),
 });
 export type RecommendationOutput = v.InferOutput<typeof RecommendationSchema>;
 

@@ -11,11 +11,11 @@ import { forgetReaderItems } from './dynamo-items.js';
 import { DynamoViewStore } from './dynamo-views.js';
 import { addLogKeys, count, logger } from '../observability/index.js';
 import { algoName, shuffled, SIGNALS } from './ranking.js';
-import { rankingFor } from './recommend.js';
+import { GUID, rankingFor } from './recommend.js';
 import type { TrackBodyOutput } from './schemas.js';
 import { blockSettings, hostAllowed } from './settings.js';
 import type { BlockSettings, Envelope, Preferences, Variant } from './types.js';
-import { READ_CACHE_SECONDS, TtlCache } from './read-cache.js';
+import { BLOCK_KEY_CACHE_SECONDS, TtlCache } from './read-cache.js';
 import { checkReaderId } from './reader-ids.js';
 import { consumeViews, enqueueRecoCount, enqueueView } from './view-queue.js';
 import { assignVariant, countedVariant, DEFAULT_VARIANT, HOLDOUT_ALGO, newRecommId, variantSettings } from './experiments.js';
@@ -25,8 +25,8 @@ import { articleGuid, canonicalUrl, toHttps } from './urls.js';
 const store = /* @__PURE__ */ new DynamoStore();
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-/** Block keys (never changed once created: `admin create-block`) by key, for `READ_CACHE_SECONDS`; unknown keys are not kept. */
-const blockKeys = /* @__PURE__ */ new TtlCache<BlockKey>(10_000, READ_CACHE_SECONDS * 1000);
+/** Block key items (their settings: `PUT /v1/blocks/{block_key}`) by key, for `BLOCK_KEY_CACHE_SECONDS`; unknown keys are not kept. */
+const blockKeys = /* @__PURE__ */ new TtlCache<BlockKey>(10_000, BLOCK_KEY_CACHE_SECONDS * 1000);
 
 async function blockKeyItem(blockKey: string): Promise<BlockKey | undefined> {
   const copy = blockKeys.get(blockKey);
@@ -143,7 +143,7 @@ export async function applyQueuedViews(event: unknown) {
   return consumeViews(new DynamoViewStore(), event, dynamoRecoCounts);
 }
 
-/** The `excluded[]` (or `excluded`) values of a raw query string, as canonical URLs. */
+/** The `excluded[]` (or `excluded`) values of a raw query string, as canonical URLs or article guids. */
 export function excludedUrls(rawQueryString: string | undefined): string[] {
   const out: string[] = [];
   for (const pair of (rawQueryString ?? '').split('&')) {
@@ -159,8 +159,13 @@ export function excludedUrls(rawQueryString: string | undefined): string[] {
     }
     if (name !== 'excluded[]' && name !== 'excluded') continue;
     if (value === '') continue;
+    // An article guid (as answered in `guid`): what the browser library sends for the other blocks of the page.
+    if (GUID.test(value)) {
+      out.push(value);
+      continue;
+    }
     const url = canonicalUrl(value);
-    if (!url) throw new InvalidRecosRequestError(`query.excluded[]: "${value.slice(0, 100)}" is not an absolute http(s) URL`);
+    if (!url) throw new InvalidRecosRequestError(`query.excluded[]: "${value.slice(0, 100)}" is neither an absolute http(s) URL nor an article guid`);
     out.push(url);
   }
   if (out.length > MAX_EXCLUDED) throw new InvalidRecosRequestError(`query.excluded[]: at most ${MAX_EXCLUDED} URLs`);
@@ -219,7 +224,7 @@ export async function recommendations(q: RecommendationsRequest) {
   if (q.shuffle) page = shuffled(page);
   count('RecommendationsServed', page.length);
   // The cold-start fallback: items that nothing but popularity put there.
-  count('RecommendationsFromPopularity', page.filter((r) => SIGNALS.every((s) => s === 'popularity' || !(r.signals[s] > 0))).length);
+  count('RecommendationsFromPopularity', page.filter((r) => !r.pinned && SIGNALS.every((s) => s === 'popularity' || !(r.signals[s] > 0))).length);
   const variantName = variant?.name ?? DEFAULT_VARIANT;
   const counted = countRecos({ clientId: key.clientId, blockKey: q.blockKey, variant: variantName, t: now, served: 1, impressions: page.length, clicks: 0 });
   const links = { baseUrl: q.baseUrl, blockKey: q.blockKey, redirHttps: q.redirHttps ?? false, noredir: q.noredir ?? false };

@@ -122,6 +122,18 @@ export interface Variant {
   holdout?: boolean;
 }
 
+/**
+ * Why an item is recommended (the smart-section envelope's `reason`): the
+ * read or current page whose co-reads contributed most, a preferred theme,
+ * popularity, freshness, or an editorial pin.
+ */
+export type Reason =
+  | { type: 'covisit'; from: { guid: string; title: string } }
+  | { type: 'preferences'; theme: string }
+  | { type: 'popular' }
+  | { type: 'fresh' }
+  | { type: 'pinned' };
+
 /** A page view as the tracking endpoint accepts it, already validated and normalised. */
 export interface PageView {
   userId: string;

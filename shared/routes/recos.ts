@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import type { RouteDef } from '../http/route.js';
 import { ErrorSchema, errorResponses } from '../http/schemas.js';
-import { READ_CACHE_SECONDS } from '../recos/read-cache.js';
+import { BLOCK_KEY_CACHE_SECONDS, READ_CACHE_SECONDS } from '../recos/read-cache.js';
 import { preferenceRoutes } from './preferences.js';
 import { LegacyRecommendationsSchema, RecommendationsParamsSchema, RecommendationsQuerySchema, RedirectParamsSchema, RedirectQuerySchema, SmartSectionSchema, TrackBodySchema, TrackParamsSchema, TrackResultSchema } from '../recos/schemas.js';
 import { MAX_PUBLISHED_MILLISECONDS, MAX_PUBLISHED_SECONDS } from '../recos/dates.js';
@@ -16,7 +16,7 @@ export const recoRoutes = {
     access: { table: 'R', trackingQueue: true },
     summary: "A reader's recommendations for a block (smart section)",
     description:
-      `The page being read is \`page_url\`, else the \`referer\` header. \`format\` (else the block setting \`envelope\`) picks the smart-section envelope \`{result: {recommendation}, algo, status}\` or the earlier \`{count, start, recommendations}\`. \`callback\` returns JSONP (application/javascript). \`published_time\` is Unix seconds. At most 4 DynamoDB calls, 1 or 2 in a warm container (docs/architecture.md), and one SQS message (the answer counted for the block's statistics). Both envelopes carry \`recomm_id\` and \`variant\`: a block with an A/B test (setting \`variants\`) answers each reader with the same variant always (a stable hash of block key and reader id); a holdout variant answers the most-read list (\`algo: holdout:most-read\`). Article fields and popularity may be up to ${READ_CACHE_SECONDS} s old (copies kept by a warm container); a deleted article is never offered.`,
+      `The page being read is \`page_url\`, else the \`referer\` header. \`format\` (else the block setting \`envelope\`) picks the smart-section envelope \`{result: {recommendation}, algo, status}\` or the earlier \`{count, start, recommendations}\`. \`callback\` returns JSONP (application/javascript). \`published_time\` is Unix seconds. At most 4 DynamoDB calls, 1 or 2 in a warm container (docs/architecture.md), and one SQS message (the answer counted for the block's statistics). Both envelopes carry \`recomm_id\` and \`variant\`: a block with an A/B test (setting \`variants\`) answers each reader with the same variant always (a stable hash of block key and reader id); a holdout variant answers the most-read list (\`algo: holdout:most-read\`). Article fields and popularity may be up to ${READ_CACHE_SECONDS} s old (copies kept by a warm container), the block's settings up to ${BLOCK_KEY_CACHE_SECONDS} s; a deleted article is never offered. The block's editorial rules apply (pins, exclusions: docs/api.md "Editorial rules"); smart-section items may carry \`reason\`.`,
     tags: ['recommendations'],
     request: { params: RecommendationsParamsSchema, query: RecommendationsQuerySchema },
     responses: {

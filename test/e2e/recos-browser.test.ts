@@ -20,6 +20,8 @@ import { launchChromium } from '../helpers/browser.js';
 import { newClient, request, useService } from '../helpers/service.js';
 
 let keys: DemoKeys | undefined;
+/** The demo client of these tests (its site host: the gateway's 127.0.0.1). */
+let owner = '';
 const service = useService({ mounts: recosMounts(() => keys) });
 let browser: Browser;
 
@@ -29,6 +31,7 @@ const demoArticles = JSON.parse(readFileSync('infra/local/demo-site/articles.jso
 beforeAll(async () => {
   // The demo site is served by the gateway at 127.0.0.1: the client's site host.
   const client = await newClient(service, { siteHosts: ['127.0.0.1'] });
+  owner = client.username;
   keys = { trackingKey: client.trackingKey, blockKey: await createBlock(client.username, { name: 'e2e block' }) };
   // Other readers made the rest of the site known (and popular) before our reader arrives.
   for (const [i, slug] of ['football-final', 'ai-newsrooms', 'bread-recipe', 'chip-shortage', 'heatwave-cities'].entries()) {
@@ -82,7 +85,8 @@ describe('browser library on the demo site', () => {
 
     // The library sends the full page URL itself (browsers send only the origin as referer cross-site) and asks JSONP.
     expect(asked.map((u) => u.searchParams.get('page_url'))).toEqual(visited.map(page));
-    expect(asked.every((u) => u.searchParams.get('callback') === 'showRecommendations' && u.pathname.endsWith(`/users/${ids[0]}/recommendations`))).toBe(true);
+    // Through the library's own callback, which hands the response to showRecommendations (the page shows it: data-state done).
+    expect(asked.every((u) => /^Recos\.callbacks\.c\d+$/.test(u.searchParams.get('callback') ?? '') && u.pathname.endsWith(`/users/${ids[0]}/recommendations`))).toBe(true);
 
     // excluded_articles leaves an article out.
     const first = demoArticles.map((a) => page(a.slug)).find((url) => articleGuid(url) === shown[0].guid)!;
@@ -107,6 +111,57 @@ describe('browser library on the demo site', () => {
     await Promise.all([tab.waitForURL((url) => url.pathname.startsWith('/demo/articles/'), { timeout: 10_000 }), tab.click('#recos a >> nth=0')]);
     expect(redirects).toEqual([302]);
     expect(articleGuid(tab.url())).toBe(again[0]);
+    await context.close();
+  });
+
+  it('never shows an article twice on a page with two blocks, and says why each item is recommended', async () => {
+    const second = await createBlock(owner, { name: 'second block' });
+    const context = await browser.newContext();
+    const tab = await context.newPage();
+    const asked: URL[] = [];
+    tab.on('request', (req) => {
+      if (req.url().includes('/recommendations?')) asked.push(new URL(req.url()));
+    });
+    // A reader who read the football final, now on the AI article: its co-readers also read other stories.
+    await tab.goto(page('football-final'));
+    await tab.waitForSelector('#recos[data-state="done"]', { timeout: 10_000 });
+    await service.drain();
+    await tab.goto(page('ai-newsrooms'));
+    // The page's block and a second one asked at once, as a page with two smart sections does.
+    await tab.evaluate((block) => {
+      const more = document.createElement('ol');
+      more.id = 'more';
+      document.querySelector('aside')!.appendChild(more);
+      (window as unknown as { showMore(r: { result: { recommendation: Array<{ guid: string }> } }): void }).showMore = (r) => {
+        for (const item of r.result.recommendation) {
+          const li = document.createElement('li');
+          li.setAttribute('data-guid', item.guid);
+          more.appendChild(li);
+        }
+        more.setAttribute('data-state', 'done');
+      };
+      (window as unknown as { Recos: { getRecommendations(...a: unknown[]): void } }).Recos.getRecommendations(block, null, 'showMore', 4, []);
+    }, second);
+    await tab.waitForSelector('#recos[data-state="done"]', { timeout: 10_000 });
+    await tab.waitForSelector('#more[data-state="done"]', { timeout: 10_000 });
+    const first = await tab.$$eval('#recos a', (links) => links.map((a) => a.getAttribute('data-guid')!));
+    const more = await tab.$$eval('#more li', (items) => items.map((li) => li.getAttribute('data-guid')!));
+    expect(first.length).toBeGreaterThan(0);
+    expect(more.length).toBeGreaterThan(0);
+    expect(more.filter((g) => first.includes(g))).toEqual([]);
+    // The requests went one after the other (whichever the page made first), the later naming the earlier block's articles.
+    const [earlier, later] = asked.slice(-2);
+    const earlierShown = earlier.pathname.includes(`/clients/${second}/`) ? more : first;
+    expect(new Set(earlier.searchParams.getAll('excluded[]'))).toEqual(new Set());
+    expect(new Set(later.searchParams.getAll('excluded[]'))).toEqual(new Set(earlierShown));
+
+    // Reasons: each shown item says why, as text under it; co-reads name the page they come from (this one or the one read before).
+    const reasons = await tab.$$eval('#recos li', (items) => items.map((li) => li.querySelector('.reason')?.textContent ?? ''));
+    expect(reasons).toHaveLength(first.length);
+    for (const text of reasons) expect(text).toMatch(/^(Because you read “.+”|Because you follow .+|Popular now|Just published|Editor’s pick)$/);
+    const titles = demoArticles.filter((a) => a.slug === 'football-final' || a.slug === 'ai-newsrooms').map((a) => `Because you read “${a.title}”`);
+    expect(reasons.some((t) => titles.includes(t))).toBe(true);
+    await tab.screenshot({ path: 'test-results/recos-demo-two-blocks.png', fullPage: true });
     await context.close();
   });
 

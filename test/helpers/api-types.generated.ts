@@ -324,7 +324,7 @@ export interface paths {
         };
         /**
          * A reader's recommendations for a block (smart section)
-         * @description The page being read is `page_url`, else the `referer` header. `format` (else the block setting `envelope`) picks the smart-section envelope `{result: {recommendation}, algo, status}` or the earlier `{count, start, recommendations}`. `callback` returns JSONP (application/javascript). `published_time` is Unix seconds. At most 4 DynamoDB calls, 1 or 2 in a warm container (docs/architecture.md), and one SQS message (the answer counted for the block's statistics). Both envelopes carry `recomm_id` and `variant`: a block with an A/B test (setting `variants`) answers each reader with the same variant always (a stable hash of block key and reader id); a holdout variant answers the most-read list (`algo: holdout:most-read`). Article fields and popularity may be up to 60 s old (copies kept by a warm container); a deleted article is never offered.
+         * @description The page being read is `page_url`, else the `referer` header. `format` (else the block setting `envelope`) picks the smart-section envelope `{result: {recommendation}, algo, status}` or the earlier `{count, start, recommendations}`. `callback` returns JSONP (application/javascript). `published_time` is Unix seconds. At most 4 DynamoDB calls, 1 or 2 in a warm container (docs/architecture.md), and one SQS message (the answer counted for the block's statistics). Both envelopes carry `recomm_id` and `variant`: a block with an A/B test (setting `variants`) answers each reader with the same variant always (a stable hash of block key and reader id); a holdout variant answers the most-read list (`algo: holdout:most-read`). Article fields and popularity may be up to 60 s old (copies kept by a warm container), the block's settings up to 30 s; a deleted article is never offered. The block's editorial rules apply (pins, exclusions: docs/api.md "Editorial rules"); smart-section items may carry `reason`.
          */
         get: operations["recosGet"];
         put?: never;
@@ -632,6 +632,50 @@ export interface paths {
          */
         get: operations["statsRecos"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/blocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's recommendation blocks with their settings (defaults applied), oldest first
+         * @description The caller's recommendation blocks with their settings (defaults applied), oldest first
+         */
+        get: operations["blocksList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/blocks/{block_key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of the caller’s blocks with its settings (defaults applied)
+         * @description One of the caller’s blocks with its settings (defaults applied)
+         */
+        get: operations["blocksGet"];
+        /**
+         * Change a block’s settings (a JSON merge of the given top-level settings)
+         * @description Each given top-level setting replaces the block's; `null` resets it to its default; settings left out stay. Validated as a whole before anything is written (400 naming the first bad field, e.g. `body.pins[0].url: host x.example is not one of the client's site hosts`). Warm recommendation containers apply the change within 30 s. docs/api.md "Block settings" and "Editorial rules".
+         */
+        put: operations["blocksPut"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2326,7 +2370,7 @@ export interface operations {
             query?: {
                 rows?: number;
                 start?: number;
-                /** @description URLs left out of the result: repeat the parameter (`excluded[]=…&excluded[]=…`), at most 100 */
+                /** @description URLs (or article guids, as answered in `guid`) left out of the result: repeat the parameter (`excluded[]=…&excluded[]=…`), at most 100 */
                 "excluded[]"?: string[];
                 shuffle?: boolean;
                 redir_https?: boolean;
@@ -2368,6 +2412,28 @@ export interface operations {
                                 category_display?: string;
                                 /** @description Unix seconds */
                                 published_time?: number;
+                                /** @description The dominant signal of the item: `covisit` (readers of `from`, the current page or one the reader read just before, also read it), `preferences` (a theme the reader prefers or reads), `popular`, `fresh` (just published) or `pinned` (an editorial pin of the block) */
+                                reason?: {
+                                    /** @constant */
+                                    type: "covisit";
+                                    from: {
+                                        guid: string;
+                                        title: string;
+                                    };
+                                } | {
+                                    /** @constant */
+                                    type: "preferences";
+                                    theme: string;
+                                } | {
+                                    /** @constant */
+                                    type: "popular";
+                                } | {
+                                    /** @constant */
+                                    type: "fresh";
+                                } | {
+                                    /** @constant */
+                                    type: "pinned";
+                                };
                             }[];
                         };
                         /** @description The signals that placed the items; `holdout:most-read` for a holdout variant */
@@ -2392,6 +2458,28 @@ export interface operations {
                             category_display?: string;
                             /** @description Unix seconds */
                             published_time?: number;
+                            /** @description The dominant signal of the item: `covisit` (readers of `from`, the current page or one the reader read just before, also read it), `preferences` (a theme the reader prefers or reads), `popular`, `fresh` (just published) or `pinned` (an editorial pin of the block) */
+                            reason?: {
+                                /** @constant */
+                                type: "covisit";
+                                from: {
+                                    guid: string;
+                                    title: string;
+                                };
+                            } | {
+                                /** @constant */
+                                type: "preferences";
+                                theme: string;
+                            } | {
+                                /** @constant */
+                                type: "popular";
+                            } | {
+                                /** @constant */
+                                type: "fresh";
+                            } | {
+                                /** @constant */
+                                type: "pinned";
+                            };
                         }[];
                         /** @description Id of this answer: `<variant>.<16 base64url characters>`; the redirect URLs repeat it as `rid`, so their clicks count for the variant */
                         recomm_id: string;
@@ -4165,6 +4253,407 @@ export interface operations {
             };
             /** @description `block_key` is not one of the caller's blocks */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    blocksList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The blocks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        block_key: string;
+                        created_at?: string;
+                        settings: {
+                            name?: string;
+                            rows: number;
+                            max_rows: number;
+                            max_age_days: number;
+                            freshness_hours: number;
+                            /** @enum {string} */
+                            envelope: "smart-section" | "legacy";
+                            weights: {
+                                covisit: number;
+                                content: number;
+                                preferences: number;
+                                popularity: number;
+                                freshness: number;
+                            };
+                            hosts: string[] | null;
+                            category_display: {
+                                [key: string]: string;
+                            };
+                            pins: {
+                                url: string;
+                                position: number;
+                                /** @description Unix seconds */
+                                until?: number;
+                            }[];
+                            exclude: {
+                                urls: string[];
+                                categories: string[];
+                            };
+                            variants: {
+                                /** @description Not `default` nor `newsletter` (reserved); unique in the block */
+                                name: string;
+                                /** @description Percent of readers; the shares add up to at most 100 */
+                                share: number;
+                                weights?: {
+                                    covisit?: number;
+                                    content?: number;
+                                    preferences?: number;
+                                    popularity?: number;
+                                    freshness?: number;
+                                };
+                                /** @description Answers the control (the most-read list); at most one per block */
+                                holdout?: boolean;
+                            }[];
+                        };
+                    }[];
+                };
+            };
+            /** @description Missing, unknown or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    blocksGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                block_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The block */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        block_key: string;
+                        created_at?: string;
+                        settings: {
+                            name?: string;
+                            rows: number;
+                            max_rows: number;
+                            max_age_days: number;
+                            freshness_hours: number;
+                            /** @enum {string} */
+                            envelope: "smart-section" | "legacy";
+                            weights: {
+                                covisit: number;
+                                content: number;
+                                preferences: number;
+                                popularity: number;
+                                freshness: number;
+                            };
+                            hosts: string[] | null;
+                            category_display: {
+                                [key: string]: string;
+                            };
+                            pins: {
+                                url: string;
+                                position: number;
+                                /** @description Unix seconds */
+                                until?: number;
+                            }[];
+                            exclude: {
+                                urls: string[];
+                                categories: string[];
+                            };
+                            variants: {
+                                /** @description Not `default` nor `newsletter` (reserved); unique in the block */
+                                name: string;
+                                /** @description Percent of readers; the shares add up to at most 100 */
+                                share: number;
+                                weights?: {
+                                    covisit?: number;
+                                    content?: number;
+                                    preferences?: number;
+                                    popularity?: number;
+                                    freshness?: number;
+                                };
+                                /** @description Answers the control (the most-read list); at most one per block */
+                                holdout?: boolean;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request; `cause` names the field and the problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description The caller has no block with this key (another client's block included) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    blocksPut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                block_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    rows?: number;
+                    max_rows?: number;
+                    max_age_days?: number;
+                    freshness_hours?: number;
+                    /** @enum {string} */
+                    envelope?: "smart-section" | "legacy";
+                    weights?: {
+                        covisit?: number;
+                        content?: number;
+                        preferences?: number;
+                        popularity?: number;
+                        freshness?: number;
+                    };
+                    hosts?: string[];
+                    category_display?: {
+                        [key: string]: string;
+                    };
+                    pins?: {
+                        /** @description Absolute http(s) URL on the client's site hosts; stored canonical */
+                        url: string;
+                        /** @description 1 to max_rows; unique */
+                        position: number;
+                        until?: number | string;
+                    }[];
+                    exclude?: {
+                        urls?: string[];
+                        categories?: string[];
+                    };
+                    variants?: {
+                        /** @description Not `default` nor `newsletter` (reserved); unique in the block */
+                        name: string;
+                        /** @description Percent of readers; the shares add up to at most 100 */
+                        share: number;
+                        weights?: {
+                            covisit?: number;
+                            content?: number;
+                            preferences?: number;
+                            popularity?: number;
+                            freshness?: number;
+                        };
+                        /** @description Answers the control (the most-read list); at most one per block */
+                        holdout?: boolean;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The block as it now is */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        block_key: string;
+                        created_at?: string;
+                        settings: {
+                            name?: string;
+                            rows: number;
+                            max_rows: number;
+                            max_age_days: number;
+                            freshness_hours: number;
+                            /** @enum {string} */
+                            envelope: "smart-section" | "legacy";
+                            weights: {
+                                covisit: number;
+                                content: number;
+                                preferences: number;
+                                popularity: number;
+                                freshness: number;
+                            };
+                            hosts: string[] | null;
+                            category_display: {
+                                [key: string]: string;
+                            };
+                            pins: {
+                                url: string;
+                                position: number;
+                                /** @description Unix seconds */
+                                until?: number;
+                            }[];
+                            exclude: {
+                                urls: string[];
+                                categories: string[];
+                            };
+                            variants: {
+                                /** @description Not `default` nor `newsletter` (reserved); unique in the block */
+                                name: string;
+                                /** @description Percent of readers; the shares add up to at most 100 */
+                                share: number;
+                                weights?: {
+                                    covisit?: number;
+                                    content?: number;
+                                    preferences?: number;
+                                    popularity?: number;
+                                    freshness?: number;
+                                };
+                                /** @description Answers the control (the most-read list); at most one per block */
+                                holdout?: boolean;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description A setting that cannot be stored (`cause` names it: `body.<setting>…: <rule>`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description The caller has no block with this key (another client's block included) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Request body larger than 6 MiB (API Gateway and Lambda limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Content-Type is not one the route takes (media types match case-insensitively, parameters allowed) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

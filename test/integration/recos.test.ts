@@ -139,7 +139,7 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
       ['redir_https=yes', /^query\.redir_https: must be true or false/],
       ['noredir=2', /^query\.noredir: must be true or false/],
       ['callback=alert(1)', /^query\.callback: must be an identifier or a dotted path/],
-      ['excluded[]=not-a-url', /^query\.excluded\[\]: "not-a-url" is not an absolute http\(s\) URL/],
+      ['excluded[]=not-a-url', /^query\.excluded\[\]: "not-a-url" is neither an absolute http\(s\) URL nor an article guid$/],
       ['page_url=ftp://x', /^query\.page_url: must be an absolute http\(s\) URL/],
       ['format=xml', /^query\.format: must be smart-section or legacy/],
     ] as const) {
@@ -238,8 +238,9 @@ describe('GET /v1/clients/<block_key>/users/<user_id>/recommendations', () => {
     await read(client, 'crowd', url, { category: 'world', description: 'Desc', image: `${site()}/i.png`, published_time: Math.floor(Date.now() / 1000) - 3600 });
     const smart = await settled(recosUrl(smartBlock, 'u'));
     const item = smart.body.result.recommendation[0];
-    expect(Object.keys(item).sort()).toEqual(['category', 'category_display', 'desc', 'guid', 'image', 'published_time', 'title', 'url']);
-    expect(item).toMatchObject({ category: 'world', category_display: 'World news', desc: 'Desc' });
+    expect(Object.keys(item).sort()).toEqual(['category', 'category_display', 'desc', 'guid', 'image', 'published_time', 'reason', 'title', 'url']);
+    // Read by one reader an hour after publication: freshness or popularity says why (docs/api.md "reason").
+    expect(item).toMatchObject({ category: 'world', category_display: 'World news', desc: 'Desc', reason: { type: expect.stringMatching(/^(fresh|popular)$/) as string } });
     expect(Number.isInteger(item.published_time)).toBe(true);
 
     for (const reply of [await settled<LegacyRecommendationsBody>(recosUrl(smartBlock, 'u', 'format=legacy')), await settled<LegacyRecommendationsBody>(recosUrl(legacyBlock, 'u'))]) {

@@ -19,6 +19,14 @@
       li.appendChild(a);
       li.appendChild(document.createElement('br'));
       li.appendChild(small);
+      // Why it is recommended ("Because you read …"), as the library words it: plain text, read out with the item.
+      var why = Recos.reasonText(item);
+      if (why) {
+        var reason = document.createElement('p');
+        reason.className = 'reason';
+        reason.textContent = why;
+        li.appendChild(reason);
+      }
       list.appendChild(li);
     });
     document.getElementById('recos-algo').textContent = 'algo: ' + response.algo;
