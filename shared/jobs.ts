@@ -6,6 +6,7 @@
  */
 import type { Access } from './http/route.js';
 import { UPLOADS_PREFIX } from './imports/objects.js';
+import { PICKS_REQUESTS_PREFIX } from './picks/objects.js';
 
 export type JobTrigger =
   /** EventBridge schedule expression, e.g. `cron(10 0 * * ? *)` (UTC). */
@@ -103,6 +104,14 @@ export const jobs = {
     access: { table: 'RW', imports: 'RW', events: 'W' },
     trigger: { importsUpload: UPLOADS_PREFIX },
     successTo: 'changes',
+    timeoutSeconds: 900,
+    memoryMb: 1024,
+  },
+  newsletterPicksWorker: {
+    handler: 'functions/newsletter-picks-worker.ts',
+    summary: "Makes a large list's newsletter picks as NDJSON in the imports bucket (continues from its checkpoint after each resume object; joins the parts at the end)",
+    access: { table: 'RW', imports: 'RW' },
+    trigger: { importsUpload: PICKS_REQUESTS_PREFIX },
     timeoutSeconds: 900,
     memoryMb: 1024,
   },

@@ -13,6 +13,7 @@ import { recoRoutes } from './routes/recos.js';
 import { articleRoutes } from './routes/articles.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { readerRoutes } from './routes/readers.js';
+import { newsletterPicksRoutes } from './routes/newsletter-picks.js';
 
 /**
  * Every row, by id. The rows live in groups (shared/routes/*.ts); a function
@@ -28,6 +29,7 @@ export const routes = {
   ...articleRoutes,
   ...webhookRoutes,
   ...readerRoutes,
+  ...newsletterPicksRoutes,
 } as const satisfies Record<string, RouteDef>;
 
 export type RouteId = keyof typeof routes;

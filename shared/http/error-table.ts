@@ -19,6 +19,7 @@ import type { InvalidSubmissionError } from '../optin/errors.js';
 import type { RateLimitedError } from '../ratelimit/errors.js';
 import type { UnknownWebhookError, WebhookLimitError } from '../webhooks/errors.js';
 import type { UnknownReaderError } from '../readers/errors.js';
+import type { UnknownPicksJobError } from '../picks/errors.js';
 import type {
   InvalidRecosRequestError,
   NoSiteHostsError,
@@ -108,6 +109,8 @@ export const errorTable: Readonly<Record<string, Answer>> = {
   // imports
   LeaseLostError: answer<LeaseLostError>(409, () => 'Another worker holds this imported file'),
   UnknownFileError: answer<UnknownFileError>(404),
+  // picks
+  UnknownPicksJobError: answer<UnknownPicksJobError>(404),
   // recos
   UnknownBlockKeyError: answer<UnknownBlockKeyError>(404),
   UnknownTrackingKeyError: answer<UnknownTrackingKeyError>(404),
