@@ -6,7 +6,6 @@
  */
 import type { Access } from './http/route.js';
 import { UPLOADS_PREFIX } from './imports/objects.js';
-import { PICKS_REQUESTS_PREFIX } from './picks/objects.js';
 
 export type JobTrigger =
   /** EventBridge schedule expression, e.g. `cron(10 0 * * ? *)` (UTC). */
@@ -100,18 +99,10 @@ export const jobs = {
   },
   importsWorker: {
     handler: 'functions/imports-worker.ts',
-    summary: 'Applies an uploaded CSV file to its list (resumes from its checkpoint; continues after a pause marker)',
+    summary: 'Applies an uploaded CSV file to its list (resumes from its checkpoint; continues after a pause marker); also runs newsletter-picks jobs (their request objects under uploads/picks/: shared/picks/jobs.ts)',
     access: { table: 'RW', imports: 'RW', events: 'W' },
     trigger: { importsUpload: UPLOADS_PREFIX },
     successTo: 'changes',
-    timeoutSeconds: 900,
-    memoryMb: 1024,
-  },
-  newsletterPicksWorker: {
-    handler: 'functions/newsletter-picks-worker.ts',
-    summary: "Makes a large list's newsletter picks as NDJSON in the imports bucket (continues from its checkpoint after each resume object; joins the parts at the end)",
-    access: { table: 'RW', imports: 'RW' },
-    trigger: { importsUpload: PICKS_REQUESTS_PREFIX },
     timeoutSeconds: 900,
     memoryMb: 1024,
   },

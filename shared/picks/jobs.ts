@@ -1,10 +1,10 @@
 /**
- * Newsletter picks of a large list, as a job: the request answers 202 with the job; a worker (the
- * `newsletterPicksWorker` job, started by the job's request object in the imports bucket, as CSV imports are)
+ * Newsletter picks of a large list, as a job: the request answers 202 with the job; a worker (the import worker's
+ * function, started by the job's request object under uploads/picks/ in the imports bucket, as CSV imports are)
  * writes the lines as NDJSON to the bucket, an invocation at a time: each runs until PICKS_JOB_MARGIN_MS before its
  * timeout, stores its part and where it stopped, and puts a resume object that starts the next invocation. The
  * last one joins the parts into one object (copied inside S3) and the job becomes `done`; GET
- * /v1/newsletters/recommendations/jobs/{job_id} then gives a presigned URL of it. docs/api.md "Newsletter picks".
+ * /v1/newsletters/lists/{list_id}/recommendations?job={job_id} then gives a presigned URL of it. docs/api.md "Newsletter picks".
  */
 import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
@@ -15,6 +15,7 @@ import { ddb, isConditionFailure, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import { s3EventStore } from '../events/store.js';
 import { s3 } from '../s3.js';
+import { logger } from '../observability/index.js';
 import { UnknownPicksJobError } from './errors.js';
 import { PICKS_REQUESTS_PREFIX, PICKS_RESULTS_PREFIX } from './objects.js';
 import { runPicks, type PicksLine, type PicksPlan } from './picks.js';
@@ -64,7 +65,7 @@ const bucketStore = () => s3EventStore(config.importsBucket);
 /** The job of a request object (keys as S3 events give them, URL-encoded); undefined for anything else. */
 export function jobOfKey(rawKey: string): { clientId: string; jobId: string } | undefined {
   const key = decodeURIComponent(rawKey.replace(/\+/g, ' '));
-  const match = /^picks\/requests\/([a-z0-9][a-z0-9_-]*)\/([A-Za-z0-9_-]{16})\/(start|resume-\d+)$/.exec(key);
+  const match = /^uploads\/picks\/([a-z0-9][a-z0-9_-]*)\/([A-Za-z0-9_-]{16})\/(start|resume-\d+)$/.exec(key);
   return match ? { clientId: match[1], jobId: match[2] } : undefined;
 }
 
@@ -109,10 +110,10 @@ export async function createPicksJob(plan: PicksPlan): Promise<PicksJobView> {
   return view(job);
 }
 
-/** A job of the client (404 for another client's or an unknown id), with its result's presigned URL once done. */
-export async function getPicksJob(clientId: string, jobId: string): Promise<PicksJobView> {
+/** A job of the client's list (404 for another client's or list's, or an unknown id), with its result's presigned URL once done. */
+export async function getPicksJob(clientId: string, listId: number, jobId: string): Promise<PicksJobView> {
   const job = await readJob(clientId, jobId);
-  if (!job) throw new UnknownPicksJobError(jobId);
+  if (!job || job.listId !== listId) throw new UnknownPicksJobError(jobId);
   return view(job);
 }
 
@@ -185,9 +186,10 @@ export async function runPicksJob(clientId: string, jobId: string, remainingMs: 
     await finish(clientId, jobId, { status: 'done', parts, members, resultKey: result });
     return { job: jobId, members, status: 'done' };
   } catch (err) {
-    // Not retried: the job says why, and the client asks again.
+    // Not retried: the job says why (and the log), and the client asks again.
+    logger.error('newsletter picks failed', { clientId, jobId, error: err as Error });
     await finish(clientId, jobId, { status: 'failed', error: `The picks could not be made: ${(err as Error).message}`.slice(0, 500) });
-    throw err;
+    return { job: jobId, members: 0, status: 'failed' };
   }
 }
 

@@ -2,7 +2,8 @@ import * as v from 'valibot';
 import { MAX_PICKS_ROWS } from './picks.js';
 
 export const PicksQuerySchema = v.object({
-  block_key: v.pipe(v.string(), v.minLength(1, 'must be a block key'), v.maxLength(128, 'must be a block key'), v.description("A block key of the caller's client: its ranking, hosts and redirects")),
+  job: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{16}$/, 'must be a job id'), v.description('A job of this list (the Location of a 202): answers the job instead; the other parameters are not needed'))),
+  block_key: v.optional(v.pipe(v.string(), v.minLength(1, 'must be a block key'), v.maxLength(128, 'must be a block key'), v.description("A block key of the caller's client: its ranking, hosts and redirects (required without `job`)"))),
   rows: v.optional(
     v.pipe(
       v.string(),
@@ -53,5 +54,3 @@ export const PicksJobSchema = v.object({
   result_url: v.pipe(v.nullable(v.string()), v.description('When done: a presigned URL (PICKS_URL_TTL_SECONDS) of the NDJSON result, one member per line')),
   error: v.nullable(v.string()),
 });
-
-export const PicksJobParamsSchema = v.object({ job_id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{16}$/, 'must be a job id')) });

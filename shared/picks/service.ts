@@ -5,6 +5,7 @@
  */
 import { config } from '../config.js';
 import { subscribedCount } from '../subscribers/index.js';
+import { InvalidPicksRequestError } from './errors.js';
 import { createPicksJob, type PicksJobView } from './jobs.js';
 import { planPicks, runPicks, type PicksLine } from './picks.js';
 
@@ -18,7 +19,7 @@ const DIRECT_PAGE_MEMBERS = 100;
 export interface PicksRequest {
   clientId: string;
   listId: number;
-  blockKey: string;
+  blockKey: string | undefined;
   rows?: number;
   async?: boolean;
   baseUrl: string;
@@ -26,6 +27,7 @@ export interface PicksRequest {
 
 /** The lines of every subscribed member, or the job that will write them. */
 export async function newsletterPicks(q: PicksRequest): Promise<{ lines: PicksLine[] } | { job: PicksJobView }> {
+  if (!q.blockKey) throw new InvalidPicksRequestError('query.block_key: is required');
   const plan = await planPicks(q.clientId, q.listId, q.blockKey, q.rows);
   if (q.async || (await subscribedCount(q.clientId, q.listId)) > config.picksDirectMaxMembers) return { job: await createPicksJob(plan) };
   const started = Date.now();
