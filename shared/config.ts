@@ -98,9 +98,9 @@ export const config = {
   get eventsUrlTtlSeconds(): number {
     return optionalInt('EVENTS_URL_TTL_SECONDS', 300);
   },
-  /** Newsletter picks: lists with at most this many subscribed members answer directly; larger ones answer 202 with a job (docs/capacity.md). */
+  /** Newsletter picks: lists with at most this many subscribed members (and 15,000 picks) answer directly; larger ones answer 202 with a job (docs/capacity.md). */
   get picksDirectMaxMembers(): number {
-    return optionalInt('PICKS_DIRECT_MAX_MEMBERS', 2000);
+    return optionalInt('PICKS_DIRECT_MAX_MEMBERS', 3000);
   },
   /** Newsletter picks: the job stops an invocation this many milliseconds before the function's timeout and continues in the next (tests set it high to make several parts). */
   get picksJobMarginMs(): number {

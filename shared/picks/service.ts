@@ -9,6 +9,12 @@ import { InvalidPicksRequestError } from './errors.js';
 import { createPicksJob, type PicksJobView } from './jobs.js';
 import { planPicks, runPicks, type PicksLine } from './picks.js';
 
+/**
+ * A direct answer holds at most this many picks (members × rows): at the benchmark's ≈ 260 bytes a pick (2,588 bytes
+ * a member with 10 rows, docs/capacity.md) ≈ 3.9 MB, room for longer texts under DIRECT_MAX_BYTES. Larger lists go to
+ * a job at once, instead of after an answer that outgrows the response.
+ */
+export const DIRECT_MAX_PICKS = 15_000;
 /** A direct answer stops growing past this many bytes of lines (the function's response holds 6 MB) and becomes a job. */
 export const DIRECT_MAX_BYTES = 5_000_000;
 /** A direct answer stops after this long (API Gateway ends the request at 29 s) and becomes a job. */
@@ -29,7 +35,8 @@ export interface PicksRequest {
 export async function newsletterPicks(q: PicksRequest): Promise<{ lines: PicksLine[] } | { job: PicksJobView }> {
   if (!q.blockKey) throw new InvalidPicksRequestError('query.block_key: is required');
   const plan = await planPicks(q.clientId, q.listId, q.blockKey, q.rows);
-  if (q.async || (await subscribedCount(q.clientId, q.listId)) > config.picksDirectMaxMembers) return { job: await createPicksJob(plan) };
+  const directMax = Math.min(config.picksDirectMaxMembers, Math.floor(DIRECT_MAX_PICKS / plan.rows));
+  if (q.async || (await subscribedCount(q.clientId, q.listId)) > directMax) return { job: await createPicksJob(plan) };
   const started = Date.now();
   const lines: PicksLine[] = [];
   let bytes = 0;

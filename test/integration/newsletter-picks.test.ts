@@ -127,7 +127,8 @@ describe('GET /v1/newsletters/lists/{list_id}/recommendations', () => {
         expect(r.url.startsWith(`${service.url}/v1/r/${block}/${r.guid}?rid=`), r.url).toBe(true);
         expect(match, r.url).not.toBeNull();
         rids.add(match![1]);
-        expect(r).toMatchObject({ title: expect.stringMatching(/^Title of https:/), category: 'news', published_time: expect.any(Number) });
+        expect(r.title).toBe(`Title of ${articles.find((u) => articleGuid(u) === r.guid)}`);
+        expect([r.category, typeof r.published_time]).toEqual(['news', 'number']);
       }
     }
     // One rid per request.
@@ -161,7 +162,8 @@ describe('GET /v1/newsletters/lists/{list_id}/recommendations', () => {
     const accepted = await request<Job>(picksUrl(client.defaultListId, `block_key=${block}`), { token: client.token });
     expect(accepted.status, accepted.text).toBe(202);
     expect(accepted.headers.get('location')).toBe(`/v1/newsletters/lists/${client.defaultListId}/recommendations?job=${accepted.body.job_id}`);
-    expect(accepted.body).toMatchObject({ status: 'queued', members: 0, result_url: null, rid: expect.stringMatching(/^newsletter\.[A-Za-z0-9_-]{16}$/) });
+    expect(accepted.body).toMatchObject({ status: 'queued', members: 0, result_url: null });
+    expect(accepted.body.rid).toMatch(/^newsletter\.[A-Za-z0-9_-]{16}$/);
     const done = await runJob(client.username, accepted.body);
     expect(done.members).toBe(3);
     const lines = await resultLines(done);
