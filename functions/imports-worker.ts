@@ -1,7 +1,8 @@
 import type { Context, S3Event } from 'aws-lambda';
 import { handleUploadEvent } from '../shared/imports/worker.js';
 import { jobHandler } from '../shared/observability/index.js';
-import { jobOfKey, runPicksJob } from '../shared/picks/jobs.js';
+import { jobOfKey } from '../shared/picks/job-items.js';
+import { runPicksJob } from '../shared/picks/worker.js';
 
 /**
  * S3 ObjectCreated under the uploads prefix: the stored file or a resume marker → one import run per record; a

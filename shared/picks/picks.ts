@@ -20,11 +20,10 @@ import { rankingFor } from '../recos/recommend.js';
 import { blockSettings } from '../recos/settings.js';
 import { subscribedPage, type Member } from '../subscribers/index.js';
 import { PicksStore } from './batch-store.js';
+import { MAX_PICKS_ROWS } from './schemas.js';
 
 /** Members read (and ranked) per page. */
 export const PAGE_MEMBERS = 500;
-/** Most picks per member; without `rows`, the block's `rows` setting up to this. */
-export const MAX_PICKS_ROWS = 20;
 /** Members ranked at once within a page (their occasional co-read reads overlap). */
 const RANK_CONCURRENCY = 8;
 

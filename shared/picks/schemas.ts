@@ -1,5 +1,7 @@
 import * as v from 'valibot';
-import { MAX_PICKS_ROWS } from './picks.js';
+
+/** Most picks per member; without `rows`, the block's `rows` setting up to this. */
+export const MAX_PICKS_ROWS = 20;
 
 export const PicksQuerySchema = v.object({
   job: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{16}$/, 'must be a job id'), v.description('A job of this list (the Location of a 202): answers the job instead; the other parameters are not needed'))),
