@@ -155,6 +155,8 @@ export class ServiceStack extends Stack {
       });
     const importsBucket = bucket('Imports', 90);
     nagOk(importsBucket, 'AwsSolutions::AwsSolutions-S1', 'Object access is audited with CloudTrail data events where needed; an access-log bucket would itself be unlogged.');
+    // Newsletter picks' results (shared/picks/objects.ts) are kept a week, as their jobs are.
+    importsBucket.addLifecycleRule({ prefix: 'picks/', expiration: Duration.days(7) });
     const eventsBucket = bucket('Events');
     nagOk(eventsBucket, 'AwsSolutions::AwsSolutions-S1', 'Object access is audited with CloudTrail data events where needed; an access-log bucket would itself be unlogged.');
     // Raw event records are the only copy of what happened: an overwrite or delete keeps the old version for 30 days.

@@ -98,6 +98,18 @@ export const config = {
   get eventsUrlTtlSeconds(): number {
     return optionalInt('EVENTS_URL_TTL_SECONDS', 300);
   },
+  /** Newsletter picks: lists with at most this many subscribed members (and 15,000 picks) answer directly; larger ones answer 202 with a job (docs/capacity.md). */
+  get picksDirectMaxMembers(): number {
+    return optionalInt('PICKS_DIRECT_MAX_MEMBERS', 3000);
+  },
+  /** Newsletter picks: the job stops an invocation this many milliseconds before the function's timeout and continues in the next (tests set it high to make several parts). */
+  get picksJobMarginMs(): number {
+    return optionalInt('PICKS_JOB_MARGIN_MS', 60_000);
+  },
+  /** Lifetime of the presigned URL of a newsletter-picks result. */
+  get picksUrlTtlSeconds(): number {
+    return optionalInt('PICKS_URL_TTL_SECONDS', 3600);
+  },
   /** Path-style S3 addressing, needed by the local S3 emulator. */
   get s3ForcePathStyle(): boolean {
     return optionalBool('S3_FORCE_PATH_STYLE', false);

@@ -99,7 +99,7 @@ export const jobs = {
   },
   importsWorker: {
     handler: 'functions/imports-worker.ts',
-    summary: 'Applies an uploaded CSV file to its list (resumes from its checkpoint; continues after a pause marker)',
+    summary: 'Applies an uploaded CSV file to its list (resumes from its checkpoint; continues after a pause marker); also runs newsletter-picks jobs (their request objects under uploads/picks/: shared/picks/jobs.ts)',
     access: { table: 'RW', imports: 'RW', events: 'W' },
     trigger: { importsUpload: UPLOADS_PREFIX },
     successTo: 'changes',

@@ -17,6 +17,7 @@ import { dashboardRoutes } from './routes/dashboard.js';
 import { statsRoutes } from './routes/stats.js';
 import { recoStatsRoutes } from './routes/stats-recos.js';
 import { blockRoutes } from './routes/blocks.js';
+import { newsletterPicksRoutes } from './routes/newsletter-picks.js';
 
 /**
  * Every row, by id. The rows live in groups (shared/routes/*.ts); a function
@@ -36,6 +37,7 @@ export const routes = {
   ...statsRoutes,
   ...recoStatsRoutes,
   ...blockRoutes,
+  ...newsletterPicksRoutes,
 } as const satisfies Record<string, RouteDef>;
 
 export type RouteId = keyof typeof routes;

@@ -149,6 +149,8 @@ export const keys = {
   clientWithFeed: (clientId: string) => ({ gsi1pk: CLIENTS_WITH_FEED, gsi1sk: clientId }),
   /** An imported file of a client (status, progress, checkpoint); files sort by id. */
   file: (clientId: string, fileId: number) => ({ pk: `CLIENT#${clientId}`, sk: `FILE#${pad(fileId)}` }),
+  /** A newsletter-picks job (shared/picks/jobs.ts): status, checkpoint and result of one large list's picks. */
+  picksJob: (clientId: string, jobId: string) => ({ pk: `CLIENT#${clientId}`, sk: `PICKSJOB#${jobId}` }),
   /** GSI1 keys of an import not finished yet (uploaded or processing), for the sweeper; removed when it ends. */
   unfinishedImport: (clientId: string, fileId: number) => ({ gsi1pk: UNFINISHED_IMPORTS, gsi1sk: `${clientId}#${pad(fileId)}` }),
   /** Prefix for querying all imported files of a client. */

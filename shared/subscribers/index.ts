@@ -12,6 +12,27 @@ export * from './errors.js';
 export type { Report, ReportError, SubscriberLine, UnsubscribeCause } from './types.js';
 export type { SubscriberItem as StoredSubscriber } from './store.js';
 import type { Report, SubscriberLine } from './types.js';
+import { readCounters, readPage } from './store.js';
+
+/** A subscribed member of a list as other domains read it (newsletter picks): its address and guid (the reader id). */
+export interface Member {
+  email: string;
+  guid: string;
+}
+
+/**
+ * Up to `count` subscribed members of a list, by email (the status index: unsubscribed members are never read), and
+ * the key to continue after the last one (undefined at the end). One Query per 1 MB of members (≈ 4,000).
+ */
+export async function subscribedPage(clientId: string, listId: number, count: number, startKey?: Record<string, string>): Promise<{ members: Member[]; nextKey?: Record<string, string> }> {
+  const page = await readPage({ clientId, listId, status: 'subscribed', offset: 0, count, startKey });
+  return { members: page.items.map((s) => ({ email: s.email, guid: s.guid })), nextKey: page.nextKey };
+}
+
+/** The exact number of subscribed members of a list (its counter shards: one Query). */
+export async function subscribedCount(clientId: string, listId: number): Promise<number> {
+  return (await readCounters(clientId, listId)).subscribed;
+}
 
 /**
  * Applies validated lines to one list (the last line of an address wins):

@@ -59,7 +59,9 @@ export function checkResponse(method: string, url: string, status: number, heade
   if (!schema || !contentType.endsWith('json')) return;
   let validate = validators.get(schema);
   if (!validate) validators.set(schema, (validate = ajv.compile(schema)));
-  if (!validate(JSON.parse(text))) throw new Error(`API document: ${where} body does not match: ${ajv.errorsText(validate.errors)}; body: ${text.slice(0, 300)}`);
+  // NDJSON: the schema is each line's.
+  const values = contentType === 'application/x-ndjson' ? text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as unknown) : [JSON.parse(text) as unknown];
+  for (const value of values) if (!validate(value)) throw new Error(`API document: ${where} body does not match: ${ajv.errorsText(validate.errors)}; body: ${text.slice(0, 300)}`);
 }
 
 /** A fetch that checks every answer of a route against the API document (for openapi-fetch). */

@@ -683,6 +683,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/newsletters/lists/{list_id}/recommendations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every subscribed member's recommendations for a block (newsletter picks)
+         * @description For each subscribed member of the list (by email), the block's ranking for the reader whose id is the member's `guid`, with no current page: articles the reader already read are left out. Links are the block's redirects with `rid=newsletter.<16 base64url>`, one rid per request, so clicks count for the newsletter. A JSON array, or NDJSON (one member per line) with `Accept: application/x-ndjson`. Lists with more than PICKS_DIRECT_MAX_MEMBERS subscribed members (default 3,000) or more than 15,000 picks (members × rows), answers that would pass 5 MB or 18 s, and `async=true` answer 202 with a job (Location: this path with `?job=<job_id>`); that URL answers the job (200: status, progress and, once done, `result_url`, a presigned URL of one NDJSON object). docs/api.md "Newsletter picks", docs/capacity.md.
+         */
+        get: operations["newsletterPicksGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     subscriberChange: {
@@ -4654,6 +4674,159 @@ export interface operations {
             };
             /** @description Content-Type is not one the route takes (media types match case-insensitively, parameters allowed) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    newsletterPicksGet: {
+        parameters: {
+            query?: {
+                /** @description A job of this list (the Location of a 202): answers the job instead; the other parameters are not needed */
+                job?: string;
+                /** @description A block key of the caller's client: its ranking, hosts and redirects (required without `job`) */
+                block_key?: string;
+                /** @description Picks per member, 1 to 20; default the block's `rows` (at most 20) */
+                rows?: number;
+                /** @description true: always answer 202 with a job, whatever the size of the list */
+                async?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                list_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The members and their picks: a JSON array, or NDJSON when asked (the schema of application/x-ndjson is each line's); with `job`, the job */
+            200: {
+                headers: {
+                    "cache-control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email: string;
+                        /** @description The member's guid: the reader id of navigation tracking */
+                        guid: string;
+                        recommendations: {
+                            guid: string;
+                            /** @description `{recos_url}/v1/r/<block_key>/<guid>?rid=newsletter.<16 base64url>`: the redirect, counted as a click of the newsletter */
+                            url: string;
+                            title: string;
+                            desc: string;
+                            image: string;
+                            category: string;
+                            /** @description Unix seconds */
+                            published_time: number;
+                        }[];
+                    }[] | {
+                        job_id: string;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "done" | "failed";
+                        list_id: number;
+                        block_key: string;
+                        rows: number;
+                        /** @description The recomm_id of every link of the result */
+                        rid: string;
+                        /** @description Members written so far */
+                        members: number;
+                        created_at: string;
+                        finished_at: string | null;
+                        /** @description When done: a presigned URL (PICKS_URL_TTL_SECONDS) of the NDJSON result, one member per line */
+                        result_url: string | null;
+                        error: string | null;
+                    };
+                    "application/x-ndjson": {
+                        email: string;
+                        /** @description The member's guid: the reader id of navigation tracking */
+                        guid: string;
+                        recommendations: {
+                            guid: string;
+                            /** @description `{recos_url}/v1/r/<block_key>/<guid>?rid=newsletter.<16 base64url>`: the redirect, counted as a click of the newsletter */
+                            url: string;
+                            title: string;
+                            desc: string;
+                            image: string;
+                            category: string;
+                            /** @description Unix seconds */
+                            published_time: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description A job makes the picks; Location: /v1/newsletters/lists/{list_id}/recommendations?job={job_id} */
+            202: {
+                headers: {
+                    location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job_id: string;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "done" | "failed";
+                        list_id: number;
+                        block_key: string;
+                        rows: number;
+                        /** @description The recomm_id of every link of the result */
+                        rid: string;
+                        /** @description Members written so far */
+                        members: number;
+                        created_at: string;
+                        finished_at: string | null;
+                        /** @description When done: a presigned URL (PICKS_URL_TTL_SECONDS) of the NDJSON result, one member per line */
+                        result_url: string | null;
+                        error: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request; `cause` names the field and the problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Unknown list, a block key that is not the client's, or (with `job`) no such job of this list (jobs are kept 7 days) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -84,7 +84,9 @@ export async function request<T = unknown>(
   const text = await res.text();
   checkResponse(method, url, res.status, res.headers, text);
   let parsed: unknown = text;
-  if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+  const type = res.headers.get('content-type') ?? '';
+  // NDJSON stays text (one JSON value per line).
+  if (type.includes('json') && !type.includes('ndjson') && text) parsed = JSON.parse(text);
   return { status: res.status, headers: res.headers, body: parsed as T, text };
 }
 

@@ -1,0 +1,84 @@
+/**
+ * Newsletter picks of a large list, as a job: the request answers 202 with the job; a worker (the import worker's
+ * function, worker.ts, started by the job's request object under uploads/picks/ in the imports bucket, as CSV imports are)
+ * writes the lines as NDJSON to the bucket, an invocation at a time: each runs until PICKS_JOB_MARGIN_MS before its
+ * timeout, stores its part and where it stopped, and puts a resume object that starts the next invocation. The
+ * last one joins the parts into one object (copied inside S3) and the job becomes `done`; GET
+ * /v1/newsletters/lists/{list_id}/recommendations?job={job_id} then gives a presigned URL of it. docs/api.md "Newsletter picks".
+ */
+import { randomBytes } from 'node:crypto';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { config } from '../config.js';
+import { ddb, tableName } from '../db/client.js';
+import { keys } from '../db/keys.js';
+import { s3 } from '../s3.js';
+import { UnknownPicksJobError } from './errors.js';
+import { NDJSON, PICKS_JOB_TTL_DAYS, readJob, requestKey, type JobItem, type PicksJobStatus } from './job-items.js';
+import type { PicksPlan } from './picks.js';
+
+export { NDJSON } from './job-items.js';
+
+/** The API's view of a job. */
+export interface PicksJobView {
+  job_id: string;
+  status: PicksJobStatus;
+  list_id: number;
+  block_key: string;
+  rows: number;
+  rid: string;
+  members: number;
+  created_at: string;
+  finished_at: string | null;
+  result_url: string | null;
+  error: string | null;
+}
+
+async function view(job: JobItem): Promise<PicksJobView> {
+  const url =
+    job.status === 'done' && job.resultKey
+      ? await getSignedUrl(
+          s3,
+          new GetObjectCommand({ Bucket: config.importsBucket, Key: job.resultKey, ResponseContentType: NDJSON, ResponseContentDisposition: `attachment; filename="picks-list-${job.listId}-${job.id}.ndjson"` }),
+          { expiresIn: config.picksUrlTtlSeconds },
+        )
+      : null;
+  return {
+    job_id: job.id,
+    status: job.status,
+    list_id: job.listId,
+    block_key: job.blockKey,
+    rows: job.rows,
+    rid: job.rid,
+    members: job.members,
+    created_at: job.createdAt,
+    finished_at: job.finishedAt ?? null,
+    result_url: url,
+    error: job.error ?? null,
+  };
+}
+
+/** Records a job for the plan and puts its request object (which starts the worker). */
+export async function createPicksJob(plan: PicksPlan): Promise<PicksJobView> {
+  const id = randomBytes(12).toString('base64url');
+  const now = new Date();
+  const job: JobItem = { id, listId: plan.listId, blockKey: plan.blockKey, rows: plan.rows, rid: plan.rid, status: 'queued', createdAt: now.toISOString(), members: 0, parts: [] };
+  await ddb.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.picksJob(plan.clientId, id), type: 'picks-job', ...job, ttl: Math.floor(now.getTime() / 1000) + PICKS_JOB_TTL_DAYS * 86_400 },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+  await s3.send(new PutObjectCommand({ Bucket: config.importsBucket, Key: requestKey(plan.clientId, id, 1), Body: '' }));
+  return view(job);
+}
+
+/** A job of the client's list (404 for another client's or list's, or an unknown id), with its result's presigned URL once done. */
+export async function getPicksJob(clientId: string, listId: number, jobId: string): Promise<PicksJobView> {
+  const job = await readJob(clientId, jobId);
+  if (!job || job.listId !== listId) throw new UnknownPicksJobError(jobId);
+  return view(job);
+}
+
