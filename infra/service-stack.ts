@@ -1,4 +1,4 @@
-import { Aws, type CfnElement, CfnOutput, CfnParameter, Duration, Fn, NestedStack, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { Aws, type CfnElement, CfnOutput, CfnParameter, Duration, Fn, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { type CfnStage, type CorsHttpMethod, HttpApi, type HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -226,7 +226,6 @@ export class ServiceStack extends Stack {
   private resources(table: dynamodb.TableV2, importsBucket: s3.Bucket, eventsBucket: s3.Bucket, api: HttpApi, mailFrom: string): ServiceResources {
     const logLevel = new CfnParameter(this, 'LogLevel', { type: 'String', default: 'INFO', allowedValues: ['DEBUG', 'INFO', 'WARN', 'ERROR'], description: 'Log level of every function' });
     return {
-      logScope: new NestedStack(this, 'Logs', { description: 'Log groups of the newsletter service functions (a stack of its own: CloudFormation allows 500 resources per stack)' }),
       table,
       imports: importsBucket,
       events: eventsBucket,

@@ -27,12 +27,6 @@ export interface ServiceResources {
   webhooks?: { queue: IQueue; deadLetters: IQueue };
   /** The change bus (rows with `access.eventBus` put events on it). */
   eventBus?: IEventBus;
-  /**
-   * Where the functions' log groups live (a nested stack of their own): one log group per function in the
-   * service's stack took it past CloudFormation's 500 resources (507 with the statistics routes). The
-   * function's own stack when absent.
-   */
-  logScope?: Construct;
 }
 
 export interface ServiceFunctionProps {
@@ -78,7 +72,7 @@ export class ServiceFunction extends NodejsFunction {
       tracing: lambda.Tracing.ACTIVE,
       layers: [powertoolsLayer(scope)],
       reservedConcurrentExecutions: props.reservedConcurrency,
-      logGroup: new logs.LogGroup(resources.logScope ?? scope, `${id}Logs`, { retention: logs.RetentionDays.ONE_MONTH }),
+      logGroup: new logs.LogGroup(scope, `${id}Logs`, { retention: logs.RetentionDays.ONE_MONTH }),
       environment: { ...resources.environment, ...props.environment },
       bundling: {
         ...bundling,
