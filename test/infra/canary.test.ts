@@ -1,3 +1,6 @@
+import { type CfnElement, Stack } from 'aws-cdk-lib';
+import { HttpApi, type HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpUrlIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { jobList } from '../../shared/jobs.js';
 import { routeList } from '../../shared/routes.js';
@@ -74,6 +77,29 @@ describe('canary releases of the API functions', () => {
     }
     // Every route function is in a nested stack, not in the parent.
     for (const { id } of routeList) expect(functionView(parent, id), id).toBeUndefined();
+  });
+
+  it('keeps in the parent, under their logical ids of before the nested stacks, everything that holds data and the API routes', () => {
+    // A changed logical id is a new resource: CloudFormation would replace the table, a bucket or a queue (with its data).
+    const kept: Record<string, string> = {
+      TableCD117FA1: 'AWS::DynamoDB::GlobalTable', ImportsC5EA4F6F: 'AWS::S3::Bucket', EventsD32975C2: 'AWS::S3::Bucket', EventTablesResults178750F6: 'AWS::S3::Bucket',
+      TopicKeyB2E0C9CB: 'AWS::KMS::Key', ChangeBusD6399F52: 'AWS::Events::EventBus', EventTablesDatabase402204DE: 'AWS::Glue::Database', EventTablesTable8ABAA32A: 'AWS::Glue::Table',
+      EventTablesWorkgroup57A39E93: 'AWS::Athena::WorkGroup', OperationsAlarmTopic909EF7A3: 'AWS::SNS::Topic', SesEventsED116675: 'AWS::SNS::Topic', ApiAccessLogsE9DF007D: 'AWS::Logs::LogGroup',
+      ...Object.fromEntries(
+        ['ChangeQueueC069E0C0', 'TrackingQueue9DC18D9D', 'WebhookDeadLettersCE7A6689', 'WebhookQueueA9D318EA', 'catalogueFeedsFailedRuns4DC3A256', 'eventsAssembleFailedRuns4BBA46C5',
+          'eventsAssembleHoursFailedRunsAD355349', 'importsSweeperFailedRuns9A8C2946', 'importsWorkerFailedFailedRuns23CE62E5', 'optinRemindersFailedRuns8733720B', 'sesEventsDeadLetters050B2DFC',
+          'sesEventsQueueA7C616E9', 'sesEventsUndelivered5680CB09', 'trackingViewsDeadLettersBF7F5E33', 'webhooksFanoutDeadLetters10132E4F'].map((id) => [id, 'AWS::SQS::Queue']),
+      ),
+    };
+    for (const [logicalId, type] of Object.entries(kept)) expect(parent.Resources[logicalId]?.Type, logicalId).toBe(type);
+    // The routes where `api.addRoutes` put them: a route key is unique in an API, so a route made anew elsewhere would collide with the old one.
+    const scratch = new Stack(testApp(), 'Scratch');
+    const api = new HttpApi(scratch, 'Api');
+    for (const route of routeList) {
+      const [made] = api.addRoutes({ path: route.path, methods: [route.method as HttpMethod], integration: new HttpUrlIntegration(`${route.id}Url`, 'https://example.com') });
+      const logicalId = scratch.getLogicalId(made.node.defaultChild as CfnElement);
+      expect(parent.Resources[logicalId]?.Properties, route.id).toMatchObject({ RouteKey: `${route.method} ${route.path}` });
+    }
   });
 
   it('has room for 20 more routes: every template stays under 500 resources (and 200 parameters and outputs)', () => {
