@@ -1,5 +1,5 @@
-import { Aws, type CfnElement, CfnOutput, CfnParameter, Duration, Fn, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
-import { type CfnStage, type CorsHttpMethod, HttpApi, type HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Aws, type CfnElement, CfnOutput, CfnParameter, Duration, Fn, NestedStack, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnIntegration, CfnRoute, type CfnStage, type CorsHttpMethod, HttpApi, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -14,7 +14,7 @@ import * as lambdaEvents from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subs from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import type { Construct } from 'constructs';
+import { Construct } from 'constructs';
 import { tableDefinition } from '../shared/db/table.js';
 import { corsPolicy } from '../shared/http/cors.js';
 import { jobList, type JobId, type JobTrigger } from '../shared/jobs.js';
@@ -25,9 +25,27 @@ import { Operations } from './constructs/operations.js';
 import { ServiceFunction, type ServiceResources } from './constructs/service-function.js';
 import { accessLogRetentionDays, reservedConcurrencyOf, routeThrottle, stageThrottle } from './protection.js';
 
+export type RouteRow = (typeof routeList)[number];
+
 export interface ServiceStackProps extends StackProps {
   /** Sender address of opt-in emails (a verified SES identity). */
   mailFrom?: string;
+  /** The route rows to build (default: the route table). A seam for the infra tests, which prove the stack's headroom with more rows. */
+  routes?: readonly RouteRow[];
+}
+
+/**
+ * How many nested stacks hold the API's route functions (docs/architecture.md, "Stack layout"). A route's stack
+ * is fixed by its id ({@link routeStackOf}), so adding a route never moves another; changing this number moves
+ * most of them (their functions are replaced on the next deploy).
+ */
+export const ROUTE_STACKS = 4;
+
+/** The nested stack (0 … ROUTE_STACKS - 1) of a route: FNV-1a of its id, so it never depends on the other rows. */
+export function routeStackOf(routeId: string): number {
+  let hash = 0x811c9dc5;
+  for (const ch of routeId) hash = Math.imul(hash ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+  return hash % ROUTE_STACKS;
 }
 
 /** Acknowledges one cdk-nag rule on a construct and what it contains, with the reason. */
@@ -57,6 +75,7 @@ export class ServiceStack extends Stack {
 
   constructor(scope: Construct, id: string, props: ServiceStackProps = {}) {
     super(scope, id, props);
+    const routes = props.routes ?? routeList;
     const table = this.table();
     const { importsBucket, eventsBucket } = this.buckets();
     this.topicKey = new kms.Key(this, 'TopicKey', { enableKeyRotation: true, description: 'SNS topics of the newsletter service', removalPolicy: RemovalPolicy.RETAIN });
@@ -64,7 +83,7 @@ export class ServiceStack extends Stack {
       this.topicKey.grant(new iam.ServicePrincipal(service), 'kms:Decrypt', 'kms:GenerateDataKey*');
     }
     this.derivedEventFileRules(eventsBucket);
-    const api = this.httpApi();
+    const api = this.httpApi(routes);
     const resources = this.resources(table, importsBucket, eventsBucket, api, props.mailFrom ?? this.mailFromParameter());
     const tracking = this.trackingQueue();
     if (tracking) resources.environment.TRACKING_QUEUE_URL = tracking.queue.queueUrl;
@@ -78,7 +97,16 @@ export class ServiceStack extends Stack {
     // Every API function is released by CodeDeploy through its `live` alias, which the API invokes (canary.ts).
     const releases = new CanaryReleases(this, 'Releases', { api });
     const functions: Array<{ id: string; fn: ServiceFunction }> = [];
-    for (const route of routeList) functions.push({ id: route.id, fn: this.routeFunction(api, route, resources, releases) });
+    // CloudFormation allows 500 resources per template: each route's function, role, policy, log group, alias,
+    // version, deployment group, invoke permission, API integration and two alarms go in one of ROUTE_STACKS
+    // nested stacks; the API, its routes and stage, the jobs and everything that holds data stay here.
+    const routeStacks = new Map<number, NestedStack>();
+    const routeStack = (n: number) => {
+      let nested = routeStacks.get(n);
+      if (!nested) routeStacks.set(n, (nested = new NestedStack(this, `RouteFunctions${n}`, { description: `API route functions, part ${n + 1} of ${ROUTE_STACKS} (docs/architecture.md "Stack layout")` })));
+      return nested;
+    };
+    for (const route of routes) functions.push({ id: route.id, fn: this.routeFunction(routeStack(routeStackOf(route.id)), api, route, resources, releases) });
     const fallback = new ServiceFunction(this, 'fallback', { entry: fallbackHandler, access: {}, resources });
     functions.push({ id: 'fallback', fn: fallback });
     // API Gateway's `$default` route: whatever no row matches (also `/`) gets the service's JSON 404/405.
@@ -191,7 +219,7 @@ export class ServiceStack extends Stack {
   }
 
   /** The HTTP API with CORS, throttling and access logs on the default stage (limits: infra/protection.ts). */
-  private httpApi(): HttpApi {
+  private httpApi(routes: readonly RouteRow[]): HttpApi {
     const api = new HttpApi(this, 'Api', {
       corsPreflight: {
         allowOrigins: corsPolicy.allowOrigins,
@@ -205,7 +233,7 @@ export class ServiceStack extends Stack {
     const stage = api.defaultStage!.node.defaultChild as CfnStage;
     stage.defaultRouteSettings = { throttlingRateLimit: stageThrottle.rateLimit, throttlingBurstLimit: stageThrottle.burstLimit };
     stage.routeSettings = Object.fromEntries(
-      routeList.flatMap((r) => {
+      routes.flatMap((r) => {
         const throttle = routeThrottle(r.id);
         // RouteSettings is untyped JSON in CDK: CloudFormation's own (PascalCase) property names.
         return throttle ? [[`${r.method} ${r.path}`, { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit }]] : [];
@@ -301,9 +329,9 @@ export class ServiceStack extends Stack {
     fn.addEventSource(new lambdaEvents.SqsEventSource(webhooks.queue, { batchSize, maxBatchingWindow: Duration.seconds(maxBatchingWindowSeconds), maxConcurrency, reportBatchItemFailures: true }));
   }
 
-  /** A route's function and its API route. */
-  private routeFunction(api: HttpApi, route: (typeof routeList)[number], resources: ServiceResources, releases: CanaryReleases): ServiceFunction {
-    const fn = new ServiceFunction(this, route.id, {
+  /** A route's function and integration (in `scope`, a nested stack of route functions) and its API route (here, on the API). */
+  private routeFunction(scope: Construct, api: HttpApi, route: RouteRow, resources: ServiceResources, releases: CanaryReleases): ServiceFunction {
+    const fn = new ServiceFunction(scope, route.id, {
       entry: route.handler,
       access: route.access,
       resources,
@@ -312,7 +340,18 @@ export class ServiceStack extends Stack {
       reservedConcurrency: reservedConcurrencyOf(route.id),
       assets: route.assets,
     });
-    api.addRoutes({ path: route.path, methods: [route.method as HttpMethod], integration: new HttpLambdaIntegration(`${route.id}Integration`, releases.release(route.id, fn)) });
+    // The integration and the permission to invoke the alias sit beside the function, in its nested stack.
+    const alias = releases.release(route.id, fn);
+    const integration = new CfnIntegration(scope, `${route.id}Integration`, { apiId: api.apiId, integrationType: 'AWS_PROXY', integrationUri: alias.functionArn, payloadFormatVersion: '2.0' });
+    alias.addPermission(`${route.id}Invoke`, { principal: new iam.ServicePrincipal('apigateway.amazonaws.com'), sourceArn: api.arnForExecuteApi('*', route.path) });
+    // The route stays here, where `api.addRoutes` put it (same construct path, so the same logical id): an API's route
+    // keys are unique, and a route created in a nested stack while the old one waits for the clean-up would fail the deploy.
+    new CfnRoute(new Construct(api, `${route.method}${route.path}`), 'Resource', {
+      apiId: api.apiId,
+      routeKey: `${route.method} ${route.path}`,
+      authorizationType: 'NONE',
+      target: Fn.join('', ['integrations/', integration.ref]),
+    });
     return fn;
   }
 

@@ -1,4 +1,4 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cw from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -55,10 +55,16 @@ export class CanaryReleases extends Construct {
     });
   }
 
-  /** Publishes `fn` behind its `live` alias with a deployment group; returns the alias for the API integration. */
+  /**
+   * Publishes `fn` behind its `live` alias with a deployment group; returns the alias for the API integration.
+   * The alias and its group go in the function's own template (a nested stack of route functions: service-stack.ts):
+   * CloudFormation's alias UpdatePolicy names a deployment group of the same template. The application, the role
+   * and the API's 5xx alarm stay here, passed to a nested stack as parameters.
+   */
   release(id: string, fn: lambda.Function): lambda.Alias {
-    const alias = new lambda.Alias(this, `${id}Live`, { aliasName: LIVE_ALIAS, version: fn.currentVersion });
-    const group = new codedeploy.LambdaDeploymentGroup(this, `${id}Release`, {
+    const scope: Construct = Stack.of(fn) === Stack.of(this) ? this : Stack.of(fn);
+    const alias = new lambda.Alias(scope, `${id}Live`, { aliasName: LIVE_ALIAS, version: fn.currentVersion });
+    const group = new codedeploy.LambdaDeploymentGroup(scope, `${id}Release`, {
       application: this.application,
       alias,
       deploymentConfig: RELEASE_CONFIG,

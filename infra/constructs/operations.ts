@@ -1,4 +1,4 @@
-import { CfnCondition, CfnParameter, Duration, Fn, NestedStack, Validations } from 'aws-cdk-lib';
+import { CfnCondition, CfnParameter, Duration, Fn, NestedStack, Stack, Validations } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cw from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -21,15 +21,17 @@ export interface OperationsProps {
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
+/** CloudWatch's limit of alarms in one alarm status widget. */
+const ALARMS_PER_WIDGET = 100;
 
 /**
  * What an operator watches: the alarm topic (with an optional email
  * subscription from the `AlarmEmail` deploy parameter), the alarms of the
  * runbook in docs/operations.md, and one dashboard. The alarms and the
- * dashboard live in a nested stack (`alarmsStack`): with a function, role,
- * policy, log group and two alarms per function, and an alias, version,
- * deployment group, integration, route and permission per route, one
- * template would pass CloudFormation's 500 resources.
+ * dashboard live in a nested stack (`alarmsStack`), except the two alarms of
+ * each function that lives in a nested stack of route functions: those are
+ * beside their function (docs/architecture.md, "Stack layout": CloudFormation's
+ * 500 resources per template).
  */
 export class Operations extends Construct {
   readonly alarmTopic: sns.Topic;
@@ -50,8 +52,13 @@ export class Operations extends Construct {
     const alarmsStack = (this.alarmsStack = new NestedStack(this, 'Alarms', { description: 'Alarms and dashboard of the newsletter service (docs/operations.md "Alarms")' }));
 
     /** One alarm; `runbook` is its heading's anchor in docs/operations.md ("Alarms"). */
-    const alarm = (name: string, runbook: string, description: string, metric: cw.IMetric, threshold: number, evaluationPeriods = 1) => {
-      const a = new cw.Alarm(alarmsStack, name, {
+    /** Alarms the dashboard lists: those of the alarms stack, and the others by name (a reference would be a parameter of this stack each). */
+    const listed: cw.IAlarm[] = [];
+    const alarm = (name: string, runbook: string, description: string, metric: cw.IMetric, threshold: number, evaluationPeriods = 1, scope: Construct = alarmsStack) => {
+      // An alarm of another nested stack is named, so the dashboard can list it by an ARN of its own making.
+      const alarmName = scope === alarmsStack ? undefined : `${Stack.of(this).stackName}-${name}`;
+      const a = new cw.Alarm(scope, name, {
+        alarmName,
         alarmDescription: `${description} Runbook: docs/operations.md#${runbook}`,
         metric,
         threshold,
@@ -62,6 +69,7 @@ export class Operations extends Construct {
       a.addAlarmAction(new SnsAction(this.alarmTopic));
       a.addOkAction(new SnsAction(this.alarmTopic));
       this.alarms.push(a);
+      listed.push(alarmName ? cw.Alarm.fromAlarmName(alarmsStack, `${name}Listed`, alarmName) : a);
       return a;
     };
 
@@ -72,10 +80,15 @@ export class Operations extends Construct {
     alarm('Api5xxRate', 'api-5xx-rate', 'More than 1% of API requests answered 5xx in 5 minutes.', errorRate, 1);
 
     for (const { id: fnId, fn } of functions) {
+      // A function of a nested stack of its own (the API's route functions: service-stack.ts) has its alarms there: its
+      // deployment group names the errors alarm, and this nested stack reading the function while that one read the
+      // alarm would be a cycle between the two.
+      const own = Stack.of(fn);
+      const scope = NestedStack.isNestedStack(own) && own !== alarmsStack ? own : alarmsStack;
       // One-minute periods (as sensitive as five: any error alarms), so the alarm can stop a five-minute canary release in time.
-      const errors = alarm(`${fnId}Errors`, 'function-errors', `Function ${fnId} failed (crash, timeout or a job run that threw); rolls back a release in progress.`, fn.metricErrors({ period: Duration.minutes(1), statistic: 'Sum' }), 1);
+      const errors = alarm(`${fnId}Errors`, 'function-errors', `Function ${fnId} failed (crash, timeout or a job run that threw); rolls back a release in progress.`, fn.metricErrors({ period: Duration.minutes(1), statistic: 'Sum' }), 1, 1, scope);
       this.functionErrorAlarms.set(fnId, errors);
-      alarm(`${fnId}Throttles`, 'function-throttles', `Function ${fnId} was throttled (its reserved concurrency or the account limit).`, fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }), 1);
+      alarm(`${fnId}Throttles`, 'function-throttles', `Function ${fnId} was throttled (its reserved concurrency or the account limit).`, fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }), 1, 1, scope);
     }
     for (const queue of deadLetterQueues) {
       const name = queue.node.id;
@@ -127,8 +140,12 @@ export class Operations extends Construct {
         [
           graph('DynamoDB throttles', [throttled('ReadThrottleEvents'), throttled('WriteThrottleEvents')]),
           graph('Dead-letter queues', deadLetterQueues.map((q) => q.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum', label: q.node.id }))),
-          new cw.AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 8, height: 6 }),
+          new cw.AlarmStatusWidget({ title: 'Alarms', alarms: listed.slice(0, ALARMS_PER_WIDGET), width: 8, height: 6 }),
         ],
+        // An alarm status widget lists at most 100 alarms: the rest in more of them.
+        Array.from({ length: Math.ceil(listed.length / ALARMS_PER_WIDGET) - 1 }, (_, i) =>
+          new cw.AlarmStatusWidget({ title: `Alarms (${i + 2})`, alarms: listed.slice((i + 1) * ALARMS_PER_WIDGET, (i + 2) * ALARMS_PER_WIDGET), width: 8, height: 6 }),
+        ),
       ],
     });
   }

@@ -1,4 +1,4 @@
-import { type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { type CfnElement, Duration, Names, Stack, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -97,7 +97,11 @@ export class ServiceFunction extends NodejsFunction {
     nag('Serverless::Serverless-LambdaDLQ', 'HTTP functions are invoked synchronously (errors go to the caller); async jobs have an onFailure destination or a queue DLQ instead.');
     nag('AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', 'It only writes to the function\'s own log group.');
     nag('AwsSolutions::AwsSolutions-IAM5[Resource::*]', 'X-Ray PutTraceSegments/PutTelemetryRecords have no resource ARNs.');
-    const arnOf = (c: Construct) => `<${Stack.of(this).getLogicalId(c.node.defaultChild as CfnElement)}.Arn>`;
+    // A resource of this stack by its logical id; one of the parent stack (for a function in a nested stack) by the parameter CDK passes it as.
+    const arnOf = (c: Construct) => {
+      const cfn = c.node.defaultChild as CfnElement;
+      return Stack.of(cfn) === Stack.of(this) ? `<${Stack.of(this).getLogicalId(cfn)}.Arn>` : `<referenceto${Names.nodeUniqueId(cfn.node)}Arn>`;
+    };
     const grantWildcards = [
       `Resource::${arnOf(resources.table)}/index/*`,
       `Resource::${arnOf(resources.events)}/*`,

@@ -61,24 +61,60 @@ function substitute(value: unknown, refs: Record<string, unknown>, outputs: Reco
 
 /**
  * The stack's template with its nested stacks folded in (the alarms and the
- * dashboard live in one: infra/constructs/operations.ts), as if it were one
- * template: a nested resource's parameters are replaced by the parent's values
- * they pass, and the parent's reads of a nested output by that output's value.
- * For the assertions of the infra tests; CloudFormation's per-template limits
- * are checked on the parent (test/infra/canary.test.ts).
+ * dashboard live in one, the API's route functions in others:
+ * docs/architecture.md "Stack layout"), as if it were one template: a nested
+ * resource's parameters are replaced by the values the parent passes, and a
+ * read of a nested output (by the parent, or by another nested stack through
+ * a parameter) by that output's value. For the assertions of the infra tests;
+ * CloudFormation's per-template limits are checked on each template
+ * (test/infra/canary.test.ts, templateSizes). Two templates with one logical
+ * id would hide a resource, so that throws.
  */
 export function foldNested(stack: Stack): TemplateDoc {
   const parent = Template.fromStack(stack).toJSON() as TemplateDoc;
-  const outputs: Record<string, unknown> = {};
-  const resources: TemplateDoc['Resources'] = {};
-  for (const child of stack.node.findAll().filter((c): c is NestedStack => NestedStack.isNestedStack(c))) {
+  const nested = stack.node.findAll().filter((c): c is NestedStack => NestedStack.isNestedStack(c)).map((child) => {
     const logicalId = stack.resolve((child.nestedStackResource as CdkResource).logicalId) as string;
-    const passed = (parent.Resources[logicalId]?.Properties?.Parameters ?? {}) as Record<string, unknown>;
-    const nested = Template.fromStack(child).toJSON() as TemplateDoc;
-    Object.assign(resources, substitute(nested.Resources, passed, {}) as TemplateDoc['Resources']);
-    for (const [name, output] of Object.entries(nested.Outputs ?? {})) outputs[`${logicalId}.Outputs.${name}`] = substitute(output.Value, passed, {});
+    return { logicalId, passed: (parent.Resources[logicalId]?.Properties?.Parameters ?? {}) as Record<string, unknown>, template: Template.fromStack(child).toJSON() as TemplateDoc };
+  });
+  // Outputs in terms of the parent's resources: a parameter may pass another nested stack's output, so resolve until nothing changes.
+  let outputs: Record<string, unknown> = {};
+  for (let round = 0, changed = true; changed; round++) {
+    if (round > 10) throw new Error('foldNested: nested outputs do not resolve (a cycle?)');
+    const next: Record<string, unknown> = {};
+    for (const { logicalId, passed, template } of nested) {
+      const params = substitute(passed, {}, outputs) as Record<string, unknown>;
+      for (const [name, output] of Object.entries(template.Outputs ?? {})) next[`${logicalId}.Outputs.${name}`] = substitute(output.Value, params, outputs);
+    }
+    changed = JSON.stringify(next) !== JSON.stringify(outputs);
+    outputs = next;
   }
-  return { ...parent, Resources: { ...(substitute(parent.Resources, {}, outputs) as TemplateDoc['Resources']), ...resources } };
+  const resources = substitute(parent.Resources, {}, outputs) as TemplateDoc['Resources'];
+  for (const { passed, template } of nested) {
+    const params = substitute(passed, {}, outputs) as Record<string, unknown>;
+    for (const [id, resource] of Object.entries(substitute(template.Resources, params, outputs) as TemplateDoc['Resources'])) {
+      if (id in resources) throw new Error(`foldNested: logical id ${id} in two templates`);
+      resources[id] = resource;
+    }
+  }
+  return { ...parent, Resources: resources };
+}
+
+/** What CloudFormation limits per template (500 resources, 200 parameters, 200 outputs), counted. */
+export interface TemplateSize {
+  resources: number;
+  parameters: number;
+  outputs: number;
+}
+
+/** Each template of the stack (the parent and every nested stack, by construct path) and its size. */
+export function templateSizes(stack: Stack): Record<string, TemplateSize> {
+  const size = (s: Stack): TemplateSize => {
+    const t = Template.fromStack(s).toJSON() as TemplateDoc & { Parameters?: object };
+    return { resources: Object.keys(t.Resources).length, parameters: Object.keys(t.Parameters ?? {}).length, outputs: Object.keys(t.Outputs ?? {}).length };
+  };
+  const sizes: Record<string, TemplateSize> = { [stack.node.path]: size(stack) };
+  for (const child of stack.node.findAll().filter((c): c is NestedStack => NestedStack.isNestedStack(c))) sizes[child.node.path] = size(child);
+  return sizes;
 }
 
 /** foldNested as an assertions Template. */

@@ -21,7 +21,7 @@ export interface TemplateJson {
 
 /**
  * The service's template as `cdk synth` makes it (without bundling), as plain
- * JSON; `folded`: with its nested stack (the alarms) folded in (foldNested).
+ * JSON; `folded`: with its nested stacks (route functions, alarms) folded in (foldNested), as the infra tests read it.
  */
 export function synthesizedTemplate({ folded = false }: { folded?: boolean } = {}): TemplateJson {
   const app = testApp();

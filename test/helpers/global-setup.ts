@@ -44,7 +44,7 @@ export default async function setup(project: TestProject) {
     if (recordings.length === 0) return;
     // Loaded only now: the CDK library is large, and runs that recorded nothing skip it.
     const { checkRecordings, synthesizedTemplate } = await import('./deployed-access.js');
-    const findings = checkRecordings(recordings, synthesizedTemplate());
+    const findings = checkRecordings(recordings, synthesizedTemplate({ folded: true }));
     const functions = new Set(recordings.map((r) => r.fn)).size;
     if (findings.length > 0) {
       // An error thrown here is only printed: the exit code is what fails `npm test`.

@@ -1,9 +1,14 @@
+import { type CfnElement, Stack } from 'aws-cdk-lib';
+import { HttpApi, type HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpUrlIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { jobList } from '../../shared/jobs.js';
 import { routeList } from '../../shared/routes.js';
+import { ServiceStack, routeStackOf } from '../../infra/service-stack.js';
+import { foldNested, templateSizes, testApp } from '../helpers/cdk.js';
 import { functionView, render, synthesizedTemplate, type TemplateJson } from '../helpers/deployed-access.js';
 
-/** Folded: the alarms the deployment groups watch are in the nested stack. */
+/** Folded: the functions, their aliases, deployment groups and alarms are in nested stacks. */
 let template: TemplateJson;
 let parent: TemplateJson;
 beforeAll(() => {
@@ -59,9 +64,77 @@ describe('canary releases of the API functions', () => {
     }
   });
 
-  it('stays under CloudFormation\'s 500 resources per stack (the alarms in a nested stack of their own)', () => {
-    const count = Object.keys(parent.Resources).length;
-    console.log(`stack resources: ${count} of 500`);
-    expect(count).toBeLessThan(500);
+  it('keeps every template within CloudFormation\'s limits: the parent ≤ 300 resources, each nested stack ≤ 400', () => {
+    const sizes = templateSizes(new ServiceStack(testApp(), 'Sizes', { mailFrom: 'news@example.com' }));
+    console.log(`template sizes (today's ${routeList.length} routes): ${JSON.stringify(sizes)}`);
+    const [parentSize, ...nested] = Object.values(sizes);
+    expect(parentSize.resources).toBeLessThanOrEqual(300);
+    expect(nested.length).toBeGreaterThan(1);
+    for (const [path, size] of Object.entries(sizes)) {
+      expect(size.resources, path).toBeLessThanOrEqual(400);
+      expect(size.parameters, path).toBeLessThan(200);
+      expect(size.outputs, path).toBeLessThan(200);
+    }
+    // Every route function is in a nested stack, not in the parent.
+    for (const { id } of routeList) expect(functionView(parent, id), id).toBeUndefined();
+  });
+
+  it('keeps in the parent, under their logical ids of before the nested stacks, everything that holds data and the API routes', () => {
+    // A changed logical id is a new resource: CloudFormation would replace the table, a bucket or a queue (with its data).
+    const kept: Record<string, string> = {
+      TableCD117FA1: 'AWS::DynamoDB::GlobalTable', ImportsC5EA4F6F: 'AWS::S3::Bucket', EventsD32975C2: 'AWS::S3::Bucket', EventTablesResults178750F6: 'AWS::S3::Bucket',
+      TopicKeyB2E0C9CB: 'AWS::KMS::Key', ChangeBusD6399F52: 'AWS::Events::EventBus', EventTablesDatabase402204DE: 'AWS::Glue::Database', EventTablesTable8ABAA32A: 'AWS::Glue::Table',
+      EventTablesWorkgroup57A39E93: 'AWS::Athena::WorkGroup', OperationsAlarmTopic909EF7A3: 'AWS::SNS::Topic', SesEventsED116675: 'AWS::SNS::Topic', ApiAccessLogsE9DF007D: 'AWS::Logs::LogGroup',
+      ...Object.fromEntries(
+        ['ChangeQueueC069E0C0', 'TrackingQueue9DC18D9D', 'WebhookDeadLettersCE7A6689', 'WebhookQueueA9D318EA', 'catalogueFeedsFailedRuns4DC3A256', 'eventsAssembleFailedRuns4BBA46C5',
+          'eventsAssembleHoursFailedRunsAD355349', 'importsSweeperFailedRuns9A8C2946', 'importsWorkerFailedFailedRuns23CE62E5', 'optinRemindersFailedRuns8733720B', 'sesEventsDeadLetters050B2DFC',
+          'sesEventsQueueA7C616E9', 'sesEventsUndelivered5680CB09', 'trackingViewsDeadLettersBF7F5E33', 'webhooksFanoutDeadLetters10132E4F'].map((id) => [id, 'AWS::SQS::Queue']),
+      ),
+    };
+    for (const [logicalId, type] of Object.entries(kept)) expect(parent.Resources[logicalId]?.Type, logicalId).toBe(type);
+    // The routes where `api.addRoutes` put them: a route key is unique in an API, so a route made anew elsewhere would collide with the old one.
+    const scratch = new Stack(testApp(), 'Scratch');
+    const api = new HttpApi(scratch, 'Api');
+    for (const route of routeList) {
+      const [made] = api.addRoutes({ path: route.path, methods: [route.method as HttpMethod], integration: new HttpUrlIntegration(`${route.id}Url`, 'https://example.com') });
+      const logicalId = scratch.getLogicalId(made.node.defaultChild as CfnElement);
+      expect(parent.Resources[logicalId]?.Properties, route.id).toMatchObject({ RouteKey: `${route.method} ${route.path}` });
+    }
+  });
+
+  it('has room for 20 more routes: every template stays under 500 resources (and 200 parameters and outputs)', () => {
+    const model = routeList[0];
+    const extra = Array.from({ length: 20 }, (_, i) => ({ ...model, id: `extraRoute${i}` as typeof model.id, path: `/v1/extra-${i}/{id}` }));
+    const stack = new ServiceStack(testApp(), 'Headroom', { mailFrom: 'news@example.com', routes: [...routeList, ...extra] });
+    const sizes = templateSizes(stack);
+    console.log(`template sizes (${routeList.length} + 20 routes): ${JSON.stringify(sizes)}`);
+    const [parentSize] = Object.values(sizes);
+    expect(parentSize.resources).toBeLessThanOrEqual(300);
+    for (const [path, size] of Object.entries(sizes)) {
+      expect(size.resources, path).toBeLessThan(500);
+      expect(size.parameters, path).toBeLessThan(200);
+      expect(size.outputs, path).toBeLessThan(200);
+    }
+    // The extra rows are really built: a function and an API route each.
+    const folded = foldNested(stack) as TemplateJson;
+    for (const { id, path } of extra) {
+      expect(functionView(folded, id), id).toBeDefined();
+      expect(Object.values(folded.Resources).some((r) => r.Type === 'AWS::ApiGatewayV2::Route' && r.Properties?.RouteKey === `${model.method} ${path}`), id).toBe(true);
+    }
+  });
+
+  it('puts a route in the nested stack its id names, whatever the other rows', () => {
+    // Adding or removing a row never moves another route's function to another stack (which would replace it).
+    const placement = (routes: Array<(typeof routeList)[number]>) => {
+      const stack = new ServiceStack(testApp(), 'Placement', { mailFrom: 'news@example.com', routes });
+      return Object.fromEntries(routes.map((r) => [r.id, stack.node.findAll().find((c) => c.node.id === r.id && c.node.scope !== stack)?.node.scope?.node.id]));
+    };
+    const all = placement(routeList);
+    const some = placement(routeList.filter((_, i) => i % 3 === 0));
+    expect(Object.keys(some).length).toBeGreaterThan(5);
+    for (const [id, nested] of Object.entries(some)) {
+      expect(nested, id).toBe(`RouteFunctions${routeStackOf(id)}`);
+      expect(all[id], id).toBe(nested);
+    }
   });
 });

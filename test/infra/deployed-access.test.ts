@@ -16,7 +16,7 @@ import { newClient, request, useService } from '../helpers/service.js';
 const service = useService();
 let template: TemplateJson;
 beforeAll(() => {
-  template = synthesizedTemplate();
+  template = synthesizedTemplate({ folded: true });
 });
 
 /** The role policy of a function in a template. */

@@ -1,15 +1,15 @@
 import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ServiceStack } from '../../infra/service-stack.js';
 import { jobs } from '../../shared/jobs.js';
-import type { CfnResource } from '../helpers/cdk.js';
+import { foldedTemplate, type CfnResource } from '../helpers/cdk.js';
 
 let template: Template;
 
 beforeAll(() => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  template = Template.fromStack(new ServiceStack(app, 'Test'));
+  template = foldedTemplate(new ServiceStack(app, 'Test'));
 });
 
 describe('ServiceStack, event files', () => {

@@ -1,6 +1,6 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -65,9 +65,15 @@ describe('environment', () => {
         env: { ...process.env, AWS_REGION: '', AWS_DEFAULT_REGION: '', ...env, CDK_OUTDIR: outdir, CDK_CONTEXT_JSON: JSON.stringify({ ...cdkContext, ...context, 'aws:cdk:bundling-stacks': [] }) },
         stdio: 'pipe',
       });
-      const stack = JSON.parse(readFileSync(join(outdir, 'NewsletterService.template.json'), 'utf8')) as { Conditions?: unknown };
-      delete stack.Conditions; // CDK's per-region conditions list every region by name
-      return JSON.stringify(stack);
+      // The parent and its nested stacks' templates (docs/architecture.md, "Stack layout").
+      const files = readdirSync(outdir).filter((f) => f.startsWith('NewsletterService') && f.endsWith('.template.json'));
+      expect(files).toContain('NewsletterService.template.json');
+      expect(files.length).toBeGreaterThan(1);
+      return JSON.stringify(files.map((f) => {
+        const template = JSON.parse(readFileSync(join(outdir, f), 'utf8')) as { Conditions?: unknown };
+        delete template.Conditions; // CDK's per-region conditions list every region by name
+        return template;
+      }));
     } finally {
       rmSync(outdir, { recursive: true, force: true });
     }

@@ -1,12 +1,12 @@
 import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ServiceStack } from '../../infra/service-stack.js';
 import { tableDefinition } from '../../shared/db/table.js';
 import { jobList } from '../../shared/jobs.js';
 import { routeList } from '../../shared/routes.js';
 import type { Access } from '../../shared/http/route.js';
-import type { CfnResource } from '../helpers/cdk.js';
+import { foldedTemplate, type CfnResource } from '../helpers/cdk.js';
 
 let template: Template;
 type Resource = CfnResource;
@@ -14,7 +14,7 @@ type Resource = CfnResource;
 beforeAll(() => {
   // Skip esbuild bundling here; `npx cdk synth` bundles for real.
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  template = Template.fromStack(new ServiceStack(app, 'Test'));
+  template = foldedTemplate(new ServiceStack(app, 'Test'));
 });
 
 /** The IAM actions granted to the function whose logical id starts with the row id. */

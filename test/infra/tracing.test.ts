@@ -9,7 +9,7 @@ import { functionView, render, synthesizedTemplate, type TemplateJson } from '..
 
 let template: TemplateJson;
 beforeAll(() => {
-  template = synthesizedTemplate();
+  template = synthesizedTemplate({ folded: true });
 });
 
 describe('traces', () => {

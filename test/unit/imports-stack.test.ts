@@ -1,12 +1,12 @@
 import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import { expect, it } from 'vitest';
 import { ServiceStack } from '../../infra/service-stack.js';
 import { UPLOADS_PREFIX } from '../../shared/imports/objects.js';
-import type { CfnResource } from '../helpers/cdk.js';
+import { foldedTemplate, type CfnResource } from '../helpers/cdk.js';
 
 const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-const template = Template.fromStack(new ServiceStack(app, 'Test'));
+// Folded: the stack's nested stacks (docs/architecture.md, "Stack layout") in one view.
+const template = foldedTemplate(new ServiceStack(app, 'Test'));
 
 it('the stack sends ObjectCreated notifications of the imports bucket under the uploads prefix to the import worker', () => {
   // The events bucket has its own (raw event objects to the change queue: test/infra/changes-stack.test.ts).
