@@ -6,6 +6,7 @@
  */
 import type { Access } from './http/route.js';
 import { UPLOADS_PREFIX } from './imports/objects.js';
+import { PICKS_REQUESTS_PREFIX } from './picks/objects.js';
 
 export type JobTrigger =
   /** EventBridge schedule expression, e.g. `cron(10 0 * * ? *)` (UTC). */
@@ -99,10 +100,18 @@ export const jobs = {
   },
   importsWorker: {
     handler: 'functions/imports-worker.ts',
-    summary: 'Applies an uploaded CSV file to its list (resumes from its checkpoint; continues after a pause marker); also runs newsletter-picks jobs (their request objects under uploads/picks/: shared/picks/jobs.ts)',
+    summary: 'Applies an uploaded CSV file to its list (resumes from its checkpoint; continues after a pause marker)',
     access: { table: 'RW', imports: 'RW', events: 'W' },
     trigger: { importsUpload: UPLOADS_PREFIX },
     successTo: 'changes',
+    timeoutSeconds: 900,
+    memoryMb: 1024,
+  },
+  newsletterPicksWorker: {
+    handler: 'functions/newsletter-picks-worker.ts',
+    summary: "Runs a newsletter-picks job (its start or resume object under picks/requests/): ranks the list's members page by page into NDJSON parts, then joins them into the result file (shared/picks/worker.ts)",
+    access: { table: 'RW', imports: 'RW' },
+    trigger: { importsUpload: PICKS_REQUESTS_PREFIX },
     timeoutSeconds: 900,
     memoryMb: 1024,
   },

@@ -1,6 +1,6 @@
 /**
- * Newsletter picks of a large list, as a job: the request answers 202 with the job; a worker (the import worker's
- * function, worker.ts, started by the job's request object under uploads/picks/ in the imports bucket, as CSV imports are)
+ * Newsletter picks of a large list, as a job: the request answers 202 with the job; a worker (the newsletterPicksWorker
+ * job, worker.ts, started by the job's request object under picks/requests/ in the imports bucket, as CSV imports are)
  * writes the lines as NDJSON to the bucket, an invocation at a time: each runs until PICKS_JOB_MARGIN_MS before its
  * timeout, stores its part and where it stopped, and puts a resume object that starts the next invocation. The
  * last one joins the parts into one object (copied inside S3) and the job becomes `done`; GET

@@ -1,9 +1,9 @@
 /**
- * The newsletter-picks worker (run by the import worker's function for objects under uploads/picks/, jobs.ts): one
+ * The newsletter-picks worker (the newsletterPicksWorker job, run for objects under picks/requests/: shared/jobs.ts): one
  * invocation continues a job from its checkpoint, writes its lines as the job's next part, and either saves where
  * it stopped and puts the next resume object, or joins the parts into the result. S3 through plain commands
- * (multipart uploads of 8 MiB parts; the join copies inside S3 what is large enough): the import worker's bundle
- * has no room for lib-storage (test/infra/bundle-size.test.ts).
+ * (multipart uploads of 8 MiB parts; the join copies inside S3 what is large enough), which keeps the worker's
+ * bundle small (test/infra/bundle-size.test.ts).
  */
 import {
   AbortMultipartUploadCommand,

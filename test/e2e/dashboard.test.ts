@@ -14,6 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBlock, rotateApiKey } from '../../shared/clients/clients.js';
 import { createList } from '../../shared/lists/lists.js';
 import { DASHBOARD_CSP } from '../../shared/dashboard/page.js';
+import { invokeJob } from '../../infra/local/jobs.js';
+import { jobList } from '../../shared/jobs.js';
+import { recordEvents } from '../../shared/events/record.js';
+import { EVENT_ID_FIELD, type EventRecord } from '../../shared/events/types.js';
 import { launchChromium } from '../helpers/browser.js';
 import { newClient, request, useService, type ApiBody, type RecommendationsBody, type TestClient } from '../helpers/service.js';
 import { csvRoute, runWorker, useLoopbackImports } from '../integration/imports-helpers.js';
@@ -299,11 +303,18 @@ describe('statistics charts and their data tables', () => {
 
   it('events per day by type', { timeout: 60_000 }, async (ctx) => {
     const client = await clientWithLists();
+    // A day's counts come from the hourly assembler (docs/api.md, "Statistics"), which builds hours that have ended: yesterday's sends and clicks, assembled.
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const sent = (event: 'nl_send' | 'nl_click', n: number) =>
+      Array.from({ length: n }, (_, i) => ({ event, date: `${yesterday}T10:0${i}:00.000Z`, email: `r${i}@dash.example`, campaign_id: 'c1', [EVENT_ID_FIELD]: `${event}-${i}` })) as EventRecord[];
+    await recordEvents(client.username, [...sent('nl_send', 4), ...sent('nl_click', 2)]);
+    await invokeJob(jobList.find((j) => j.id === 'eventsAssembleHours')!, { date: yesterday, clients: [client.username] });
     const { context, page, errors } = await signedIn(client);
     const days = await answerOr404<Array<{ date: string; counts: Record<string, number> }>>(ctx, page, '#events', `${service.url}/v1/stats/events/daily?${range}`, client.token);
     await page.waitForSelector('#events figure canvas');
     const types = [...new Set(days.flatMap((d) => Object.keys(d.counts)))];
     expect(types.length).toBe(7);
+    expect(days.find((d) => d.date === yesterday)!.counts).toMatchObject({ nl_send: 4, nl_click: 2 });
     expect(await page.$$eval('#events table.alt thead th', (ths) => ths.map((th) => th.textContent))).toEqual(['Day', ...types]);
     expect(await rowsOf(page, '#events table.alt')).toEqual(days.map((d) => [d.date, ...types.map((t) => n(d.counts[t] ?? 0))]));
     expect(await seriesPixels(page, '#events figure')).toBeGreaterThan(0);

@@ -11,7 +11,7 @@ import { newClient, request, useService, type ErrorBody, type TestClient } from 
 
 const service = useService();
 const site = () => `https://news-${randomUUID().slice(0, 8)}.picks.example`;
-const worker = jobList.find((j) => j.id === 'importsWorker')!;
+const worker = jobList.find((j) => j.id === 'newsletterPicksWorker')!;
 
 interface Pick {
   guid: string;
