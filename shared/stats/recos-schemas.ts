@@ -7,10 +7,6 @@ const BlockKey = (what: string) => v.pipe(v.string('block_key is required'), v.m
 /** The shared range checks, typed for a query with more fields than `from` and `to` (they read only those two). */
 const rangeChecks = <T extends { from: string; to: string }>() => dateRangeChecks as unknown as readonly [v.CheckAction<T, string>, v.CheckAction<T, string>];
 
-/** The report: `daily` counts or a block's `experiment`. */
-export const RECO_REPORTS = ['daily', 'experiment'] as const;
-export const RecoStatsParamsSchema = v.object({ report: v.picklist(RECO_REPORTS, 'must be daily or experiment') });
-
 const StatsQuery = v.object({
   ...dateRangeEntries,
   block_key: v.optional(BlockKey("`daily`: only this block's rows; `experiment` (required): the block whose A/B test is read. One of the caller's blocks")),

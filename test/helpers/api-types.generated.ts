@@ -619,7 +619,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/stats/recommendations/{report}": {
+    "/v1/stats/recommendations/daily": {
         parameters: {
             query?: never;
             header?: never;
@@ -627,10 +627,30 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Recommendation statistics of the client's blocks: `daily` counts per A/B variant, or a block's `experiment`
-         * @description `daily`: one row per UTC day, block and variant that has counts, from `from` to `to` (both included), by date, block and variant: `served` (requests answered), `impressions` (items shown), `clicks` (redirects followed with a `rid` of that variant), `ctr` = clicks / impressions (0 without impressions); `block_key` narrows to one block. `experiment` (`block_key` required): the range's sums per variant (the block's configured variants, then any other counted: `default`, `newsletter`) with the CTR's Wilson score 95 % interval, and for each non-holdout variant, when the block has a holdout variant, the lift over it (CTR ratio minus 1) with a 95 % interval by the Katz log method; without a holdout no variant has `lift` and `method` says so. Counted off the request path by the page-view consumer: a few seconds behind. Another client's `block_key`: 404.
+         * Recommendation statistics of the client's blocks per UTC day and A/B variant
+         * @description One row per UTC day, block and variant that has counts, from `from` to `to` (both included), by date, block and variant: `served` (requests answered), `impressions` (items shown), `clicks` (redirects followed with a `rid` of that variant), `ctr` = clicks / impressions (0 without impressions); `block_key` narrows to one block (another client's: 404). Counted off the request path by the page-view consumer: a few seconds behind.
          */
-        get: operations["statsRecos"];
+        get: operations["statsRecosDaily"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stats/recommendations/experiment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A block's A/B test over a range of days: CTR per variant with intervals, lift over the holdout
+         * @description `block_key` required (another client's: 404): the range's sums per variant (the block's configured variants, then any other counted: `default`, `newsletter`) with the CTR's Wilson score 95 % interval, and for each non-holdout variant, when the block has a holdout variant, the lift over it (CTR ratio minus 1) with a 95 % interval by the Katz log method; without a holdout no variant has `lift` and `method` says so. Counted off the request path by the page-view consumer: a few seconds behind.
+         */
+        get: operations["statsRecosExperiment"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4180,7 +4200,7 @@ export interface operations {
             };
         };
     };
-    statsRecos: {
+    statsRecosDaily: {
         parameters: {
             query: {
                 /** @description First day (UTC, YYYY-MM-DD), included */
@@ -4191,14 +4211,12 @@ export interface operations {
                 block_key?: string;
             };
             header?: never;
-            path: {
-                report: "daily" | "experiment";
-            };
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description `daily`: the rows; `experiment`: the test read per variant */
+            /** @description The rows */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4217,7 +4235,82 @@ export interface operations {
                         clicks: number;
                         /** @description clicks / impressions; 0 without impressions */
                         ctr: number;
-                    }[] | {
+                    }[];
+                };
+            };
+            /** @description Invalid request; `cause` names the field and the problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description `block_key` is not one of the caller's blocks */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+        };
+    };
+    statsRecosExperiment: {
+        parameters: {
+            query: {
+                /** @description First day (UTC, YYYY-MM-DD), included */
+                from: string;
+                /** @description Last day (UTC, YYYY-MM-DD), included; at most 366 days after `from` counted inclusively */
+                to: string;
+                /** @description `daily`: only this block's rows; `experiment` (required): the block whose A/B test is read. One of the caller's blocks */
+                block_key?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test read per variant */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
                         block_key: string;
                         from: string;
                         to: string;
