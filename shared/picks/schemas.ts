@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { IntParam } from '../params.js';
 
 /** Most picks per member; without `rows`, the block's `rows` setting up to this. */
 export const MAX_PICKS_ROWS = 20;
@@ -6,18 +7,7 @@ export const MAX_PICKS_ROWS = 20;
 export const PicksQuerySchema = v.object({
   job: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{16}$/, 'must be a job id'), v.description('A job of this list (the Location of a 202): answers the job instead; the other parameters are not needed'))),
   block_key: v.optional(v.pipe(v.string(), v.minLength(1, 'must be a block key'), v.maxLength(128, 'must be a block key'), v.description("A block key of the caller's client: its ranking, hosts and redirects (required without `job`)"))),
-  rows: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d{1,6}$/, 'must be a non-negative integer'),
-      v.transform(Number),
-      v.number(),
-      v.integer(),
-      v.minValue(1, 'must be at least 1'),
-      v.maxValue(MAX_PICKS_ROWS, `must be at most ${MAX_PICKS_ROWS}`),
-      v.description(`Picks per member, 1 to ${MAX_PICKS_ROWS}; default the block's \`rows\` (at most ${MAX_PICKS_ROWS})`),
-    ),
-  ),
+  rows: IntParam(1, MAX_PICKS_ROWS, `Picks per member, 1 to ${MAX_PICKS_ROWS}; default the block's \`rows\` (at most ${MAX_PICKS_ROWS})`),
   async: v.optional(
     v.pipe(
       v.picklist(['true', 'false'], 'must be true or false'),

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { isWellFormed } from '../db/storable.js';
-import { BoolParam } from '../params.js';
+import { BoolParam, IntParam } from '../params.js';
 import { MAX_DATE_CHARS, MAX_PUBLISHED_MILLISECONDS, MAX_PUBLISHED_SECONDS, MIN_PUBLISHED_SECONDS, PUBLISHED_RANGE_ISO, rangeProblem, readDate } from './dates.js';
 import { LIMITS } from './limits.js';
 import { plainText } from './plain-text.js';
@@ -106,19 +106,6 @@ export const TrackBodySchema = v.object({
 export type TrackBodyOutput = v.InferOutput<typeof TrackBodySchema>;
 
 export const TrackResultSchema = v.object({ status: v.literal('OK'), guid: v.string() });
-
-const IntParam = (min: number, max: number) =>
-  v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d{1,6}$/, 'must be a non-negative integer'),
-      v.transform(Number),
-      v.number(),
-      v.integer(),
-      v.minValue(min, `must be at least ${min}`),
-      v.maxValue(max, `must be at most ${max}`),
-    ),
-  );
 
 /** A JSONP callback: an identifier or a dotted path of identifiers. */
 export const CALLBACK_PATTERN = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
