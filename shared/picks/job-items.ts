@@ -37,7 +37,8 @@ export const resultKey = (clientId: string, jobId: string) => `${PICKS_RESULTS_P
 /** The job of a request object (keys as S3 events give them, URL-encoded); undefined for anything else. */
 export function jobOfKey(rawKey: string): { clientId: string; jobId: string } | undefined {
   const key = decodeURIComponent(rawKey.replace(/\+/g, ' '));
-  const match = /^uploads\/picks\/([a-z0-9][a-z0-9_-]*)\/([A-Za-z0-9_-]{16})\/(start|resume-\d+)$/.exec(key);
+  if (!key.startsWith(PICKS_REQUESTS_PREFIX)) return undefined;
+  const match = /^([a-z0-9][a-z0-9_-]*)\/([A-Za-z0-9_-]{16})\/(start|resume-\d+)$/.exec(key.slice(PICKS_REQUESTS_PREFIX.length));
   return match ? { clientId: match[1], jobId: match[2] } : undefined;
 }
 

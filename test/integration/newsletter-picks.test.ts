@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { invokeJob } from '../../infra/local/jobs.js';
 import { config } from '../../shared/config.js';
 import { createBlock } from '../../shared/clients/clients.js';
 import { jobList } from '../../shared/jobs.js';
 import { s3 } from '../../shared/s3.js';
+import { jobOfKey, requestKey } from '../../shared/picks/job-items.js';
 import { articleGuid } from '../../shared/recos/urls.js';
 import { newClient, request, useService, type ErrorBody, type TestClient } from '../helpers/service.js';
 
@@ -56,7 +57,10 @@ async function read(client: TestClient, userId: string, url: string) {
 /** Runs the worker as S3 would for each request object of the job (start, then each resume) until the job is over. */
 async function runJob(clientId: string, job: Job): Promise<Job> {
   for (let step = 1; step < 100; step++) {
-    const key = `uploads/picks/${clientId}/${job.job_id}/${step === 1 ? 'start' : `resume-${step}`}`;
+    // The request object the service put (the S3 notification's key): its existence is checked, so a key the worker does not read fails here.
+    const key = requestKey(clientId, job.job_id, step);
+    expect(jobOfKey(key), key).toEqual({ clientId, jobId: job.job_id });
+    await s3.send(new HeadObjectCommand({ Bucket: config.importsBucket, Key: key }));
     await invokeJob(worker, { Records: [{ eventName: 'ObjectCreated:Put', s3: { bucket: { name: config.importsBucket }, object: { key } } }] });
     const client = clients.get(clientId)!;
     const now = await request<Job>(picksUrl(client.defaultListId, `job=${job.job_id}`), { token: client.token });
