@@ -106,6 +106,14 @@ export const config = {
   get picksJobMarginMs(): number {
     return optionalInt('PICKS_JOB_MARGIN_MS', 60_000);
   },
+  /**
+   * Newsletter picks: a job whose current invocation started longer ago than this (the worker's 15-minute
+   * timeout and a minute), or that never started, is reported failed: its worker died (out of memory, a crash)
+   * and nothing will run it again.
+   */
+  get picksStallSeconds(): number {
+    return optionalInt('PICKS_STALL_SECONDS', 960);
+  },
   /** Lifetime of the presigned URL of a newsletter-picks result. */
   get picksUrlTtlSeconds(): number {
     return optionalInt('PICKS_URL_TTL_SECONDS', 3600);

@@ -23,6 +23,9 @@ export interface JobItem {
   status: PicksJobStatus;
   createdAt: string;
   finishedAt?: string;
+  /** When the current invocation took its step (ms): a running job whose step is older than PICKS_STALL_SECONDS has a dead worker. */
+  stepAt?: number;
+  step?: number;
   members: number;
   parts: Array<{ key: string; size: number }>;
   cursor?: Record<string, string>;

@@ -8,10 +8,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { config } from '../config.js';
-import { ddb, tableName } from '../db/client.js';
+import { ddb, isConditionFailure, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import { s3 } from '../s3.js';
 import { UnknownPicksJobError } from './errors.js';
@@ -79,6 +79,39 @@ export async function createPicksJob(plan: PicksPlan): Promise<PicksJobView> {
 export async function getPicksJob(clientId: string, listId: number, jobId: string): Promise<PicksJobView> {
   const job = await readJob(clientId, jobId);
   if (!job || job.listId !== listId) throw new UnknownPicksJobError(jobId);
-  return view(job);
+  return view(await failedIfStalled(clientId, job));
+}
+
+/**
+ * A job whose worker died is answered failed (and recorded so): a running job whose current invocation started
+ * longer ago than PICKS_STALL_SECONDS (past the worker's timeout), or a queued one never started in that time.
+ * A died invocation is not run again (a retried delivery finds its step taken), so without this the job would
+ * say "running" until it expires.
+ */
+async function failedIfStalled(clientId: string, job: JobItem): Promise<JobItem> {
+  const since = job.status === 'running' ? job.stepAt : job.status === 'queued' ? Date.parse(job.createdAt) : undefined;
+  if (since === undefined || Date.now() - since <= config.picksStallSeconds * 1000) return job;
+  const error =
+    job.status === 'running'
+      ? `The picks worker stopped without finishing (it ran out of time or memory) after ${job.members} members; ask again for a new job.`
+      : 'The picks job never started; ask again for a new job.';
+  const finishedAt = new Date().toISOString();
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.picksJob(clientId, job.id),
+        UpdateExpression: 'SET #status = :failed, #error = :error, #finishedAt = :at',
+        // Only the state read: a worker that moved on meanwhile wins.
+        ConditionExpression: job.status === 'running' ? '#status = :running AND #stepAt = :stepAt' : '#status = :queued',
+        ExpressionAttributeNames: { '#status': 'status', '#error': 'error', '#finishedAt': 'finishedAt', ...(job.status === 'running' ? { '#stepAt': 'stepAt' } : {}) },
+        ExpressionAttributeValues: { ':failed': 'failed', ':error': error, ':at': finishedAt, ...(job.status === 'running' ? { ':running': 'running', ':stepAt': job.stepAt } : { ':queued': 'queued' }) },
+      }),
+    );
+  } catch (err) {
+    if (isConditionFailure(err)) return (await readJob(clientId, job.id)) ?? job;
+    throw err;
+  }
+  return { ...job, status: 'failed', error, finishedAt };
 }
 

@@ -129,10 +129,10 @@ export async function runPicksJob(clientId: string, jobId: string, remainingMs: 
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.picksJob(clientId, jobId),
-        UpdateExpression: 'SET #status = :running, #step = :step',
-        ConditionExpression: 'size(#parts) = :done AND (attribute_not_exists(#step) OR #step < :step)',
-        ExpressionAttributeNames: { '#status': 'status', '#step': 'step', '#parts': 'parts' },
-        ExpressionAttributeValues: { ':running': 'running', ':step': step, ':done': step - 1 },
+        UpdateExpression: 'SET #status = :running, #step = :step, #stepAt = :now',
+        ConditionExpression: 'size(#parts) = :done AND (attribute_not_exists(#step) OR #step < :step) AND #status <> :failed',
+        ExpressionAttributeNames: { '#status': 'status', '#step': 'step', '#parts': 'parts', '#stepAt': 'stepAt' },
+        ExpressionAttributeValues: { ':running': 'running', ':step': step, ':done': step - 1, ':now': Date.now(), ':failed': 'failed' },
       }),
     );
   } catch (err) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { CreateMultipartUploadCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { invokeJob } from '../../infra/local/jobs.js';
 import { config } from '../../shared/config.js';
 import { createBlock } from '../../shared/clients/clients.js';
@@ -8,6 +8,7 @@ import { jobList } from '../../shared/jobs.js';
 import { s3 } from '../../shared/s3.js';
 import { jobOfKey, requestKey } from '../../shared/picks/job-items.js';
 import { articleGuid } from '../../shared/recos/urls.js';
+import { killAt } from '../helpers/kill.js';
 import { newClient, request, useService, type ErrorBody, type TestClient } from '../helpers/service.js';
 
 const service = useService();
@@ -34,6 +35,7 @@ interface Job {
   members: number;
   rid: string;
   result_url: string | null;
+  error?: string | null;
 }
 
 const picksUrl = (listId: number, query: string) => `${service.url}/v1/newsletters/lists/${listId}/recommendations?${query}`;
@@ -108,6 +110,7 @@ async function fixture() {
 afterEach(() => {
   delete process.env.PICKS_DIRECT_MAX_MEMBERS;
   delete process.env.PICKS_JOB_MARGIN_MS;
+  delete process.env.PICKS_STALL_SECONDS;
 });
 
 describe('GET /v1/newsletters/lists/{list_id}/recommendations', () => {
@@ -204,6 +207,32 @@ describe('GET /v1/newsletters/lists/{list_id}/recommendations', () => {
     // The members who read something do not get it back.
     expect(lines[700].recommendations.map((r) => r.guid)).not.toContain(articleGuid(`${base}/story-1`));
     expect(lines[701].recommendations.map((r) => r.guid)).toContain(articleGuid(`${base}/story-1`));
+  });
+
+  it('answers a job whose worker died "failed" with its cause once PICKS_STALL_SECONDS pass, not "running" for good', async () => {
+    const { client, block } = await fixture();
+    process.env.PICKS_DIRECT_MAX_MEMBERS = '2';
+    const accepted = await request<Job>(picksUrl(client.defaultListId, `block_key=${block}`), { token: client.token });
+    expect(accepted.status).toBe(202);
+    // The worker dies at its first S3 call (writing its part), after it took its step: nothing it does afterwards lands.
+    const key = requestKey(client.username, accepted.body.job_id, 1);
+    const event = { Records: [{ eventName: 'ObjectCreated:Put', s3: { bucket: { name: config.importsBucket }, object: { key } } }] };
+    const kill = killAt((command) => (command instanceof PutObjectCommand || command instanceof CreateMultipartUploadCommand ? 'kill' : 'pass'));
+    await expect(invokeJob(worker, event)).rejects.toThrow();
+    kill.restore();
+    expect(kill.killed).toBe(true);
+    // Lambda's retry of the same event finds the step taken and does nothing.
+    await invokeJob(worker, event);
+    const poll = () => request<Job>(picksUrl(client.defaultListId, `job=${accepted.body.job_id}`), { token: client.token });
+    expect((await poll()).body).toMatchObject({ status: 'running', error: null });
+    process.env.PICKS_STALL_SECONDS = '1';
+    await new Promise((done) => setTimeout(done, 1_100));
+    const failed = await poll();
+    expect(failed.body).toMatchObject({ status: 'failed', result_url: null });
+    expect(failed.body.error).toMatch(/^The picks worker stopped without finishing .*ask again for a new job\.$/);
+    // Recorded: the same answer with the stall time back at its default.
+    delete process.env.PICKS_STALL_SECONDS;
+    expect((await poll()).body).toMatchObject({ status: 'failed', error: failed.body.error });
   });
 
   it('answers 401 without a token, 404 for an unknown block, another client\'s block or list, 400 for rows out of range or no block', async () => {
