@@ -145,6 +145,9 @@ async function applyReaders(
   return { readersWritten: written, readersLost: 0, covisits };
 }
 
+/** A batch result with nothing applied. */
+export const emptyResult = (): BatchResult => ({ failed: [], counted: 0, dropped: 0, articles: 0, readers: 0, covisitItems: 0, fresh: 0, lostEffects: 0, neighbourSnapshots: 0, neighbourFailures: 0, popularSnapshots: 0, popularFailures: 0 });
+
 /**
  * Applies a batch of queued views (any clients, any order). Per client: the
  * article updates first (a view whose article update fails is reported in
@@ -154,7 +157,7 @@ async function applyReaders(
  * views onto the fresh list.
  */
 export async function applyViewBatch(store: ViewBatchStore, batch: Array<QueuedView & { id: string }>): Promise<BatchResult> {
-  const result: BatchResult = { failed: [], counted: 0, dropped: 0, articles: 0, readers: 0, covisitItems: 0, fresh: 0, lostEffects: 0, neighbourSnapshots: 0, neighbourFailures: 0, popularSnapshots: 0, popularFailures: 0 };
+  const result = emptyResult();
   const byClient = new Map<string, Array<QueuedView & { id: string }>>();
   for (const item of batch) {
     const list = byClient.get(item.clientId);

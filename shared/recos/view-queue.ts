@@ -8,7 +8,7 @@ import { count, logger } from '../observability/index.js';
 import { sendMessage, sqsRecords } from '../queue.js';
 import type { ViewBatchStore } from './port.js';
 import type { PageView } from './tracking.js';
-import { applyViewBatch, type BatchResult, type QueuedView } from './view-batch.js';
+import { applyViewBatch, emptyResult, type BatchResult, type QueuedView } from './view-batch.js';
 import { applyRecoCounts, groupRecoCounts, parseRecoCount, type RecoCount, type RecoCountStore } from './reco-counts.js';
 
 /** Message format version: a consumer refuses (dead-letters) versions it does not know. */
@@ -75,7 +75,15 @@ export async function consumeViews(
     else bad.push(record.messageId);
   }
   if (bad.length > 0) logger.error('messages that are neither page views nor recommendation counts', { messageIds: bad.slice(0, 10), count: bad.length });
-  const [result, countsFailed] = await Promise.all([applyViewBatch(store, views), countStore && counts.length > 0 ? applyRecoCounts(countStore, groupRecoCounts(counts)) : []]);
+  const [result, countsFailed] = await Promise.all([
+    // A throw of the views' path fails the views only: the counts beside them are applied once (their ADDs would land twice in a whole-batch redelivery).
+    applyViewBatch(store, views).catch((err: unknown) => {
+      if (counts.length === 0) throw err;
+      logger.error('page-view batch failed; SQS delivers its views again', { error: err as Error, views: views.length });
+      return { ...emptyResult(), failed: views.map((v) => v.id) };
+    }),
+    countStore && counts.length > 0 ? applyRecoCounts(countStore, groupRecoCounts(counts)) : [],
+  ]);
   if (countsFailed.length > 0) logger.warn('recommendation counter updates failed; SQS delivers those counts again', { messages: countsFailed.length });
   count('PageViewsCounted', result.counted);
   if (result.failed.length > 0) logger.warn('article updates failed; SQS delivers those views again', { views: result.failed.length });
