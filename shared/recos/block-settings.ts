@@ -10,14 +10,11 @@ import { createBlock, getClient, listBlocks, requireClient, resolvePublicKey, up
 import { siteUrlAllowed, storedSiteHosts } from '../clients/site-hosts.js';
 import { BLOCK_LIMITS } from './block-schemas.js';
 import { InvalidBlockSettingsError, UnknownBlockKeyError } from './errors.js';
+import { RESERVED_VARIANTS, VARIANT_NAME } from './experiments.js';
 import { toUnixSeconds } from './schemas.js';
 import { blockSettings, BLOCK_DEFAULTS, DEFAULT_WEIGHTS, MAX_FRESHNESS_HOURS, MAX_ROWS_CEILING } from './settings.js';
 import type { Weights } from './types.js';
 import { canonicalUrl } from './urls.js';
-
-/** Variant names the service answers itself (`recomm_id` prefixes): never a configured variant. */
-export const RESERVED_VARIANTS = ['default', 'newsletter'];
-export const VARIANT_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 
 /** Public name → stored attribute of every block setting. */
 const STORED = {
@@ -87,7 +84,7 @@ function weights(field: string, value: unknown): Partial<Weights> {
   if (!isObject(value)) return fail(field, 'must be an object of weights');
   const out: Partial<Weights> = {};
   for (const [signal, weight] of Object.entries(value)) {
-    if (!(signal in DEFAULT_WEIGHTS)) fail(`${field}.${signal}`, `not a signal (one of ${Object.keys(DEFAULT_WEIGHTS).join(', ')})`);
+    if (!Object.hasOwn(DEFAULT_WEIGHTS, signal)) fail(`${field}.${signal}`, `not a signal (one of ${Object.keys(DEFAULT_WEIGHTS).join(', ')})`);
     out[signal as keyof Weights] = number(`${field}.${signal}`, weight, 0, 100, false);
   }
   return out;
@@ -194,7 +191,7 @@ export function settingsChanges(body: unknown, current: Record<string, unknown>,
   const set: Record<string, unknown> = {};
   const remove: string[] = [];
   for (const [name, value] of Object.entries(body)) {
-    if (!(name in STORED)) fail(name, `not a block setting (one of ${BLOCK_SETTING_NAMES.join(', ')})`);
+    if (!Object.hasOwn(STORED, name)) fail(name, `not a block setting (one of ${BLOCK_SETTING_NAMES.join(', ')})`);
     const stored = STORED[name as BlockSettingName];
     if (value === null) remove.push(stored);
     else set[stored] = storedValue(name as BlockSettingName, value, siteHosts, now);
@@ -208,8 +205,19 @@ export function settingsChanges(body: unknown, current: Record<string, unknown>,
     if (pin.position > maxRows) fail(field === 'pins' ? `pins[${i}].position` : 'max_rows', field === 'pins' ? `must be from 1 to max_rows (${maxRows})` : `${maxRows} is less than the position of pin ${i} (${pin.position})`);
     if (pins.findIndex((p) => p.position === pin.position) !== i) fail(`pins[${i}].position`, `position ${pin.position} is pinned twice`);
   });
+  // A `rows` of its own above `max_rows` would be cut silently (a default `rows` is cut to `max_rows` by design).
+  if (typeof after.rows === 'number' && after.rows > maxRows) fail('rows' in set ? 'rows' : 'max_rows', `rows (${after.rows}) must not be more than max_rows (${maxRows})`);
+  // The settings live on the block key item: within DynamoDB's 400 KB an item may hold.
+  const bytes = Buffer.byteLength(JSON.stringify(after));
+  if (bytes > MAX_SETTINGS_BYTES) {
+    const largest = Object.entries(body).sort(([, a], [, b]) => JSON.stringify(b ?? '').length - JSON.stringify(a ?? '').length)[0]?.[0] ?? 'body';
+    fail(largest, `the block's settings would take ${Math.ceil(bytes / 1024)} KB, more than ${MAX_SETTINGS_BYTES / 1024} KB`);
+  }
   return { set, remove };
 }
+
+/** Most bytes a block's settings may take (as JSON): its key item must stay well within DynamoDB's 400 KB. */
+export const MAX_SETTINGS_BYTES = 300 * 1024;
 
 /** A block key item as the API answers it. */
 export function publicBlock(blockKey: string, item: BlockKey): PublicBlock {

@@ -172,6 +172,12 @@ describe('PUT /v1/blocks/{block_key}', () => {
       [{ variants: [{ name: 'a', share: 10, weights: { covisit: -1 } }] }, 'body.variants[0].weights.covisit: must be from 0 to 100'],
       [{ variants: [{ name: 'a', share: 10, colour: 'red' }] }, 'body.variants[0].colour: not a variant field (name, share, weights, holdout)'],
       [{ variants: Array.from({ length: 11 }, (_, i) => ({ name: `v${i}`, share: 1 })) }, 'body.variants: at most 10 entries'],
+      // Names every object has (its prototype's) are not settings, nor signals.
+      [{ constructor: 1 }, 'body.constructor: not a block setting (one of name, rows, max_rows, max_age_days, freshness_hours, envelope, weights, hosts, category_display, pins, exclude, variants)'],
+      [{ weights: { toString: 5 } }, 'body.weights.toString: not a signal (one of covisit, content, preferences, popularity, freshness)'],
+      [{ rows: 20 }, 'body.rows: rows (20) must not be more than max_rows (10)'],
+      // 1,000 long URLs: more than the item may hold.
+      [{ exclude: { urls: Array.from({ length: 1000 }, (_, i) => `https://news.blocks.example/${'x'.repeat(400)}/${i}`) } }, "body.exclude: the block's settings would take 425 KB, more than 300 KB"],
     ];
     for (const [body, cause] of cases) {
       const reply = await put(key, body);
