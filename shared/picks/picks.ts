@@ -10,11 +10,11 @@
  * (and again each minute): the block key, the list, the client's fresh list, deletions and client record, the
  * popular list (docs/capacity.md "Newsletter picks").
  */
-import { randomBytes } from 'node:crypto';
 import { resolvePublicKey, type BlockKey } from '../clients/clients.js';
 import { runPool } from '../db/client.js';
 import { getList } from '../lists/lists.js';
 import { redirectUrl } from '../recos/envelope.js';
+import { newRecommId, NEWSLETTER_VARIANT } from '../recos/experiments.js';
 import { UnknownBlockKeyError } from '../recos/errors.js';
 import { rankingFor } from '../recos/recommend.js';
 import { blockSettings } from '../recos/settings.js';
@@ -54,11 +54,6 @@ export interface PicksPlan {
   rid: string;
 }
 
-/** A newsletter recomm_id: `newsletter.` and 16 base64url characters (12 random bytes). */
-export function newsletterRid(): string {
-  return `newsletter.${randomBytes(12).toString('base64url')}`;
-}
-
 /** The block key item of this client (another client's or an unknown key: UnknownBlockKeyError, 404). */
 export async function clientBlock(clientId: string, blockKey: string): Promise<BlockKey> {
   const key = await resolvePublicKey('block', blockKey);
@@ -70,7 +65,7 @@ export async function clientBlock(clientId: string, blockKey: string): Promise<B
 export async function planPicks(clientId: string, listId: number, blockKey: string, rows: number | undefined): Promise<PicksPlan> {
   const [key] = await Promise.all([clientBlock(clientId, blockKey), getList(clientId, listId)]);
   const blockRows = blockSettings(key, undefined).rows;
-  return { clientId, listId, blockKey, rows: Math.min(rows ?? blockRows, MAX_PICKS_ROWS), rid: newsletterRid() };
+  return { clientId, listId, blockKey, rows: Math.min(rows ?? blockRows, MAX_PICKS_ROWS), rid: newRecommId(NEWSLETTER_VARIANT) };
 }
 
 export interface RunOptions {
@@ -96,8 +91,7 @@ export async function runPicks(plan: PicksPlan, o: RunOptions): Promise<{ member
   const key = await clientBlock(plan.clientId, plan.blockKey);
   const store = o.store ?? new PicksStore(plan.clientId);
   const pageMembers = o.pageMembers ?? PAGE_MEMBERS;
-  const links = { baseUrl: o.baseUrl, blockKey: plan.blockKey, redirHttps: false };
-  const rid = encodeURIComponent(plan.rid);
+  const links = { baseUrl: o.baseUrl, blockKey: plan.blockKey, redirHttps: false, recommId: plan.rid };
   // A page: its members and their readers' records, read together while the previous page is ranked.
   const readPage = async (startKey: Record<string, string> | undefined) => {
     const page = await subscribedPage(plan.clientId, plan.listId, pageMembers, startKey);
@@ -119,7 +113,7 @@ export async function runPicks(plan: PicksPlan, o: RunOptions): Promise<{ member
         guid: member.guid,
         recommendations: ranking.slice(0, plan.rows).map(({ article: a }) => ({
           guid: a.guid,
-          url: `${redirectUrl(links, a.guid)}?rid=${rid}`,
+          url: redirectUrl(links, a.guid),
           title: a.title,
           desc: a.desc,
           image: a.image,
