@@ -47,5 +47,7 @@ export function jobOfKey(rawKey: string): { clientId: string; jobId: string } | 
 
 export async function readJob(clientId: string, jobId: string): Promise<JobItem | undefined> {
   const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.picksJob(clientId, jobId), ConsistentRead: true }));
-  return out.Item as JobItem | undefined;
+  const item = out.Item as (JobItem & { ttl?: number }) | undefined;
+  // DynamoDB deletes expired items up to days late; the result file (S3 lifecycle) may be gone already.
+  return item && !(typeof item.ttl === 'number' && item.ttl * 1000 <= Date.now()) ? item : undefined;
 }
