@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CreateMultipartUploadCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { invokeJob } from '../../infra/local/jobs.js';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../shared/config.js';
+import { ddb, tableName } from '../../shared/db/client.js';
+import { keys } from '../../shared/db/keys.js';
 import { createBlock } from '../../shared/clients/clients.js';
 import { jobList } from '../../shared/jobs.js';
 import { s3 } from '../../shared/s3.js';
@@ -233,6 +236,17 @@ describe('GET /v1/newsletters/lists/{list_id}/recommendations', () => {
     // Recorded: the same answer with the stall time back at its default.
     delete process.env.PICKS_STALL_SECONDS;
     expect((await poll()).body).toMatchObject({ status: 'failed', error: failed.body.error });
+  });
+
+  it('answers 404 for a job past its expiry, though DynamoDB has not deleted its item yet', async () => {
+    const { client, block } = await fixture();
+    const accepted = await request<Job>(picksUrl(client.defaultListId, `block_key=${block}&async=true`), { token: client.token });
+    expect(accepted.status).toBe(202);
+    const poll = () => request<ErrorBody>(picksUrl(client.defaultListId, `job=${accepted.body.job_id}`), { token: client.token });
+    expect((await poll()).status).toBe(200);
+    // DynamoDB deletes expired items late: the item is still there, its ttl a second past.
+    await ddb.send(new UpdateCommand({ TableName: tableName(), Key: keys.picksJob(client.username, accepted.body.job_id), UpdateExpression: 'SET #ttl = :past', ExpressionAttributeNames: { '#ttl': 'ttl' }, ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 1 } }));
+    expect((await poll()).status).toBe(404);
   });
 
   it('answers 401 without a token, 404 for an unknown block, another client\'s block or list, 400 for rows out of range or no block', async () => {
