@@ -114,6 +114,10 @@ export const config = {
   get picksStallSeconds(): number {
     return optionalInt('PICKS_STALL_SECONDS', 960);
   },
+  /** Newsletter picks: jobs a client may start per hour (each reads a whole list and its readers); more answer 429. */
+  get picksJobsPerHour(): number {
+    return optionalInt('PICKS_JOBS_PER_HOUR', 10);
+  },
   /** Lifetime of the presigned URL of a newsletter-picks result. */
   get picksUrlTtlSeconds(): number {
     return optionalInt('PICKS_URL_TTL_SECONDS', 3600);

@@ -14,6 +14,8 @@ import { config } from '../config.js';
 import { ddb, isConditionFailure, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import { s3 } from '../s3.js';
+import { RateLimitedError } from '../ratelimit/errors.js';
+import { consume } from '../ratelimit/ratelimit.js';
 import { UnknownPicksJobError } from './errors.js';
 import { NDJSON, PICKS_JOB_TTL_DAYS, readJob, requestKey, type JobItem, type PicksJobStatus } from './job-items.js';
 import type { PicksPlan } from './picks.js';
@@ -61,6 +63,12 @@ async function view(job: JobItem): Promise<PicksJobView> {
 
 /** Records a job for the plan and puts its request object (which starts the worker). */
 export async function createPicksJob(plan: PicksPlan): Promise<PicksJobView> {
+  // Each job reads the whole list and its readers: a client's jobs are limited per hour (fixed windows, counted atomically).
+  const limit = config.picksJobsPerHour;
+  const allowed = await consume(`picksjobs#${plan.clientId}`, limit, Date.now(), 3_600_000);
+  if (!allowed.allowed) {
+    throw new RateLimitedError('picks', allowed.retryAfterSeconds, `Too many newsletter-picks jobs: at most ${limit} per hour for a client; retry in ${allowed.retryAfterSeconds} s`);
+  }
   const id = randomBytes(12).toString('base64url');
   const now = new Date();
   const job: JobItem = { id, listId: plan.listId, blockKey: plan.blockKey, rows: plan.rows, rid: plan.rid, status: 'queued', createdAt: now.toISOString(), members: 0, parts: [] };

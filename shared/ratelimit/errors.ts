@@ -7,7 +7,7 @@ export class RateLimitError extends Error {
 export class RateLimitedError extends RateLimitError {
   override name = 'RateLimitedError';
   constructor(
-    readonly scope: 'ip' | 'key' | 'login',
+    readonly scope: 'ip' | 'key' | 'login' | 'picks',
     readonly retryAfterSeconds: number,
     message: string,
   ) {

@@ -28,6 +28,7 @@ export const newsletterPicksRoutes = {
       400: errorResponses[400],
       401: errorResponses[401],
       404: { description: "Unknown list, a block key that is not the client's, or (with `job`) no such job of this list (jobs are kept 7 days)", schema: ErrorSchema },
+      429: { description: 'A job would be needed and the client started PICKS_JOBS_PER_HOUR (default 10) this hour; Retry-After gives the seconds to wait', schema: ErrorSchema, headers: ['retry-after'] },
     },
     lambda: { timeoutSeconds: 29, memoryMb: 1024 },
   },

@@ -4930,6 +4930,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description A job would be needed and the client started PICKS_JOBS_PER_HOUR (default 10) this hour; Retry-After gives the seconds to wait */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
             500: {
                 headers: {

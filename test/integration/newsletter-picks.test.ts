@@ -114,6 +114,7 @@ afterEach(() => {
   delete process.env.PICKS_DIRECT_MAX_MEMBERS;
   delete process.env.PICKS_JOB_MARGIN_MS;
   delete process.env.PICKS_STALL_SECONDS;
+  delete process.env.PICKS_JOBS_PER_HOUR;
 });
 
 describe('GET /v1/newsletters/lists/{list_id}/recommendations', () => {
@@ -247,6 +248,20 @@ describe('GET /v1/newsletters/lists/{list_id}/recommendations', () => {
     // DynamoDB deletes expired items late: the item is still there, its ttl a second past.
     await ddb.send(new UpdateCommand({ TableName: tableName(), Key: keys.picksJob(client.username, accepted.body.job_id), UpdateExpression: 'SET #ttl = :past', ExpressionAttributeNames: { '#ttl': 'ttl' }, ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 1 } }));
     expect((await poll()).status).toBe(404);
+  });
+
+  it('refuses a job beyond PICKS_JOBS_PER_HOUR with 429 and Retry-After; direct answers are not counted', async () => {
+    const { client, block } = await fixture();
+    process.env.PICKS_JOBS_PER_HOUR = '2';
+    const ask = (query: string) => request<ErrorBody>(picksUrl(client.defaultListId, `block_key=${block}${query}`), { token: client.token });
+    expect((await ask('&async=true')).status).toBe(202);
+    expect((await ask('')).status).toBe(200);
+    expect((await ask('&async=true')).status).toBe(202);
+    const refused = await ask('&async=true');
+    expect([refused.status, refused.body.cause]).toEqual([429, expect.stringMatching(/^Too many newsletter-picks jobs: at most 2 per hour for a client; retry in \d+ s$/)]);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    // A direct answer is still given.
+    expect((await ask('')).status).toBe(200);
   });
 
   it('answers 401 without a token, 404 for an unknown block, another client\'s block or list, 400 for rows out of range or no block', async () => {
