@@ -49,5 +49,5 @@ export function generatedModule({ script, style }: DashboardBundle): string {
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
   const bundle = await buildDashboard();
   writeFileSync(generated, generatedModule(bundle));
-  console.log(`wrote ${generated} (${bundle.script.length} bytes of script, ${bundle.style.length} bytes of style)`);
+  process.stdout.write(`wrote ${generated} (${bundle.script.length} bytes of script, ${bundle.style.length} bytes of style)\n`);
 }
