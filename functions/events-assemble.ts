@@ -2,14 +2,13 @@
 import { runDailyAssembly, type AssembleRequest } from '../shared/events/daily.js';
 import { s3EventStore } from '../shared/events/store.js';
 import { jobHandler, logger } from '../shared/observability/index.js';
-import { recordDayCount } from '../shared/stats/events-daily.js';
+import { recordAssembledDays } from '../shared/stats/events-daily.js';
 
 const store = s3EventStore();
 
 export const handler = jobHandler('eventsAssemble', async (event: AssembleRequest | undefined) => {
   const summary = await runDailyAssembly(store, event ?? {});
-  // The statistics' day counts: the rows of each file built (a file kept up to date was counted when it was built).
-  for (const f of summary.files) if (f.events !== undefined) await recordDayCount(f.clientId, f.event, f.day, f.events);
+  await recordAssembledDays(summary.files);
   const built = summary.files.filter((f) => !f.upToDate || !f.raw.upToDate);
   const hoursBuilt = built.reduce((n, f) => n + (f.hoursBuilt?.length ?? 0), 0);
   logger.info('event files assembled', { days: summary.days, built: built.length, upToDate: summary.files.length - built.length, hoursBuilt });

@@ -8,6 +8,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, queryAll, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
+import type { AssembleSummary } from '../events/daily.js';
 import { eventNames, type EventName } from '../events/types.js';
 import { daysBetween, type DateRange } from './range.js';
 import type { EventsDay } from './schemas.js';
@@ -37,6 +38,14 @@ export async function recordDayCount(clientId: string, event: EventName, day: st
       ExpressionAttributeValues: { ':day': day, ':n': events },
     }),
   );
+}
+
+/**
+ * The day counts of the files a daily assembly built (`events` set: the rows of a file built now; a file kept
+ * up to date was counted when it was built).
+ */
+export async function recordAssembledDays(files: AssembleSummary['files']): Promise<void> {
+  for (const f of files) if (f.events !== undefined) await recordDayCount(f.clientId, f.event, f.day, f.events);
 }
 
 /** The client's counts of the days `from`..`to`, oldest first (one Query). */
