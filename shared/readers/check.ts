@@ -2,19 +2,41 @@
  * Checking a reader link: rate limits, then the token against the client's
  * link secrets (shared/readers/links.ts). No subscriber is read before the
  * token checks; nothing is written (a GET changes nothing).
+ *
+ * The secrets are read from the client item once per container and kept
+ * LINK_SECRET_CACHE_SECONDS: a link checks with no database read. A token
+ * that fails against a kept copy is checked once more against the client
+ * item, so a link made with a secret rotated in since works at once; the
+ * other way round, a rotation ends the old links in every container within
+ * LINK_SECRET_CACHE_SECONDS (docs/api.md, "Rotation").
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import { enforceReaderLimits, type ReaderUse } from '../ratelimit/limits.js';
+import { TtlCache } from '../ttl-cache.js';
 import { toSecrets, type SecretFields } from './link-secret.js';
 import { decodeAddress, verifyLinkToken, type LinkSecrets, type LinkTarget } from './links.js';
+
+/** How long a container keeps a client's link secrets: the longest an old link works on after a rotation ends it. */
+export const LINK_SECRET_CACHE_SECONDS = 60;
+
+/** Per client, its secrets as last read (null: no such client, or no secret yet). */
+const secretsRead = new TtlCache<LinkSecrets | null>(10_000, LINK_SECRET_CACHE_SECONDS * 1000);
+
+async function readSecrets(clientId: string): Promise<LinkSecrets | null> {
+  const out = await ddb.send(
+    new GetCommand({ TableName: tableName(), Key: keys.client(clientId), ProjectionExpression: 'linkSecret, previousLinkSecret, previousLinkSecretUntil' }),
+  );
+  const item = out.Item as SecretFields | undefined;
+  const secrets = item?.linkSecret ? toSecrets(item as SecretFields & { linkSecret: string }) : null;
+  secretsRead.set(clientId, secrets);
+  return secrets;
+}
 
 export interface CheckedLink<T extends LinkTarget> {
   target: T;
   secrets: LinkSecrets;
-  /** Lists of the client's global opt-in forms (shown in the preference centre). */
-  globalFormLists: number[];
 }
 
 /**
@@ -33,12 +55,13 @@ export async function checkLink<K extends LinkTarget['kind']>(
   const email = decodeAddress(p.address);
   const listId = kind === 'unsubscribe' && /^[1-9]\d{0,9}$/.test(p.list_id ?? '') ? Number(p.list_id) : undefined;
   if (!email || (kind === 'unsubscribe' && listId === undefined)) return undefined;
-  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.client(p.client_id) }));
-  const item = out.Item as (SecretFields & { globalFormLists?: Set<number> | number[] }) | undefined;
-  if (!item?.linkSecret) return undefined;
   const target = (kind === 'unsubscribe' ? { kind, clientId: p.client_id, listId: listId!, email } : { kind, clientId: p.client_id, email }) as Extract<LinkTarget, { kind: K }>;
-  const secrets = toSecrets(item as SecretFields & { linkSecret: string });
-  if (!verifyLinkToken(secrets, target, p.token)) return undefined;
+  const verifies = (s: LinkSecrets | null): s is LinkSecrets => s !== null && verifyLinkToken(s, target, p.token);
+  const kept = secretsRead.entry(p.client_id);
+  let secrets = kept ? kept.value : await readSecrets(p.client_id);
+  // A failure against a kept copy: the secret may have been rotated since (the link is new), so read it once.
+  if (!verifies(secrets) && kept) secrets = await readSecrets(p.client_id);
+  if (!verifies(secrets)) return undefined;
   await enforceReaderLimits(p.client_id, sourceIp, true, use);
-  return { target, secrets, globalFormLists: [...(item.globalFormLists ?? [])].map(Number) };
+  return { target, secrets };
 }

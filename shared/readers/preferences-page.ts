@@ -1,5 +1,6 @@
 /** The preference centre's lists for a reader (GET: reads only). */
-import { batchGet } from '../db/client.js';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGet, ddb, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import { listLists } from '../lists/lists.js';
 import type { SubscriberItem } from '../subscribers/store.js';
@@ -18,11 +19,13 @@ export interface ReaderList {
 /**
  * The lists the page shows: every list of the client the reader is in
  * (read by key, strongly consistent), ticked as they stand, plus the lists of
- * the client's global opt-in forms. A reader in no list (deleted, or never
- * subscribed) is shown no list: the link brings nobody back.
+ * the client's global opt-in forms (read from the client item here, not
+ * with the link's secret: a form made a moment ago shows at once). A reader in
+ * no list (deleted, or never subscribed) is shown no list: the link brings
+ * nobody back.
  */
-export async function readerLists(clientId: string, email: string, globalFormLists: number[]): Promise<ReaderList[]> {
-  const lists = await listLists(clientId);
+export async function readerLists(clientId: string, email: string): Promise<ReaderList[]> {
+  const [lists, globalFormLists] = await Promise.all([listLists(clientId), globalFormListsOf(clientId)]);
   const items = await batchGet<SubscriberItem>(lists.map((l) => keys.subscriber(clientId, l.id, email)));
   if (items.length === 0) return [];
   const byList = new Map(items.map((i) => [i.listId, i]));
@@ -31,10 +34,16 @@ export async function readerLists(clientId: string, email: string, globalFormLis
     .map((l) => ({ id: l.id, name: l.name, subscribed: byList.get(l.id)?.subscribed ?? false, member: byList.has(l.id) }));
 }
 
+/** The lists of the client's global opt-in forms (the client item's `globalFormLists`). */
+async function globalFormListsOf(clientId: string): Promise<number[]> {
+  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.client(clientId), ProjectionExpression: 'globalFormLists' }));
+  return [...((out.Item?.globalFormLists as Set<number> | number[] | undefined) ?? [])].map(Number);
+}
+
 /** The view of the preference centre for a link. */
 export async function showPreferences(params: PreferencesParams, sourceIp: string): Promise<PreferenceView | 'invalid'> {
   const link = await checkLink('preferences', params, sourceIp, 'page');
   if (!link) return 'invalid';
   const { clientId, email } = link.target;
-  return { email, lists: await readerLists(clientId, email, link.globalFormLists) };
+  return { email, lists: await readerLists(clientId, email) };
 }

@@ -22,7 +22,7 @@ export async function savePreferences(params: PreferencesParams, fields: FormFie
   const { clientId, email } = link.target;
   const all = fields.get('action')?.[0] === 'unsubscribe_all';
   const ticked = new Set(fields.get('list') ?? []);
-  const lists = await readerLists(clientId, email, link.globalFormLists);
+  const lists = await readerLists(clientId, email);
   const consent = { source: 'preferences' as const, ip: from.ip || undefined, user_agent: from.userAgent?.slice(0, 256) || undefined };
   const deadline = Date.now() + READER_WRITE_BUDGET_MS;
   const changes = lists.flatMap((l): Array<{ listId: number; line: SubscriberLine }> => {
@@ -34,5 +34,5 @@ export async function savePreferences(params: PreferencesParams, fields: FormFie
     return [{ listId: l.id, line }];
   });
   await runPool(changes, 4, async ({ listId, line }) => void (await applySubscribers(clientId, listId, [line], { deadline })));
-  return { email, lists: await readerLists(clientId, email, link.globalFormLists), saved: all ? 'all' : 'saved' };
+  return { email, lists: await readerLists(clientId, email), saved: all ? 'all' : 'saved' };
 }
