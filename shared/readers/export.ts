@@ -37,7 +37,8 @@ export async function exportReader(clientId: string, email: string): Promise<Exp
     ConsistentRead: true,
   });
   if (items.length === 0 && pending.length === 0) throw new UnknownReaderError(email);
-  const guids = [...new Set(items.map((i) => i.guid))];
+  // The guids of the memberships and the ones they replaced: reading history under an old guid is this reader's too.
+  const guids = [...new Set(items.flatMap((i) => [i.guid, ...(i.previousGuids ?? [])]))];
   const readerItems = await batchGet<Record<string, unknown>>(guids.flatMap((guid) => [keys.reader(clientId, guid), keys.readerPreferences(clientId, guid)]));
   const readerItem = (guid: string, sk: string) => strip(readerItems.find((r) => r.pk === keys.reader(clientId, guid).pk && r.sk === sk));
   return {
@@ -47,6 +48,7 @@ export async function exportReader(clientId: string, email: string): Promise<Exp
       subscribed: i.subscribed,
       unsubscribed_cause: i.subscribed ? null : (i.unsubscribedCause ?? 'READER'),
       guid: i.guid,
+      previous_guids: i.previousGuids ?? [],
       subscribed_at: i.subscribedAt ?? null,
       data: i.data ?? {},
       consent: consentRecords(i).map((c) => ({ ...c, cause: c.cause ?? null, ip: c.ip ?? null, user_agent: c.user_agent ?? null })),

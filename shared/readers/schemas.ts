@@ -39,6 +39,7 @@ export const ExportSchema = v.object({
       subscribed: v.boolean(),
       unsubscribed_cause: v.nullable(v.string()),
       guid: v.string(),
+      previous_guids: v.array(v.string()),
       subscribed_at: v.nullable(v.string()),
       data: v.record(v.string(), v.unknown()),
       consent: v.array(ConsentSchema),

@@ -40,6 +40,21 @@ export interface SubscriberState {
   lastImportFile?: string;
   /** A record per change of status (consent records), the first one and the latest: at most MAX_CONSENT_RECORDS. */
   consent?: ConsentRecord[];
+  /**
+   * The guids this address had before in this list, latest first (at most MAX_PREVIOUS_GUIDS): reading
+   * history recorded under them is the same person's, so the export shows it and `users/delete` deletes it.
+   */
+  previousGuids?: string[];
+}
+
+/** Replaced guids kept per subscriber and list (docs/api.md, "Changing a guid"). */
+export const MAX_PREVIOUS_GUIDS = 5;
+
+/** The replaced guids after `prior`'s guid becomes `guid`: the replaced one first, the new one never listed. */
+export function previousGuidsAfter(prior: Pick<SubscriberState, 'guid' | 'previousGuids'> | undefined, guid: string): string[] | undefined {
+  if (!prior || prior.guid === guid) return prior?.previousGuids;
+  const kept = [prior.guid, ...(prior.previousGuids ?? []).filter((g) => g !== guid && g !== prior.guid)].slice(0, MAX_PREVIOUS_GUIDS);
+  return kept;
 }
 
 /** Consent records kept per subscriber and list: the first (how the address came in) and the 9 latest changes. */
@@ -89,7 +104,8 @@ const noOutcome = (): Outcome => ({ created: false, subscribed: false, unsubscri
  *   (default READER); an address already unsubscribed keeps its first cause.
  *   Absent: a new address is subscribed, an existing one keeps its status.
  * - data_* fields are merged; a null value removes that field.
- * - guid: as given, else the existing one, else md5 of the email.
+ * - guid: as given, else the existing one, else md5 of the email; a replaced
+ *   guid is kept in previousGuids (MAX_PREVIOUS_GUIDS).
  * - A line whose opId equals the stored lastOpId was applied already: nothing
  *   is written and its stored outcome is reported again.
  * - lastImportFile: the line's importFileId when given, else kept.
@@ -156,6 +172,7 @@ export function applyLine(prior: SubscriberState | undefined, line: SubscriberLi
     lastOutcome: line.opId === undefined ? undefined : outcome,
     lastImportFile: importFile,
     consent,
+    previousGuids: previousGuidsAfter(prior, guid),
   };
   countState(deltas, prior, -1);
   countState(deltas, next, 1);

@@ -163,9 +163,10 @@ export async function deleteUsers(clientId: string, body: unknown[]): Promise<nu
     }
     for (const email of group) unfinished.add(email);
   });
-  // The guid is also the reader id of recommendations (spec 2.3): their reading history goes too,
-  // and so do pending opt-ins (no reminder, and an old confirmation link subscribes nobody).
-  const guids = [...new Set(deleted.map((item) => item.guid))];
+  // The guid is also the reader id of recommendations (spec 2.3): their reading history goes too (under the
+  // guids the addresses had before as well), and so do pending opt-ins (no reminder, and an old confirmation
+  // link subscribes nobody).
+  const guids = [...new Set(deleted.flatMap((item) => [item.guid, ...(item.previousGuids ?? [])]))];
   if (guids.length > 0) await forgetReaders(clientId, guids);
   const done = all.filter((email) => !unfinished.has(email));
   if (done.length > 0) await forgetPendingOptins(clientId, done);

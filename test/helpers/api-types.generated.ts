@@ -3894,6 +3894,7 @@ export interface operations {
                             subscribed: boolean;
                             unsubscribed_cause: string | null;
                             guid: string;
+                            previous_guids: string[];
                             subscribed_at: string | null;
                             data: {
                                 [key: string]: unknown;

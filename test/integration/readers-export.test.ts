@@ -113,6 +113,7 @@ describe('GET /v1/users/export: memberships, pending opt-ins and reading data', 
         subscribed: true,
         unsubscribed_cause: null,
         guid: 'reader-42',
+        previous_guids: [],
         subscribed_at: isoTime(),
         data: { data_city: 'Lyon' },
         consent: [serverRecord({ subscribed: true, source: 'api' })],
@@ -122,6 +123,7 @@ describe('GET /v1/users/export: memberships, pending opt-ins and reading data', 
         subscribed: true,
         unsubscribed_cause: null,
         guid: md5(email),
+        previous_guids: [],
         subscribed_at: isoTime(),
         data: { data_plan: 'pro' },
         consent: [serverRecord({ subscribed: true, source: 'api' })],
@@ -153,6 +155,40 @@ describe('GET /v1/users/export: memberships, pending opt-ins and reading data', 
     expect(pending).toEqual([]);
     for (const key of [keys.reader(client.username, 'reader-42'), keys.readerPreferences(client.username, 'reader-42'), keys.subscriber(client.username, client.defaultListId, email)]) {
       expect((await ddb.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item).toBeUndefined();
+    }
+  });
+
+  it('a guid the publisher changed: the export gives the reading history under the old guids too, and users/delete deletes it', async () => {
+    const client = await newClient(service, { siteHosts: ['news.example.com'] });
+    const email = newEmail('regid');
+    const track = async (userId: string, path: string) => {
+      const reply = await request(`${service.url}/v1/track/${client.trackingKey}`, { method: 'POST', body: { user_id: userId, url: `https://news.example.com/${path}`, title: path } });
+      expect(reply.status, reply.text).toBe(200);
+    };
+    await postSubscribers(client, client.defaultListId, [{ email, guid: 'old-7' }]);
+    await track('old-7', 'first');
+    // Changed by a single-subscriber write (the transactional path)...
+    await postSubscribers(client, client.defaultListId, [{ email, guid: 'mid-7' }]);
+    await track('mid-7', 'second');
+    // ...and by a batch large enough for the bulk path, with other addresses.
+    const others = Array.from({ length: 150 }, (_, i) => ({ email: newEmail(`regid-other${i}`) }));
+    await postSubscribers(client, client.defaultListId, [...others, { email, guid: 'new-7' }]);
+    await service.drain();
+
+    const body = await exported(client, email);
+    expect(body.memberships.map((m) => [m.guid, m.previous_guids])).toEqual([['new-7', ['mid-7', 'old-7']]]);
+    expect(body.readers.map((r) => [r.guid, (r.history as { reads?: unknown[] } | null)?.reads?.length ?? 0])).toEqual([
+      ['new-7', 0],
+      ['mid-7', 1],
+      ['old-7', 1],
+    ]);
+    // Back to an old guid: it is the current one again, not listed twice.
+    await postSubscribers(client, client.defaultListId, [{ email, guid: 'old-7' }]);
+    expect((await exported(client, email)).memberships[0]).toMatchObject({ guid: 'old-7', previous_guids: ['new-7', 'mid-7'] });
+
+    expect((await request(`${service.url}/v1/users/delete`, { method: 'POST', token: client.token, body: [{ email }] })).status).toBe(200);
+    for (const guid of ['old-7', 'mid-7', 'new-7']) {
+      expect((await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.reader(client.username, guid), ConsistentRead: true }))).Item, guid).toBeUndefined();
     }
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseSubscriberLine } from '../../shared/subscribers/parse.js';
-import { applyLine, buildReport, dedupeLines, defaultGuid, type SubscriberState } from '../../shared/subscribers/rules.js';
+import { applyLine, buildReport, dedupeLines, defaultGuid, MAX_PREVIOUS_GUIDS, type SubscriberState } from '../../shared/subscribers/rules.js';
 import type { SubscriberLine } from '../../shared/subscribers/types.js';
 
 const NOW = '2026-11-22T10:00:00.000Z';
@@ -24,6 +24,18 @@ describe('applyLine', () => {
     expect(change.next).toMatchObject({ subscribed: true, subscribedAt: NOW, guid: defaultGuid('a@x.co'), version: 1 });
     expect(change.deltas).toMatchObject({ subscribed: 1, unsubscribed: 0 });
     expect(change.events).toEqual([{ event: 'nl_subscribe', date: NOW, email: 'a@x.co', email_list_id: 7, guid: defaultGuid('a@x.co') }]);
+  });
+
+  it(`keeps the replaced guids, latest first, at most ${MAX_PREVIOUS_GUIDS}, never the current one`, () => {
+    let state = existing({ guid: 'g0' });
+    for (let i = 1; i <= MAX_PREVIOUS_GUIDS + 2; i++) state = applyLine(state, line({ email: 'a@x.co', guid: `g${i}` }), NOW, 7).next!;
+    expect(state.guid).toBe(`g${MAX_PREVIOUS_GUIDS + 2}`);
+    expect(state.previousGuids).toEqual(Array.from({ length: MAX_PREVIOUS_GUIDS }, (_, i) => `g${MAX_PREVIOUS_GUIDS + 1 - i}`));
+    const back = applyLine(state, line({ email: 'a@x.co', guid: 'g3' }), NOW, 7).next!;
+    expect(back.previousGuids).toEqual([`g${MAX_PREVIOUS_GUIDS + 2}`, ...state.previousGuids!.filter((g) => g !== 'g3')]);
+    // A line without a guid, or with the same one, keeps them as they are.
+    expect(applyLine(back, line({ email: 'a@x.co', data: { data_x: '1' } }), NOW, 7).next!.previousGuids).toEqual(back.previousGuids);
+    expect(applyLine(undefined, line({ email: 'b@x.co', guid: 'z' }), NOW, 7).next!.previousGuids).toBeUndefined();
   });
 
   it('keeps the status of an existing address when subscribed is absent', () => {
