@@ -5,8 +5,10 @@
  * the preferences route), read back through GET /v1/users/export.
  */
 import { createHash } from 'node:crypto';
+import * as http from 'node:http';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { createGateway, listen } from '../../infra/local/gateway.js';
 import { sha256 } from '../../shared/auth/secrets.js';
 import { createForm } from '../../shared/clients/clients.js';
 import { ddb, queryAll, tableName } from '../../shared/db/client.js';
@@ -21,6 +23,8 @@ import { importByUrl, useLoopbackImports } from './imports-helpers.js';
 
 const service = useService();
 const loopback = useLoopbackImports();
+/** IPv6 loopback is not on every machine: the IPv6 test is skipped (and reported so) without it. */
+const ipv6Loopback = await canListen('::1');
 
 type Export = ApiBody<'usersExport'>;
 type Consent = Export['memberships'][number]['consent'][number];
@@ -329,6 +333,35 @@ describe('consent records through the real paths, as the export shows them', () 
     ]);
   });
 
+  it('records the address each request came from, not always the usual loopback one', async () => {
+    const client = await newClient(service);
+    const email = newEmail('ipv4');
+    await postSubscribers(client, client.defaultListId, [{ email }]);
+    const links = await linksOf(client, client.defaultListId, email);
+    // From 127.0.0.2 (the whole of 127/8 is loopback): the gateway gives the handler the connection's address.
+    expect(await postForm(links.unsubscribe, 'List-Unsubscribe=One-Click', { localAddress: '127.0.0.2' })).toBe(200);
+    expect((await consentOf(client, client.defaultListId, email)).slice(1).map((c) => [c.source, c.ip])).toEqual([['unsubscribe_link', '127.0.0.2']]);
+  });
+
+  // A machine without IPv6 loopback skips this one (and says so in the run).
+  it.skipIf(!ipv6Loopback)('records an IPv6 address as it came', async () => {
+    const client = await newClient(service);
+    const email = newEmail('ipv6');
+    await postSubscribers(client, client.defaultListId, [{ email }]);
+    const links = await linksOf(client, client.defaultListId, email);
+    // A second gateway on [::1] in front of the same handlers.
+    const v6 = createGateway();
+    try {
+      const port = await listen(v6, 0, '::1');
+      const preferences = new URL(links.preferences);
+      preferences.host = `[::1]:${port}`;
+      expect(await postForm(preferences.href, 'action=unsubscribe_all', {})).toBe(200);
+    } finally {
+      await new Promise((done) => v6.close(done));
+    }
+    expect((await consentOf(client, client.defaultListId, email)).slice(1).map((c) => [c.source, c.ip])).toEqual([['preferences', '::1']]);
+  });
+
   it(`keeps at most ${MAX_CONSENT_RECORDS} records per subscriber and list: the first and the latest, older ones in between dropped`, async () => {
     expect(MAX_CONSENT_RECORDS).toBe(10); // docs/api.md and docs/capacity.md say 10
     const client = await newClient(service);
@@ -353,3 +386,24 @@ describe('consent records through the real paths, as the export shows them', () 
     expect(await consentOf(client, other.id, email)).toEqual([serverRecord({ subscribed: true, source: 'api' })]);
   });
 });
+
+/** POSTs an urlencoded form with node:http (which can choose the local address); the status. */
+function postForm(url: string, body: string, o: { localAddress?: string }): Promise<number> {
+  return new Promise((done, fail) => {
+    const req = http.request(url, { method: 'POST', localAddress: o.localAddress, headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'Agent/1' } }, (res) => {
+      res.resume();
+      res.on('end', () => done(res.statusCode ?? 0));
+    });
+    req.on('error', fail);
+    req.end(body);
+  });
+}
+
+/** True when this machine can listen on `host` (IPv6 loopback is not everywhere). */
+function canListen(host: string): Promise<boolean> {
+  return new Promise((done) => {
+    const server = http.createServer();
+    server.once('error', () => done(false));
+    server.listen(0, host, () => server.close(() => done(true)));
+  });
+}
