@@ -274,6 +274,10 @@ export async function startLocalQueues({ port = 0, log = console.log }: { port?:
       }
       if (target === 'AWSEvents.PutEvents' && Array.isArray(input.Entries)) {
         const entries = input.Entries as unknown as LocalBusEntry[];
+        // EventBridge's limit: 1 to 10 entries per call, else the whole call is refused.
+        if (entries.length < 1 || entries.length > 10) {
+          return reply(400, { __type: 'ValidationException', message: `1 validation error detected: Value at 'entries' failed to satisfy constraint: Member must have length less than or equal to 10 (got ${entries.length})` });
+        }
         bus.push(...entries);
         return reply(200, { FailedEntryCount: 0, Entries: entries.map(() => ({ EventId: randomUUID() })) });
       }

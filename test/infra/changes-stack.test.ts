@@ -1,5 +1,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { LOOPBACK_ALLOWANCES } from '../../infra/local/env.js';
 import { ServiceStack } from '../../infra/service-stack.js';
 import { eventNames } from '../../shared/events/types.js';
 import { jobs } from '../../shared/jobs.js';
@@ -132,5 +134,33 @@ describe('ServiceStack, subscriber changes out', () => {
       PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
     });
     template.hasOutput('AthenaWorkgroup', { Value: 'Test-events' });
+  });
+
+  it("the example queries of operations.md name only the table's columns and partitions", () => {
+    const [table] = Object.values(template.findResources('AWS::Glue::Table') as Record<string, Resource>);
+    const input = table.Properties.TableInput as { StorageDescriptor: { Columns: Array<{ Name: string }> }; PartitionKeys: Array<{ Name: string }> };
+    const columns = new Set([...input.StorageDescriptor.Columns, ...input.PartitionKeys].map((c) => c.Name));
+    const docs = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+    const sql = [...docs.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]).join('\n');
+    expect(sql.match(/^SELECT/gm)?.length).toBeGreaterThanOrEqual(3);
+    // Words of the queries without comments and string literals; minus SQL, functions, the table and the aliases they define.
+    const text = sql.replace(/--.*$/gm, '').replace(/'[^']*'/g, '');
+    const sqlWords = new Set('select distinct from where and or between group by order as with left join on desc asc count sum date_trunc date if coalesce round case when then else end is null not in'.split(' '));
+    const aliases = new Set([...text.matchAll(/\b(?:AS|FROM\s+\S+|JOIN\s+\S+)\s+([a-z_]+)\b/gi)].map((m) => m[1]));
+    for (const m of text.matchAll(/\bWITH\s+([a-z_]+)|,\s*([a-z_]+)\s+AS\s*\(/gi)) aliases.add(m[1] ?? m[2]);
+    const named = [...text.matchAll(/(?<![.\w])([a-z_][a-z0-9_]*)(?![\w.(])/gi)]
+      .map((m) => m[1])
+      .filter((w) => !sqlWords.has(w.toLowerCase()) && !aliases.has(w) && !/^\d/.test(w));
+    expect(named.length).toBeGreaterThan(10);
+    expect([...new Set(named)].filter((w) => !columns.has(w))).toEqual([]);
+  });
+
+  it('allows no loopback address in AWS: no function sets an *_ALLOW_LOOPBACK variable', () => {
+    const functions = Object.entries(template.findResources('AWS::Lambda::Function') as Record<string, Resource>);
+    expect(functions.length).toBeGreaterThan(40);
+    for (const [id, fn] of functions) {
+      const variables = Object.keys((fn.Properties.Environment?.Variables ?? {}));
+      expect(variables.filter((name) => (LOOPBACK_ALLOWANCES as readonly string[]).includes(name) || name.endsWith('_ALLOW_LOOPBACK')), id).toEqual([]);
+    }
   });
 });

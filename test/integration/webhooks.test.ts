@@ -232,6 +232,18 @@ describe('deliveries', () => {
     expect(onBus.map((e) => JSON.parse(e.Detail!) as unknown)).toEqual([...events, verified(hook.secret, all[3])]);
   });
 
+  it('puts a write of 25 changes on the bus in calls of at most 10 (EventBridge refuses more; so does the local bus), none lost', async () => {
+    const a = await newClient(service);
+    await watchChanges(service, a.username);
+    await register(a, { url: rx.url(`/many/${a.username}`), events: ['subscriber.subscribed'] });
+    const emails = Array.from({ length: 25 }, (_, i) => `many${i}@x.co`);
+    expect((await subscribe(a, emails.map((email) => ({ email })))).status).toBe(200);
+    await rx.delivered(`/many/${a.username}`, 25);
+    const onBus = () => service.queues!.bus.filter((e) => e.Detail?.includes(`"client_id":"${a.username}"`));
+    await vi.waitFor(() => expect(onBus()).toHaveLength(25), { timeout: 10_000 });
+    expect(onBus().map((e) => (JSON.parse(e.Detail!) as { email: string }).email)).toEqual(emails);
+  });
+
   it('sends subscriber.bounced and subscriber.complained from SES notifications (the ingester’s records), one signed delivery each with the documented fields', async () => {
     const a = await newClient(service, { premiumEvents: true });
     await watchChanges(service, a.username);
