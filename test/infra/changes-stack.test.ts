@@ -159,7 +159,7 @@ describe('ServiceStack, subscriber changes out', () => {
     const functions = Object.entries(template.findResources('AWS::Lambda::Function') as Record<string, Resource>);
     expect(functions.length).toBeGreaterThan(40);
     for (const [id, fn] of functions) {
-      const variables = Object.keys((fn.Properties.Environment?.Variables ?? {}));
+      const variables = Object.keys(fn.Properties.Environment?.Variables ?? {});
       expect(variables.filter((name) => (LOOPBACK_ALLOWANCES as readonly string[]).includes(name) || name.endsWith('_ALLOW_LOOPBACK')), id).toEqual([]);
     }
   });
