@@ -28,7 +28,8 @@
  * Options: --scenario=week|six-hours, --articles, --readers, --eval-readers,
  * --concurrency, --seed, --small, --weights=covisit:1,content:0.35,... (the
  * block's weights: the ablation table), --min-rate (views/s, default 500),
- * --gate=regression, --order=reader (six-hours: each reader's views together).
+ * --gate=regression, --order=reader (six-hours: each reader's views together),
+ * --meter (the consumer's DynamoDB calls per view, by command).
  */
 import { generateNewsLog, type NewsLogOptions } from './recos-news-log.js';
 import { generateNewsWeek } from './recos-news-week.js';
@@ -49,7 +50,7 @@ export const REALISTIC = {
 };
 
 /** Generates the log, replays it and checks it: the problems found (empty when the benchmark passes). */
-export async function runRealistic(o: { articles: number; readers: number; evalReaders: number; seed?: number; concurrency?: number; block?: Record<string, unknown>; minRate?: number; order?: string; gate?: string; generator?: Partial<NewsLogOptions>; scenario?: string; log?: (line: string) => void }): Promise<{ result: ReplayResult; problems: string[] }> {
+export async function runRealistic(o: { articles: number; readers: number; evalReaders: number; seed?: number; concurrency?: number; block?: Record<string, unknown>; minRate?: number; order?: string; gate?: string; generator?: Partial<NewsLogOptions>; scenario?: string; meter?: boolean; log?: (line: string) => void }): Promise<{ result: ReplayResult; problems: string[] }> {
   const log = o.log ?? ((line: string) => console.log(line));
   const scenario = o.scenario ?? REALISTIC.scenarios[0];
   if (!(REALISTIC.scenarios as readonly string[]).includes(scenario)) throw new Error(`unknown scenario ${scenario}: ${REALISTIC.scenarios.join(' or ')}`);
@@ -73,6 +74,7 @@ export async function runRealistic(o: { articles: number; readers: number; evalR
     concurrency: o.concurrency ?? 32,
     seed: o.seed ?? 11,
     block: o.block,
+    meter: o.meter,
     log,
     ...(simClock ? { recentSeconds: REALISTIC.weekRecentSeconds, logTime: (t: number) => simClock.setSimNow(new Date(t * 1000).toISOString()), simClock: simClock.simClockBuffer() } : {}),
   });
@@ -114,6 +116,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     gate: args.get('gate'),
     scenario: args.get('scenario'),
     generator: parseWeights(args.get('log')),
+    meter: args.has('meter'),
   });
   for (const p of problems) console.error(`FAIL: ${p}`);
   process.exit(problems.length > 0 ? 1 : 0);

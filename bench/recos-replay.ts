@@ -22,6 +22,7 @@
  * hit rate@10, nDCG@10, MRR@10 and catalogue coverage (distinct articles
  * recommended over the articles in the log).
  */
+import http from 'node:http';
 import { articleGuid, canonicalUrl } from '../shared/recos/urls.js';
 import { prng } from './recos-data.js';
 import { gatewayThread, startBenchStack } from './local-stack.js';
@@ -80,6 +81,8 @@ export interface ReplayOptions {
   logTime?: (t: number) => void;
   /** With `logTime`: the simulated clock's memory (bench/sim-clock.ts `simClockBuffer`), which the gateway's thread follows. */
   simClock?: SharedArrayBuffer;
+  /** Counts the consumer's DynamoDB calls during the replay and the drain (bench/ddb-meter.ts on this thread's client) and prints them per view. */
+  meter?: boolean;
   log?: (line: string) => void;
 }
 
@@ -199,6 +202,31 @@ async function pool<T>(items: T[], concurrency: number, work: (item: T, index: n
   );
 }
 
+/**
+ * The load generator's HTTP client: plain node:http on keep-alive connections
+ * (`sockets` at most), for one phase (`close` ends its connections). It is not
+ * the service: with fetch (undici, web streams) the client took ≈ 8 % of the
+ * CPU of the replay on the machine that also runs the service, DynamoDB Local
+ * and the queue (docs/benchmarks.md "Where the replay's time went").
+ */
+export function loadClient(base: string, sockets: number) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
+  const { hostname, port } = new URL(base);
+  const send = (method: 'GET' | 'POST', path: string, body?: string) =>
+    new Promise<{ status: number; text: string }>((done, fail) => {
+      const headers = body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+      const req = http.request({ agent, hostname, port, method, path, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => done({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', fail);
+      });
+      req.on('error', fail);
+      req.end(body);
+    });
+  return { send, close: () => agent.destroy() };
+}
+
 /** Replays `views` through a fresh local stack and measures the service against the offline baselines. */
 export async function replayAndEvaluate(views: LogView[], o: ReplayOptions): Promise<ReplayResult> {
   const log = o.log ?? ((line: string) => console.log(line));
@@ -222,13 +250,16 @@ export async function replayAndEvaluate(views: LogView[], o: ReplayOptions): Pro
     const { client } = await createClient(clientId, { siteHosts: hosts.slice(0, 50) });
     const blockKey = await createBlock(clientId, o.block ?? {});
     const statuses = new Map<number, number>();
+    // This thread's client is the consumer's (the handlers run in the gateway's thread).
+    const metered = o.meter ? (await import('./ddb-meter.js')).meter((await import('../shared/db/client.js')).ddb) : undefined;
+    const load = loadClient(gateway.url, o.concurrency);
     const t0 = performance.now();
     await pool(train, o.concurrency, async (v) => {
       o.logTime?.(v.t);
-      const res = await fetch(`${gateway.url}/v1/track/${client.trackingKey}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
+      const res = await load.send(
+        'POST',
+        `/v1/track/${client.trackingKey}`,
+        JSON.stringify({
           user_id: v.reader,
           url: v.url,
           ...(v.title ? { title: v.title } : {}),
@@ -237,14 +268,16 @@ export async function replayAndEvaluate(views: LogView[], o: ReplayOptions): Pro
           ...(v.themes?.length ? { themes: v.themes } : {}),
           ...(v.published !== undefined ? { published_time: v.published } : {}),
         }),
-      });
+      );
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-      await res.arrayBuffer();
     });
     const sendSeconds = (performance.now() - t0) / 1000;
+    load.close();
     const t1 = performance.now();
     await stack.queues.drain();
     const drainSeconds = (performance.now() - t1) / 1000;
+    metered?.enable(false);
+    for (const line of metered?.report(train.length, 'view') ?? []) log(`  consumer ${line}`);
     log(`  replayed ${train.length} views in ${sendSeconds.toFixed(1)} s (${(train.length / sendSeconds).toFixed(0)} views/s, ${o.concurrency} in flight), queue drained ${drainSeconds.toFixed(1)} s later; responses ${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}`);
 
     // What the consumer kept: the held-out readers' training reads on their reader items, and their pages' co-read items.
@@ -261,14 +294,15 @@ export async function replayAndEvaluate(views: LogView[], o: ReplayOptions): Pro
 
     const answers = new Array<string[]>(held.length);
     const algos = new Map<string, number>();
+    const asks = loadClient(gateway.url, 8);
     await pool(held, 8, async (h, i) => {
-      const url = `${gateway.url}/v1/clients/${blockKey}/users/${encodeURIComponent(h.reader)}/recommendations?rows=${K}&page_url=${encodeURIComponent(h.page)}`;
-      const res = await fetch(url);
-      const body = (await res.json()) as { algo?: string; result?: { recommendation: Array<{ guid: string }> } };
+      const res = await asks.send('GET', `/v1/clients/${blockKey}/users/${encodeURIComponent(h.reader)}/recommendations?rows=${K}&page_url=${encodeURIComponent(h.page)}`);
+      const body = JSON.parse(res.text) as { algo?: string; result?: { recommendation: Array<{ guid: string }> } };
       if (res.status !== 200) throw new Error(`recommendations answered ${res.status}: ${JSON.stringify(body)}`);
       answers[i] = body.result!.recommendation.map((r) => r.guid);
       algos.set(body.algo ?? '?', (algos.get(body.algo ?? '?') ?? 0) + 1);
     });
+    asks.close();
     const baselines = offlineBaselines(train, held);
     const score = (lists: string[][]) =>
       metrics(
