@@ -3,8 +3,9 @@
  * recommendations leave-last-out (the realistic quality benchmark and
  * `npm run evaluate`):
  *
- * 1. A fresh local stack (DynamoDB Local in memory, the local gateway, the
- *    local tracking queue and its consumer; bench/local-stack.ts), a client
+ * 1. A fresh local stack (DynamoDB Local in memory, the local gateway in a
+ *    worker thread, the local tracking queue here and its consumer in another
+ *    worker thread; bench/local-stack.ts), a client
  *    with the log's site hosts and a block with default settings.
  * 2. Split: for `evalReaders` readers with at least two views (a seeded
  *    sample), the last view is held out; every other view trains.
@@ -81,7 +82,7 @@ export interface ReplayOptions {
   logTime?: (t: number) => void;
   /** With `logTime`: the simulated clock's memory (bench/sim-clock.ts `simClockBuffer`), which the gateway's thread follows. */
   simClock?: SharedArrayBuffer;
-  /** Counts the consumer's DynamoDB calls during the replay and the drain (bench/ddb-meter.ts on this thread's client) and prints them per view. */
+  /** Counts the consumer's DynamoDB calls (bench/ddb-meter.ts on the job thread's client: the replay and the drain) and prints them per view. */
   meter?: boolean;
   log?: (line: string) => void;
 }
@@ -240,9 +241,9 @@ export async function replayAndEvaluate(views: LogView[], o: ReplayOptions): Pro
   const hosts = [...new Set(canonical.map((v) => new URL(v.url).hostname))];
   // The handlers' Powertools logs (one line per warning) would bury the report.
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
-  const stack = await startBenchStack();
-  // The handlers run in a thread of their own, the tracking queue's consumer in this one: in AWS they are separate
-  // functions, and on one event loop with the load and the consumer the replay measured the loop, not the path.
+  // The handlers run in a thread of their own, the tracking queue's consumer in another, the load and the queue's pollers in
+  // this one: in AWS they are separate functions, and on one event loop the replay measured the loop, not the path.
+  const stack = await startBenchStack({ jobsInThread: { simClock: o.simClock, meter: o.meter } });
   const gateway = await gatewayThread({ simClock: o.simClock });
   try {
     const { createBlock, createClient } = await import('../shared/clients/clients.js');
@@ -250,8 +251,6 @@ export async function replayAndEvaluate(views: LogView[], o: ReplayOptions): Pro
     const { client } = await createClient(clientId, { siteHosts: hosts.slice(0, 50) });
     const blockKey = await createBlock(clientId, o.block ?? {});
     const statuses = new Map<number, number>();
-    // This thread's client is the consumer's (the handlers run in the gateway's thread).
-    const metered = o.meter ? (await import('./ddb-meter.js')).meter((await import('../shared/db/client.js')).ddb) : undefined;
     const load = loadClient(gateway.url, o.concurrency);
     const t0 = performance.now();
     await pool(train, o.concurrency, async (v) => {
@@ -276,9 +275,8 @@ export async function replayAndEvaluate(views: LogView[], o: ReplayOptions): Pro
     const t1 = performance.now();
     await stack.queues.drain();
     const drainSeconds = (performance.now() - t1) / 1000;
-    metered?.enable(false);
-    for (const line of metered?.report(train.length, 'view') ?? []) log(`  consumer ${line}`);
-    log(`  replayed ${train.length} views in ${sendSeconds.toFixed(1)} s (${(train.length / sendSeconds).toFixed(0)} views/s, ${o.concurrency} in flight), queue drained ${drainSeconds.toFixed(1)} s later; responses ${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}`);
+    for (const line of o.meter ? await stack.jobs!.report(train.length, 'view') : []) log(`  consumer ${line}`);
+    log(`  replayed ${train.length} views in ${sendSeconds.toFixed(1)} s (${(train.length / sendSeconds).toFixed(0)} views/s, ${o.concurrency} in flight), queue drained ${drainSeconds.toFixed(1)} s later (all applied at ${(train.length / (sendSeconds + drainSeconds)).toFixed(0)} views/s end to end); responses ${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}`);
 
     // What the consumer kept: the held-out readers' training reads on their reader items, and their pages' co-read items.
     const { batchGet } = await import('../shared/db/client.js');
