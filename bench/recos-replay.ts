@@ -4,8 +4,8 @@
  * `npm run evaluate`):
  *
  * 1. A fresh local stack (DynamoDB Local in memory, the local gateway in a
- *    worker thread, the local tracking queue here and its consumer in another
- *    worker thread; bench/local-stack.ts), a client
+ *    worker thread, the local tracking queue and its consumer here or, with
+ *    `consumerThread`, in another worker thread; bench/local-stack.ts), a client
  *    with the log's site hosts and a block with default settings.
  * 2. Split: for `evalReaders` readers with at least two views (a seeded
  *    sample), the last view is held out; every other view trains.
@@ -82,8 +82,14 @@ export interface ReplayOptions {
   logTime?: (t: number) => void;
   /** With `logTime`: the simulated clock's memory (bench/sim-clock.ts `simClockBuffer`), which the gateway's thread follows. */
   simClock?: SharedArrayBuffer;
-  /** Counts the consumer's DynamoDB calls (bench/ddb-meter.ts on the job thread's client: the replay and the drain) and prints them per view. */
+  /** Counts the consumer's DynamoDB calls (bench/ddb-meter.ts on its client: the replay and the drain) and prints them per view. */
   meter?: boolean;
+  /**
+   * The consumer in a worker thread of its own (bench/job-thread.ts) instead of this one (beside the load and the queue):
+   * shows what the request path alone sustains; the consumer then falls behind on 2 cores and the queue drains long after
+   * the replay (docs/benchmarks.md "Where the replay's time went").
+   */
+  consumerThread?: boolean;
   log?: (line: string) => void;
 }
 
@@ -241,17 +247,22 @@ export async function replayAndEvaluate(views: LogView[], o: ReplayOptions): Pro
   const hosts = [...new Set(canonical.map((v) => new URL(v.url).hostname))];
   // The handlers' Powertools logs (one line per warning) would bury the report.
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
-  // The handlers run in a thread of their own, the tracking queue's consumer in another, the load and the queue's pollers in
-  // this one: in AWS they are separate functions, and on one event loop the replay measured the loop, not the path.
-  const stack = await startBenchStack({ jobsInThread: { simClock: o.simClock, meter: o.meter } });
+  // The handlers run in a thread of their own, the tracking queue's consumer in this one (or, with `consumerThread`, in
+  // another): in AWS they are separate functions, and on one event loop with the load and the consumer the replay measured
+  // the loop, not the path.
+  const stack = await startBenchStack(o.consumerThread ? { jobsInThread: { simClock: o.simClock, meter: o.meter } } : {});
+  // Without the job thread, this thread's client is the consumer's (the handlers' is in the gateway's thread).
+  const metered = o.meter && !o.consumerThread ? (await import('./ddb-meter.js')).meter((await import('../shared/db/client.js')).ddb as never) : undefined;
   const gateway = await gatewayThread({ simClock: o.simClock });
   try {
     const { createBlock, createClient } = await import('../shared/clients/clients.js');
     const clientId = `eval-${Date.now().toString(36)}`;
+    metered?.enable(false);
     const { client } = await createClient(clientId, { siteHosts: hosts.slice(0, 50) });
     const blockKey = await createBlock(clientId, o.block ?? {});
     const statuses = new Map<number, number>();
     const load = loadClient(gateway.url, o.concurrency);
+    metered?.enable(true);
     const t0 = performance.now();
     await pool(train, o.concurrency, async (v) => {
       o.logTime?.(v.t);
@@ -275,7 +286,9 @@ export async function replayAndEvaluate(views: LogView[], o: ReplayOptions): Pro
     const t1 = performance.now();
     await stack.queues.drain();
     const drainSeconds = (performance.now() - t1) / 1000;
-    for (const line of o.meter ? await stack.jobs!.report(train.length, 'view') : []) log(`  consumer ${line}`);
+    metered?.enable(false);
+    const report = metered ? metered.report(train.length, 'view') : o.meter ? await stack.jobs!.report(train.length, 'view') : [];
+    for (const line of report) log(`  consumer ${line}`);
     log(`  replayed ${train.length} views in ${sendSeconds.toFixed(1)} s (${(train.length / sendSeconds).toFixed(0)} views/s, ${o.concurrency} in flight), queue drained ${drainSeconds.toFixed(1)} s later (all applied at ${(train.length / (sendSeconds + drainSeconds)).toFixed(0)} views/s end to end); responses ${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}`);
 
     // What the consumer kept: the held-out readers' training reads on their reader items, and their pages' co-read items.
