@@ -10,15 +10,18 @@ import { Worker } from 'node:worker_threads';
 import { applyEnv, localNames, localServiceEnv } from '../infra/local/env.js';
 import { ensureBuckets, ensureTable, freePort, startDynamoLocal, startS3Emulator } from '../infra/local/services.js';
 
-export async function startBenchStack() {
+export async function startBenchStack(o: { jobsInThread?: { simClock?: SharedArrayBuffer; meter?: boolean } } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'nl-bench-'));
   const dynamo = await startDynamoLocal({ port: await freePort() });
   const s3 = await startS3Emulator({ port: await freePort(), directory: join(dataDir, 's3') });
   await ensureTable(dynamo.endpoint, localNames.TABLE_NAME);
   await ensureBuckets(s3.endpoint, [localNames.IMPORTS_BUCKET, localNames.EVENTS_BUCKET]);
   const { startLocalQueues } = await import('../infra/local/queues.js');
-  const queues = await startLocalQueues({ log: () => undefined });
+  let jobs: JobThread | undefined;
+  const queues = await startLocalQueues({ log: () => undefined, ...(o.jobsInThread ? { invoke: (job: { id: string }, event: unknown) => jobs!.invoke(job.id, event) } : {}) });
   applyEnv({ ...localServiceEnv({ dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, publicBaseUrl: 'http://127.0.0.1', dataDir }), ...queues.env }, { override: true });
+  // After the environment: a worker thread gets a copy of it when it starts.
+  if (o.jobsInThread) jobs = await jobThread(o.jobsInThread);
   const { createGateway, listen } = await import('../infra/local/gateway.js');
   const server = createGateway();
   const url = `http://127.0.0.1:${await listen(server, 0)}`;
@@ -27,11 +30,55 @@ export async function startBenchStack() {
     url,
     dataDir,
     queues,
+    jobs,
     async stop() {
       await new Promise<void>((done) => server.close(() => done()));
       await queues.stop();
+      await jobs?.stop();
       await Promise.allSettled([dynamo.stop(), s3.stop()]);
       rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface JobThread {
+  invoke(job: string, event: unknown): Promise<unknown>;
+  /** With `meter`: the thread's DynamoDB calls per `per` units of work (bench/ddb-meter.ts `report`). */
+  report(per: number, label: string): Promise<string[]>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The queue consumers in a worker thread (bench/job-thread.ts): the local queues
+ * invoke the jobs there, beside the gateway's thread and the load, as Lambda runs
+ * the consumer function beside the request functions.
+ */
+async function jobThread(o: { simClock?: SharedArrayBuffer; meter?: boolean }): Promise<JobThread> {
+  const entry = new URL('./job-thread.ts', import.meta.url).href;
+  const worker = new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`, { eval: true, workerData: o });
+  await new Promise<void>((done, fail) => {
+    worker.once('message', () => done());
+    worker.once('error', fail);
+  });
+  let next = 0;
+  const waiting = new Map<number, { done: (v: unknown) => void; fail: (e: Error) => void }>();
+  worker.on('message', (m: { id: number; result?: unknown; error?: string }) => {
+    const w = waiting.get(m.id);
+    waiting.delete(m.id);
+    if (m.error !== undefined) w?.fail(new Error(m.error));
+    else w?.done(m.result);
+  });
+  const ask = (message: Record<string, unknown>) =>
+    new Promise<unknown>((done, fail) => {
+      const id = next++;
+      waiting.set(id, { done, fail });
+      worker.postMessage({ ...message, id });
+    });
+  return {
+    invoke: (job, event) => ask({ job, event }),
+    report: async (per, label) => (await ask({ report: { per, label } })) as string[],
+    stop: async () => {
+      await worker.terminate();
     },
   };
 }

@@ -28,7 +28,10 @@
  * Options: --scenario=week|six-hours, --articles, --readers, --eval-readers,
  * --concurrency, --seed, --small, --weights=covisit:1,content:0.35,... (the
  * block's weights: the ablation table), --min-rate (views/s, default 500),
- * --gate=regression, --order=reader (six-hours: each reader's views together).
+ * --gate=regression, --order=reader (six-hours: each reader's views together),
+ * --meter (the consumer's DynamoDB calls per view, by command), --consumer-thread
+ * (the queue's consumer in a worker thread: the request path's own rate; the
+ * consumer then lags, see docs/benchmarks.md).
  */
 import { generateNewsLog, type NewsLogOptions } from './recos-news-log.js';
 import { generateNewsWeek } from './recos-news-week.js';
@@ -49,7 +52,7 @@ export const REALISTIC = {
 };
 
 /** Generates the log, replays it and checks it: the problems found (empty when the benchmark passes). */
-export async function runRealistic(o: { articles: number; readers: number; evalReaders: number; seed?: number; concurrency?: number; block?: Record<string, unknown>; minRate?: number; order?: string; gate?: string; generator?: Partial<NewsLogOptions>; scenario?: string; log?: (line: string) => void }): Promise<{ result: ReplayResult; problems: string[] }> {
+export async function runRealistic(o: { articles: number; readers: number; evalReaders: number; seed?: number; concurrency?: number; block?: Record<string, unknown>; minRate?: number; order?: string; gate?: string; generator?: Partial<NewsLogOptions>; scenario?: string; meter?: boolean; consumerThread?: boolean; log?: (line: string) => void }): Promise<{ result: ReplayResult; problems: string[] }> {
   const log = o.log ?? ((line: string) => console.log(line));
   const scenario = o.scenario ?? REALISTIC.scenarios[0];
   if (!(REALISTIC.scenarios as readonly string[]).includes(scenario)) throw new Error(`unknown scenario ${scenario}: ${REALISTIC.scenarios.join(' or ')}`);
@@ -73,6 +76,8 @@ export async function runRealistic(o: { articles: number; readers: number; evalR
     concurrency: o.concurrency ?? 32,
     seed: o.seed ?? 11,
     block: o.block,
+    meter: o.meter,
+    consumerThread: o.consumerThread,
     log,
     ...(simClock ? { recentSeconds: REALISTIC.weekRecentSeconds, logTime: (t: number) => simClock.setSimNow(new Date(t * 1000).toISOString()), simClock: simClock.simClockBuffer() } : {}),
   });
@@ -114,6 +119,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     gate: args.get('gate'),
     scenario: args.get('scenario'),
     generator: parseWeights(args.get('log')),
+    meter: args.has('meter'),
+    consumerThread: args.has('consumer-thread'),
   });
   for (const p of problems) console.error(`FAIL: ${p}`);
   process.exit(problems.length > 0 ? 1 : 0);

@@ -3,8 +3,9 @@
  * recommendations leave-last-out (the realistic quality benchmark and
  * `npm run evaluate`):
  *
- * 1. A fresh local stack (DynamoDB Local in memory, the local gateway, the
- *    local tracking queue and its consumer; bench/local-stack.ts), a client
+ * 1. A fresh local stack (DynamoDB Local in memory, the local gateway in a
+ *    worker thread, the local tracking queue and its consumer here or, with
+ *    `consumerThread`, in another worker thread; bench/local-stack.ts), a client
  *    with the log's site hosts and a block with default settings.
  * 2. Split: for `evalReaders` readers with at least two views (a seeded
  *    sample), the last view is held out; every other view trains.
@@ -22,6 +23,7 @@
  * hit rate@10, nDCG@10, MRR@10 and catalogue coverage (distinct articles
  * recommended over the articles in the log).
  */
+import http from 'node:http';
 import { articleGuid, canonicalUrl } from '../shared/recos/urls.js';
 import { prng } from './recos-data.js';
 import { gatewayThread, startBenchStack } from './local-stack.js';
@@ -80,6 +82,14 @@ export interface ReplayOptions {
   logTime?: (t: number) => void;
   /** With `logTime`: the simulated clock's memory (bench/sim-clock.ts `simClockBuffer`), which the gateway's thread follows. */
   simClock?: SharedArrayBuffer;
+  /** Counts the consumer's DynamoDB calls (bench/ddb-meter.ts on its client: the replay and the drain) and prints them per view. */
+  meter?: boolean;
+  /**
+   * The consumer in a worker thread of its own (bench/job-thread.ts) instead of this one (beside the load and the queue):
+   * shows what the request path alone sustains; the consumer then falls behind on 2 cores and the queue drains long after
+   * the replay (docs/benchmarks.md "Where the replay's time went").
+   */
+  consumerThread?: boolean;
   log?: (line: string) => void;
 }
 
@@ -199,6 +209,31 @@ async function pool<T>(items: T[], concurrency: number, work: (item: T, index: n
   );
 }
 
+/**
+ * The load generator's HTTP client: plain node:http on keep-alive connections
+ * (`sockets` at most), for one phase (`close` ends its connections). It is not
+ * the service: with fetch (undici, web streams) the client took ≈ 8 % of the
+ * CPU of the replay on the machine that also runs the service, DynamoDB Local
+ * and the queue (docs/benchmarks.md "Where the replay's time went").
+ */
+export function loadClient(base: string, sockets: number) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
+  const { hostname, port } = new URL(base);
+  const send = (method: 'GET' | 'POST', path: string, body?: string) =>
+    new Promise<{ status: number; text: string }>((done, fail) => {
+      const headers = body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+      const req = http.request({ agent, hostname, port, method, path, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => done({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', fail);
+      });
+      req.on('error', fail);
+      req.end(body);
+    });
+  return { send, close: () => agent.destroy() };
+}
+
 /** Replays `views` through a fresh local stack and measures the service against the offline baselines. */
 export async function replayAndEvaluate(views: LogView[], o: ReplayOptions): Promise<ReplayResult> {
   const log = o.log ?? ((line: string) => console.log(line));
@@ -212,23 +247,29 @@ export async function replayAndEvaluate(views: LogView[], o: ReplayOptions): Pro
   const hosts = [...new Set(canonical.map((v) => new URL(v.url).hostname))];
   // The handlers' Powertools logs (one line per warning) would bury the report.
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
-  const stack = await startBenchStack();
-  // The handlers run in a thread of their own, the tracking queue's consumer in this one: in AWS they are separate
-  // functions, and on one event loop with the load and the consumer the replay measured the loop, not the path.
+  // The handlers run in a thread of their own, the tracking queue's consumer in this one (or, with `consumerThread`, in
+  // another): in AWS they are separate functions, and on one event loop with the load and the consumer the replay measured
+  // the loop, not the path.
+  const stack = await startBenchStack(o.consumerThread ? { jobsInThread: { simClock: o.simClock, meter: o.meter } } : {});
+  // Without the job thread, this thread's client is the consumer's (the handlers' is in the gateway's thread).
+  const metered = o.meter && !o.consumerThread ? (await import('./ddb-meter.js')).meter((await import('../shared/db/client.js')).ddb as never) : undefined;
   const gateway = await gatewayThread({ simClock: o.simClock });
   try {
     const { createBlock, createClient } = await import('../shared/clients/clients.js');
     const clientId = `eval-${Date.now().toString(36)}`;
+    metered?.enable(false);
     const { client } = await createClient(clientId, { siteHosts: hosts.slice(0, 50) });
     const blockKey = await createBlock(clientId, o.block ?? {});
     const statuses = new Map<number, number>();
+    const load = loadClient(gateway.url, o.concurrency);
+    metered?.enable(true);
     const t0 = performance.now();
     await pool(train, o.concurrency, async (v) => {
       o.logTime?.(v.t);
-      const res = await fetch(`${gateway.url}/v1/track/${client.trackingKey}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
+      const res = await load.send(
+        'POST',
+        `/v1/track/${client.trackingKey}`,
+        JSON.stringify({
           user_id: v.reader,
           url: v.url,
           ...(v.title ? { title: v.title } : {}),
@@ -237,15 +278,18 @@ export async function replayAndEvaluate(views: LogView[], o: ReplayOptions): Pro
           ...(v.themes?.length ? { themes: v.themes } : {}),
           ...(v.published !== undefined ? { published_time: v.published } : {}),
         }),
-      });
+      );
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-      await res.arrayBuffer();
     });
     const sendSeconds = (performance.now() - t0) / 1000;
+    load.close();
     const t1 = performance.now();
     await stack.queues.drain();
     const drainSeconds = (performance.now() - t1) / 1000;
-    log(`  replayed ${train.length} views in ${sendSeconds.toFixed(1)} s (${(train.length / sendSeconds).toFixed(0)} views/s, ${o.concurrency} in flight), queue drained ${drainSeconds.toFixed(1)} s later; responses ${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}`);
+    metered?.enable(false);
+    const report = metered ? metered.report(train.length, 'view') : o.meter ? await stack.jobs!.report(train.length, 'view') : [];
+    for (const line of report) log(`  consumer ${line}`);
+    log(`  replayed ${train.length} views in ${sendSeconds.toFixed(1)} s (${(train.length / sendSeconds).toFixed(0)} views/s, ${o.concurrency} in flight), queue drained ${drainSeconds.toFixed(1)} s later (all applied at ${(train.length / (sendSeconds + drainSeconds)).toFixed(0)} views/s end to end); responses ${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}`);
 
     // What the consumer kept: the held-out readers' training reads on their reader items, and their pages' co-read items.
     const { batchGet } = await import('../shared/db/client.js');
@@ -261,14 +305,15 @@ export async function replayAndEvaluate(views: LogView[], o: ReplayOptions): Pro
 
     const answers = new Array<string[]>(held.length);
     const algos = new Map<string, number>();
+    const asks = loadClient(gateway.url, 8);
     await pool(held, 8, async (h, i) => {
-      const url = `${gateway.url}/v1/clients/${blockKey}/users/${encodeURIComponent(h.reader)}/recommendations?rows=${K}&page_url=${encodeURIComponent(h.page)}`;
-      const res = await fetch(url);
-      const body = (await res.json()) as { algo?: string; result?: { recommendation: Array<{ guid: string }> } };
+      const res = await asks.send('GET', `/v1/clients/${blockKey}/users/${encodeURIComponent(h.reader)}/recommendations?rows=${K}&page_url=${encodeURIComponent(h.page)}`);
+      const body = JSON.parse(res.text) as { algo?: string; result?: { recommendation: Array<{ guid: string }> } };
       if (res.status !== 200) throw new Error(`recommendations answered ${res.status}: ${JSON.stringify(body)}`);
       answers[i] = body.result!.recommendation.map((r) => r.guid);
       algos.set(body.algo ?? '?', (algos.get(body.algo ?? '?') ?? 0) + 1);
     });
+    asks.close();
     const baselines = offlineBaselines(train, held);
     const score = (lists: string[][]) =>
       metrics(

@@ -248,8 +248,15 @@ const SINK_ENV = { WEBHOOK_DEAD_LETTER_QUEUE_URL: 'webhookDeadLetters' };
 /** The local change bus's name (EVENT_BUS_NAME). */
 export const LOCAL_BUS_NAME = 'local-changes';
 
-/** Starts the local queues on a free port (or `port`). */
-export async function startLocalQueues({ port = 0, log = console.log }: { port?: number; log?: (line: string) => void } = {}): Promise<LocalQueues> {
+/**
+ * Starts the local queues on a free port (or `port`). `invoke` runs a job's batch (default: its handler in this
+ * thread; a benchmark runs it in a thread of its own, bench/local-stack.ts).
+ */
+export async function startLocalQueues({
+  port = 0,
+  log = console.log,
+  invoke = invokeJob,
+}: { port?: number; log?: (line: string) => void; invoke?: (job: JobDef & { id: string }, event: unknown) => Promise<unknown> } = {}): Promise<LocalQueues> {
   const queues = new Map<string, LocalQueue>();
   const bus: LocalBusEntry[] = [];
   const sinks = new Map<string, string[]>(Object.values(SINK_ENV).map((name) => [name, []]));
@@ -312,7 +319,7 @@ export async function startLocalQueues({ port = 0, log = console.log }: { port?:
     for (const job of jobList) {
       const options = optionsOf(job);
       if (!options) continue;
-      queues.set(job.id, new LocalQueue(job.id, options, (event) => invokeJob(job, event), log));
+      queues.set(job.id, new LocalQueue(job.id, options, (event) => invoke(job, event), log));
       env[name] = `${endpoint}/${ACCOUNT}/${job.id}`;
     }
   }

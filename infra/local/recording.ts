@@ -37,9 +37,16 @@ export function recordedHere(): Recording[] {
   return [...here];
 }
 
-/** Runs `run` as an invocation of the function `fn` (a route or job id): what it does is recorded as that function's. */
+/** Whether {@link startRecording} ran in this thread. */
+let recording = false;
+
+/**
+ * Runs `run` as an invocation of the function `fn` (a route or job id): what it does is recorded as that function's.
+ * Before {@link startRecording} (a benchmark's stack, `npm start`) it just runs it: on Node 20 an AsyncLocalStorage
+ * in use puts hooks on every promise of the thread (≈ 3 % of the CPU of the page-view replay), which Lambda has not.
+ */
 export function inFunction<T>(fn: string, run: () => T): T {
-  return current.run(fn, run);
+  return recording ? current.run(fn, run) : run();
 }
 
 /** S3 commands and the IAM actions they need (a copy also reads its source: {@link s3Calls}). */
@@ -135,6 +142,7 @@ function namedValue(input: unknown, depth = 0): string | undefined {
  */
 export function startRecording(dir: string): void {
   mkdirSync(dir, { recursive: true });
+  recording = true;
   const file = join(dir, `${process.pid}.jsonl`);
   const seen = new Set<string>();
   const write = (record: Recording, identity: string) => {
