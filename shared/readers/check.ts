@@ -10,12 +10,9 @@
  * other way round, a rotation ends the old links in every container within
  * LINK_SECRET_CACHE_SECONDS (docs/api.md, "Rotation").
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, tableName } from '../db/client.js';
-import { keys } from '../db/keys.js';
 import { enforceReaderLimits, type ReaderUse } from '../ratelimit/limits.js';
 import { TtlCache } from '../ttl-cache.js';
-import { toSecrets, type SecretFields } from './link-secret.js';
+import { linkSecretsOf } from './link-secret.js';
 import { decodeAddress, verifyLinkToken, type LinkSecrets, type LinkTarget } from './links.js';
 
 /** How long a container keeps a client's link secrets: the longest an old link works on after a rotation ends it. */
@@ -24,12 +21,9 @@ export const LINK_SECRET_CACHE_SECONDS = 60;
 /** Per client, its secrets as last read (null: no such client, or no secret yet). */
 const secretsRead = new TtlCache<LinkSecrets | null>(10_000, LINK_SECRET_CACHE_SECONDS * 1000);
 
+/** Reads the client's secrets (none made here: a GET changes nothing) and keeps them. */
 async function readSecrets(clientId: string): Promise<LinkSecrets | null> {
-  const out = await ddb.send(
-    new GetCommand({ TableName: tableName(), Key: keys.client(clientId), ProjectionExpression: 'linkSecret, previousLinkSecret, previousLinkSecretUntil' }),
-  );
-  const item = out.Item as SecretFields | undefined;
-  const secrets = item?.linkSecret ? toSecrets(item as SecretFields & { linkSecret: string }) : null;
+  const secrets = (await linkSecretsOf(clientId, { create: false })) ?? null;
   secretsRead.set(clientId, secrets);
   return secrets;
 }

@@ -1,6 +1,6 @@
 /** The preference centre's lists for a reader (GET: reads only). */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet, ddb, tableName } from '../db/client.js';
+import { getClient } from '../clients/clients.js';
+import { batchGet } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import { listLists } from '../lists/lists.js';
 import type { SubscriberItem } from '../subscribers/store.js';
@@ -25,19 +25,13 @@ export interface ReaderList {
  * nobody back.
  */
 export async function readerLists(clientId: string, email: string): Promise<ReaderList[]> {
-  const [lists, globalFormLists] = await Promise.all([listLists(clientId), globalFormListsOf(clientId)]);
+  const [lists, globalFormLists] = await Promise.all([listLists(clientId), getClient(clientId).then((c) => [...(c?.globalFormLists ?? [])].map(Number))]);
   const items = await batchGet<SubscriberItem>(lists.map((l) => keys.subscriber(clientId, l.id, email)));
   if (items.length === 0) return [];
   const byList = new Map(items.map((i) => [i.listId, i]));
   return lists
     .filter((l) => byList.has(l.id) || globalFormLists.includes(l.id))
     .map((l) => ({ id: l.id, name: l.name, subscribed: byList.get(l.id)?.subscribed ?? false, member: byList.has(l.id) }));
-}
-
-/** The lists of the client's global opt-in forms (the client item's `globalFormLists`). */
-async function globalFormListsOf(clientId: string): Promise<number[]> {
-  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.client(clientId), ProjectionExpression: 'globalFormLists' }));
-  return [...((out.Item?.globalFormLists as Set<number> | number[] | undefined) ?? [])].map(Number);
 }
 
 /** The view of the preference centre for a link. */
