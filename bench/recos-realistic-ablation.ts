@@ -8,7 +8,8 @@
  * seconds where the real path takes minutes per row. The real path's figure
  * for the default blend is bench:recos:realistic's.
  *
- * Options: --small (the npm test size), --seed, --scenario=week|six-hours
+ * Options: --small (the npm test size), --seed, --batch=N and --concurrent=N
+ * (the consumer's batches: 1,000 views, one at a time by default), --scenario=week|six-hours
  * (as bench:recos:realistic, the week by default: held-out clicks in the last
  * day, views dated by their log time).
  */
@@ -44,10 +45,14 @@ const { train, held } = split(
 const lastT = log.views.reduce((m, v) => Math.max(m, v.t), 0);
 const store = new MemoryStore();
 const now = Math.floor(Date.now() / 1000);
-for (let i = 0; i < train.length; i += 1000) {
-  await applyViewBatch(
-    store,
-    train.slice(i, i + 1000).map((v, j) => ({
+// --batch and --concurrent: the consumer's batch size and how many batches it applies at once (the queue's
+// batchSize 1,000 and maxConcurrency 10; a consumer that lags behind the load gets full batches, 10 at once).
+const batchSize = Number(args.get('batch') ?? 1000);
+const concurrent = Number(args.get('concurrent') ?? 1);
+const batches: Array<Parameters<typeof applyViewBatch>[1]> = [];
+for (let i = 0; i < train.length; i += batchSize) {
+  batches.push(
+    train.slice(i, i + batchSize).map((v, j) => ({
       id: String(i + j),
       clientId: CLIENT,
       // The week: the view's log time; else the replay's pace, 500 views a second, ending now.
@@ -56,6 +61,7 @@ for (let i = 0; i < train.length; i += 1000) {
     })),
   );
 }
+for (let i = 0; i < batches.length; i += concurrent) await Promise.all(batches.slice(i, i + concurrent).map((batch) => applyViewBatch(store, batch)));
 const catalogue = new Set(log.views.map((v) => articleGuid(v.url))).size;
 const without = (signal: keyof Weights): Weights => ({ ...DEFAULT_WEIGHTS, [signal]: 0 });
 const variants: Array<[string, Weights]> = [

@@ -289,6 +289,7 @@ export async function replayAndEvaluate(views: LogView[], o: ReplayOptions): Pro
     metered?.enable(false);
     const report = metered ? metered.report(train.length, 'view') : o.meter ? await stack.jobs!.report(train.length, 'view') : [];
     for (const line of report) log(`  consumer ${line}`);
+    await askLater(clientId, train, o.logTime);
     log(`  replayed ${train.length} views in ${sendSeconds.toFixed(1)} s (${(train.length / sendSeconds).toFixed(0)} views/s, ${o.concurrency} in flight), queue drained ${drainSeconds.toFixed(1)} s later (all applied at ${(train.length / (sendSeconds + drainSeconds)).toFixed(0)} views/s end to end); responses ${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}`);
 
     // What the consumer kept: the held-out readers' training reads on their reader items, and their pages' co-read items.
@@ -337,6 +338,32 @@ export async function replayAndEvaluate(views: LogView[], o: ReplayOptions): Pro
     await gateway.stop();
     await stack.stop();
   }
+}
+
+/**
+ * The held-out readers ask a minute after the last view, as the issue's
+ * protocol waited 60 s after the replay, and on a site whose traffic goes on:
+ * by then the consumer's next batch has rewritten the popular snapshot
+ * (at most once a minute), and what they get reflects the log up to its end.
+ * A replay compresses the log (the 6-hour log into about three minutes, the
+ * week into two or three): the snapshot's minute is hours of the log, and
+ * the batches in flight when it was last written (up to 10 × 1,000 views)
+ * are not in it; nothing rewrites it after the replay stops. So the bench
+ * moves the simulated clock a minute on (the week) and rewrites the snapshot
+ * once with the consumer's own code, as its next batch would (the turn item
+ * that spaces rewrites a minute apart removed first: on the real clock the
+ * minute has not passed). Measured on the week (seed 11): 12.5–12.7 % with the
+ * last snapshot of the replay, 13.3 % after this rewrite (docs/benchmarks.md).
+ */
+async function askLater(clientId: string, train: LogView[], logTime: ((t: number) => void) | undefined): Promise<void> {
+  const { POPULAR_SNAPSHOT_REFRESH_SECONDS } = await import('../shared/recos/read-cache.js');
+  logTime?.(train.reduce((m, v) => Math.max(m, v.t), 0) + POPULAR_SNAPSHOT_REFRESH_SECONDS + 1);
+  const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { ddb, tableName } = await import('../shared/db/client.js');
+  const { keys } = await import('../shared/db/keys.js');
+  const { DynamoViewStore, POPULAR_SNAPSHOT_TURN } = await import('../shared/recos/dynamo-views.js');
+  await ddb.send(new DeleteCommand({ TableName: tableName(), Key: { ...keys.popularSnapshot(clientId), sk: POPULAR_SNAPSHOT_TURN } }));
+  if (!(await new DynamoViewStore().refreshPopular(clientId))) throw new Error('the popular snapshot was not rewritten');
 }
 
 /** The result as a table (one row per method). */

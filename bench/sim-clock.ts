@@ -14,7 +14,7 @@ import http from 'node:http';
 
 const RealDate = Date;
 /** The offset from the real clock, in ms, in memory every thread of the process can share. */
-let offset = new Float64Array(new SharedArrayBuffer(8));
+let offset: Float64Array<ArrayBufferLike> = new Float64Array(new SharedArrayBuffer(8));
 
 /** Moves this process's clock to `iso` (it runs on from there). */
 export function setSimNow(iso: string): void {
@@ -24,11 +24,22 @@ export function setSimNow(iso: string): void {
 }
 
 /** The memory that holds this thread's clock, for a worker thread to follow ({@link followSimClock}). */
-export const simClockBuffer = (): SharedArrayBuffer => offset.buffer;
+export const simClockBuffer = (): SharedArrayBuffer => offset.buffer as SharedArrayBuffer;
 
 /** This thread's clock is from now on the one of the thread that gave `buffer`. */
 export function followSimClock(buffer: SharedArrayBuffer): void {
   offset = new Float64Array(buffer);
+}
+
+/**
+ * This thread's clock is from now on its own, standing at `ms` (Unix ms) and
+ * running on from there; later calls only move it forward. The queue
+ * consumer's thread (bench/job-thread.ts) sets it to each batch's send time.
+ */
+export function advanceOwnSimClock(ms: number): void {
+  const wanted = ms - RealDate.now();
+  if (offset.buffer instanceof SharedArrayBuffer) offset = Float64Array.of(wanted);
+  else if (wanted > offset[0]) offset[0] = wanted;
 }
 
 function SimDate(this: unknown, ...args: unknown[]): unknown {

@@ -5,7 +5,7 @@
  * every article write sets). Used by dynamo-store.ts (request paths) and
  * dynamo-views.ts (the page-view consumer).
  */
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchWrite, ddb, isConditionFailure, tableName } from '../db/client.js';
 import { hotSortKey, keys, publishedSortKey } from '../db/keys.js';
 import { COVISIT_CAP, COVISIT_PRUNE_AT, LIMITS, pruneCovisits } from './limits.js';
@@ -211,11 +211,19 @@ export const strip = <T>(item: Item | undefined): T | undefined => {
 };
 
 
+/** The co-visit item's version: every ADD bumps it, and a pruning rewrite is written only at the version it read. */
+export const COVISIT_VERSION = 'cv';
+
 /**
  * ADDs co-read weights to an article's co-visit item (at most 100 per call: one
  * UpdateExpression stays under 4 KB) and prunes it to the COVISIT_CAP strongest
- * once it holds more than COVISIT_PRUNE_AT (rare; increments racing with that
- * rewrite are lost: counts are statistics).
+ * once it holds more than COVISIT_PRUNE_AT. The pruning rewrite is conditional
+ * on the item's version (`cv`), so an ADD of a batch running at the same time
+ * is never overwritten: on a conflict it reads the item again (strongly
+ * consistent) and tries once more, then leaves the pruning to the item's next
+ * update (the item holds a few more counts meanwhile, none lost). Before, the
+ * rewrite was unconditional, and a consumer running 10 batches at once (a
+ * consumer behind the load) lost the popular articles' co-reads to it.
  */
 export async function addCoReadCounts(clientId: string, guid: string, entries: Array<[string, number]>, now: number): Promise<void> {
   const names = Object.fromEntries(entries.map(([g], i) => [`#c${i}`, COUNT_PREFIX + g]));
@@ -224,14 +232,31 @@ export async function addCoReadCounts(clientId: string, guid: string, entries: A
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.covisits(clientId, guid),
-      UpdateExpression: `SET #type = :type, #ttl = :ttl ADD ${entries.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
-      ExpressionAttributeNames: { ...names, '#type': 'type', '#ttl': 'ttl' },
-      ExpressionAttributeValues: { ...values, ':type': 'covisit', ':ttl': now + LIMITS.articleTtlDays * DAY },
+      UpdateExpression: `SET #type = :type, #ttl = :ttl ADD #cv :one, ${entries.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+      ExpressionAttributeNames: { ...names, '#type': 'type', '#ttl': 'ttl', '#cv': COVISIT_VERSION },
+      ExpressionAttributeValues: { ...values, ':type': 'covisit', ':ttl': now + LIMITS.articleTtlDays * DAY, ':one': 1 },
       ReturnValues: 'ALL_NEW',
     }),
   );
-  const all = toCovisits(out.Attributes ?? {});
-  if (Object.keys(all).length > COVISIT_PRUNE_AT) {
-    await ddb.send(new PutCommand({ TableName: tableName(), Item: recosItems.covisits(clientId, guid, pruneCovisits(all, COVISIT_CAP), now) }));
+  let item = out.Attributes ?? {};
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const all = toCovisits(item);
+    if (Object.keys(all).length <= COVISIT_PRUNE_AT) return;
+    const version = Number(item[COVISIT_VERSION] ?? 0);
+    try {
+      await ddb.send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: { ...recosItems.covisits(clientId, guid, pruneCovisits(all, COVISIT_CAP), now), [COVISIT_VERSION]: version + 1 },
+          ConditionExpression: '#cv = :cv',
+          ExpressionAttributeNames: { '#cv': COVISIT_VERSION },
+          ExpressionAttributeValues: { ':cv': version },
+        }),
+      );
+      return;
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+    if (attempt === 0) item = (await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.covisits(clientId, guid), ConsistentRead: true }))).Item ?? {};
   }
 }

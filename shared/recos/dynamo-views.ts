@@ -6,7 +6,7 @@
  * UpdateItem per article (+1 conditional index update when concurrent
  * batches raced on it); readers 1 BatchGetItem per 100; putReaders 1 conditional
  * PutItem per reader (again after a concurrent batch changed it); addCovisitCounts 1 UpdateItem per co-visit item and
- * 100 counts (+ a rare pruning Put); addFresh 1 (+1 rare pruning); refreshPopular at most once a minute per client
+ * 100 counts (+ a rare conditional pruning Put; after a concurrent ADD, a GetItem and one more); addFresh 1 (+1 rare pruning); refreshPopular at most once a minute per client
  * and container: 1 UpdateItem (the turn), and for the consumer that takes it 1 Query and 1 GetItem (fresh list) at
  * once, 1 BatchGetItem (fresh articles) and 1 PutItem.
  */
