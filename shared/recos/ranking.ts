@@ -208,8 +208,10 @@ export function popularityFactor(popularities: Iterable<number>): number {
 }
 
 /**
- * Ranks candidates by the block's blend: co-visits with the current page
- * (scaled by the candidate's recent share of readers), content similarity, the reader's theme preferences (explicit and implicit)
+ * Ranks candidates by the block's blend: co-visits with the current page,
+ * content similarity and the reader's theme preferences (explicit and
+ * implicit), these three scaled by the candidate's recent share of readers
+ * (recentShare: what was read last week weighs less than today's news),
  * decayed popularity (its weight scaled by how concentrated attention is:
  * popularityFactor) and freshness (recent publication, no views needed), each normalised to [0, 1] and weighted. Popularity
  * alone orders what no other signal reaches (the cold-start fallback that
@@ -240,10 +242,13 @@ export function rank(input: RankInput): Ranked[] {
   const maxCovisit = Math.max(0, ...covisits.values());
   const strongest = strongestTaste(input.tastes);
   const ranked = pool.map((article) => {
+    // What the reader likes (content like the page's, their themes) among what is being read now: like co-reads, scaled by the
+    // candidate's recent share of readers (1 for an article all of whose views are recent, or that has none yet).
+    const recent = recentShare(article, input.now);
     const signals: Record<Signal, number> = {
       covisit: weights.covisit * logNorm(covisits.get(article.guid)!, maxCovisit),
-      content: weights.content * contentSimilarity(article, input.current),
-      preferences: weights.preferences * preferenceMatch(article, input.tastes, preferences, strongest),
+      content: recent * weights.content * contentSimilarity(article, input.current),
+      preferences: recent * weights.preferences * preferenceMatch(article, input.tastes, preferences, strongest),
       popularity: popularityWeight * logNorm(popularity.get(article.guid)!, maxPopularity),
       // An article whose publication time nobody gave is not fresh: its `published` is only its first view (e.g. the back catalogue at install).
       freshness: article.dated === false ? 0 : weights.freshness * freshness(article.published, input.now, input.settings.freshnessHours),

@@ -290,6 +290,23 @@ describe('co-reads and seeds (the realistic news log)', () => {
     expect(ranked[0].signals.covisit).toBeGreaterThan(ranked[1].signals.covisit);
   });
 
+  it("scales content similarity and the reader's themes the same way: among articles like the page, today's first", () => {
+    const DAY = 24 * HOUR;
+    const current = article('cur', { themes: ['climate'], category: 'Science' });
+    // Equal on content and themes; the stale one has more views in all, the fresh one more of its readers now.
+    const stale = article('stale', { themes: ['climate'], category: 'Science', viewsAt: Array.from({ length: 40 }, () => NOW - 7 * DAY) });
+    const today = article('today', { themes: ['climate'], category: 'Science', viewsAt: Array.from({ length: 2 }, () => NOW - HOUR) });
+    const unseen = article('unseen', { themes: ['climate'], category: 'Science', viewsAt: [], views: 0 });
+    const weights = { ...DEFAULT_WEIGHTS, covisit: 0, popularity: 0, freshness: 0 };
+    const ranked = rank(input([stale, today, unseen], { current, currentGuid: 'cur', tastes: { climate: 2 }, settings: { ...input([]).settings, weights, freshnessHours: 48 } }));
+    const by = new Map(ranked.map((r) => [r.article.guid, r.signals]));
+    expect(by.get('stale')!.content).toBeCloseTo(by.get('unseen')!.content * recentShare(stale, NOW), 9);
+    expect(by.get('stale')!.preferences).toBeCloseTo(by.get('unseen')!.preferences * recentShare(stale, NOW), 9);
+    expect(by.get('today')!.content).toBeGreaterThan(by.get('stale')!.content);
+    // An article nobody read yet is not held back (recentShare 1): a new story competes on content before its first view.
+    expect(order(ranked)).toEqual(['unseen', 'today', 'stale']);
+  });
+
   it("weighs popularity by how concentrated readers' attention is, and keeps the block's weight among few candidates", () => {
     expect(popularityFactor(Array.from({ length: 200 }, () => 1))).toBe(1);
     // Ten stories take 1,000 of 1,190 decayed views: the cap.
