@@ -82,6 +82,8 @@ export interface ReplayOptions {
   logTime?: (t: number) => void;
   /** With `logTime`: the simulated clock's memory (bench/sim-clock.ts `simClockBuffer`), which the gateway's thread follows. */
   simClock?: SharedArrayBuffer;
+  /** Seconds of DynamoDB Local warm-up before the timed replay ({@link warmUpDynamo}; default 15, 0 for none). */
+  warmUpSeconds?: number;
   /** Counts the consumer's DynamoDB calls (bench/ddb-meter.ts on its client: the replay and the drain) and prints them per view. */
   meter?: boolean;
   /**
@@ -262,6 +264,7 @@ export async function replayAndEvaluate(views: LogView[], o: ReplayOptions): Pro
     const blockKey = await createBlock(clientId, o.block ?? {});
     const statuses = new Map<number, number>();
     const load = loadClient(gateway.url, o.concurrency);
+    if (o.warmUpSeconds !== 0) log(`  DynamoDB Local warmed up: ${await warmUpDynamo((o.warmUpSeconds ?? WARM_UP_SECONDS) * 1000)} calls`);
     metered?.enable(true);
     const t0 = performance.now();
     await pool(train, o.concurrency, async (v) => {
@@ -338,6 +341,46 @@ export async function replayAndEvaluate(views: LogView[], o: ReplayOptions): Pro
     await gateway.stop();
     await stack.stop();
   }
+}
+
+/** Default length of the warm-up ({@link warmUpDynamo}), seconds. */
+const WARM_UP_SECONDS = 15;
+
+/**
+ * Warms DynamoDB Local's JVM up before the timed replay, as bench:subscribers
+ * does: its first calls of each kind run interpreted and compiling (up to
+ * 1.8× slower), and on 2 cores its compiler threads take CPU from the replay;
+ * DynamoDB in AWS has no such start. For `ms`, 16 at once, on scratch items
+ * of their own partition (no service code, no client of the replay, no clock
+ * moved): the calls the consumer and the requests make — UpdateItem ADDs
+ * returning the item, conditional PutItems, BatchWriteItem, BatchGetItem, a
+ * Query on gsi1. Returns the number of calls.
+ */
+async function warmUpDynamo(ms: number): Promise<number> {
+  const { BatchGetCommand, BatchWriteCommand, PutCommand, QueryCommand, UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { ddb, tableName } = await import('../shared/db/client.js');
+  const TableName = tableName();
+  const key = (i: number) => ({ pk: `WARMUP#${i % 500}`, sk: 'W' });
+  const end = performance.now() + ms;
+  let calls = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async (_, worker) => {
+      for (let i = worker; performance.now() < end; i += 16) {
+        const names = Object.fromEntries(Array.from({ length: 20 }, (_, k) => [`#c${k}`, `n_${(i * 7 + k) % 300}`]));
+        const values = Object.fromEntries(Array.from({ length: 20 }, (_, k) => [`:c${k}`, 1]));
+        const sends = [
+          ddb.send(new UpdateCommand({ TableName, Key: key(i), UpdateExpression: `SET gsi1pk = :g, gsi1sk = :s ADD ${Object.keys(names).map((n, k) => `${n} :c${k}`).join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: { ...values, ':g': 'WARMUPHOT', ':s': String(i).padStart(9, '0') }, ReturnValues: 'ALL_NEW' })),
+          ddb.send(new PutCommand({ TableName, Item: { pk: `WARMUPR#${i}`, sk: 'R', reads: [{ g: 'a', t: i }], rv: 1 }, ConditionExpression: 'attribute_not_exists(pk)' })).catch(() => undefined),
+          ddb.send(new BatchWriteCommand({ RequestItems: { [TableName]: Array.from({ length: 25 }, (_, k) => ({ PutRequest: { Item: { pk: `WARMUPB#${(i * 25 + k) % 5000}`, sk: 'B', n: i } } })) } })),
+          ddb.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: Array.from({ length: 100 }, (_, k) => key(i + k)) } } })),
+          ddb.send(new QueryCommand({ TableName, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :g', ExpressionAttributeValues: { ':g': 'WARMUPHOT' }, ScanIndexForward: false, Limit: 200 })),
+        ];
+        await Promise.all(sends);
+        calls += sends.length;
+      }
+    }),
+  );
+  return calls;
 }
 
 /**
