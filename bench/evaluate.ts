@@ -373,7 +373,8 @@ export async function main(argv: string[], out: (line: string) => void = (line) 
         (weights ? `; block weights ${Object.entries(weights).map(([k, v]) => `${k} ${v}`).join(', ')} (others default)` : ''),
     );
 
-    const result = await replayAndEvaluate(parsed.views, { evalReaders: n, concurrency, seed, block: weights ? { weights } : undefined, log: out });
+    // No warm-up: the tool reports quality, not the replay rate.
+    const result = await replayAndEvaluate(parsed.views, { evalReaders: n, concurrency, seed, block: weights ? { weights } : undefined, warmUpSeconds: 0, log: out });
     out('');
     out(formatResult(result, weights ? 'service (--weights)' : undefined));
     out('');

@@ -5,7 +5,10 @@
  * own event loop with its own module instances (its own DynamoDB client), as
  * a separate Lambda function does. With `workerData.simClock` it runs on the
  * simulated clock (bench/sim-clock.ts), at each queue batch's send time: see
- * {@link batchSentAt}; with `workerData.meter` it
+ * {@link batchSentAt} (from the first batch on, the thread's clock is its
+ * own: it no longer follows the parent's `setSimNow`; a job without SQS
+ * records runs at the last batch's time plus the real time since, so run
+ * only queue consumers here when the clock is simulated); with `workerData.meter` it
  * counts its DynamoDB calls (bench/ddb-meter.ts) and answers a `report`.
  */
 import { parentPort, workerData } from 'node:worker_threads';

@@ -47,8 +47,13 @@ const store = new MemoryStore();
 const now = Math.floor(Date.now() / 1000);
 // --batch and --concurrent: the consumer's batch size and how many batches it applies at once (the queue's
 // batchSize 1,000 and maxConcurrency 10; a consumer that lags behind the load gets full batches, 10 at once).
-const batchSize = Number(args.get('batch') ?? 1000);
-const concurrent = Number(args.get('concurrent') ?? 1);
+const positive = (name: string, fallback: number) => {
+  const n = Number(args.get(name) ?? fallback);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number of at least 1`);
+  return n;
+};
+const batchSize = positive('batch', 1000);
+const concurrent = positive('concurrent', 1);
 const batches: Array<Parameters<typeof applyViewBatch>[1]> = [];
 for (let i = 0; i < train.length; i += batchSize) {
   batches.push(

@@ -31,7 +31,9 @@
  * --gate=regression, --order=reader (six-hours: each reader's views together),
  * --meter (the consumer's DynamoDB calls per view, by command), --consumer-thread
  * (the queue's consumer in a worker thread: the request path's own rate; the
- * consumer then lags, see docs/benchmarks.md).
+ * consumer then lags, see docs/benchmarks.md), --warm-up=<seconds> (of
+ * DynamoDB Local before the timed replay; default 15, 0 for none: npm test,
+ * which does not judge the rate).
  */
 import { generateNewsLog, type NewsLogOptions } from './recos-news-log.js';
 import { generateNewsWeek } from './recos-news-week.js';
@@ -52,7 +54,7 @@ export const REALISTIC = {
 };
 
 /** Generates the log, replays it and checks it: the problems found (empty when the benchmark passes). */
-export async function runRealistic(o: { articles: number; readers: number; evalReaders: number; seed?: number; concurrency?: number; block?: Record<string, unknown>; minRate?: number; order?: string; gate?: string; generator?: Partial<NewsLogOptions>; scenario?: string; meter?: boolean; consumerThread?: boolean; log?: (line: string) => void }): Promise<{ result: ReplayResult; problems: string[] }> {
+export async function runRealistic(o: { articles: number; readers: number; evalReaders: number; seed?: number; concurrency?: number; block?: Record<string, unknown>; minRate?: number; order?: string; gate?: string; generator?: Partial<NewsLogOptions>; scenario?: string; meter?: boolean; consumerThread?: boolean; warmUpSeconds?: number; log?: (line: string) => void }): Promise<{ result: ReplayResult; problems: string[] }> {
   const log = o.log ?? ((line: string) => console.log(line));
   const scenario = o.scenario ?? REALISTIC.scenarios[0];
   if (!(REALISTIC.scenarios as readonly string[]).includes(scenario)) throw new Error(`unknown scenario ${scenario}: ${REALISTIC.scenarios.join(' or ')}`);
@@ -78,6 +80,7 @@ export async function runRealistic(o: { articles: number; readers: number; evalR
     block: o.block,
     meter: o.meter,
     consumerThread: o.consumerThread,
+    warmUpSeconds: o.warmUpSeconds,
     log,
     ...(simClock ? { recentSeconds: REALISTIC.weekRecentSeconds, logTime: (t: number) => simClock.setSimNow(new Date(t * 1000).toISOString()), simClock: simClock.simClockBuffer() } : {}),
   });
@@ -121,6 +124,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     generator: parseWeights(args.get('log')),
     meter: args.has('meter'),
     consumerThread: args.has('consumer-thread'),
+    warmUpSeconds: args.has('warm-up') ? Number(args.get('warm-up')) : undefined,
   });
   for (const p of problems) console.error(`FAIL: ${p}`);
   process.exit(problems.length > 0 ? 1 : 0);

@@ -396,7 +396,8 @@ async function warmUpDynamo(ms: number): Promise<number> {
  * once with the consumer's own code, as its next batch would (the turn item
  * that spaces rewrites a minute apart removed first: on the real clock the
  * minute has not passed). Measured on the week (seed 11): 12.5–12.7 % with the
- * last snapshot of the replay, 13.3 % after this rewrite (docs/benchmarks.md).
+ * last snapshot of the replay, 12.9 % after this rewrite, 13.3 % when the
+ * requests read gsi1 instead of a snapshot (docs/benchmarks.md).
  */
 async function askLater(clientId: string, train: LogView[], logTime: ((t: number) => void) | undefined): Promise<void> {
   const { POPULAR_SNAPSHOT_REFRESH_SECONDS } = await import('../shared/recos/read-cache.js');

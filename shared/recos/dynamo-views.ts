@@ -239,15 +239,16 @@ export class DynamoViewStore implements ViewBatchStore {
     return conflicts;
   }
 
-  /** One UpdateItem per article (ADD of every count, at most 100 per call), plus the rare pruning Put. */
+  /**
+   * One UpdateItem per article (ADD of every count, at most 100 per call), plus the rare pruning Put. An article's
+   * calls run one after another (its items' pruning is conditional on the version: two of its own calls at once would
+   * make each other's pruning give up), articles 16 at once.
+   */
   async addCovisitCounts(clientId: string, counts: Map<string, Record<string, number>>): Promise<void> {
     const now = Math.floor(Date.now() / 1000);
-    const updates = [...counts].flatMap(([guid, add]) => {
+    await runPool([...counts], CONCURRENCY, async ([guid, add]) => {
       const entries = Object.entries(add);
-      const chunks: Array<[string, Array<[string, number]>]> = [];
-      for (let i = 0; i < entries.length; i += 100) chunks.push([guid, entries.slice(i, i + 100)]);
-      return chunks;
+      for (let i = 0; i < entries.length; i += 100) await addCoReadCounts(clientId, guid, entries.slice(i, i + 100), now);
     });
-    await runPool(updates, CONCURRENCY, async ([guid, entries]) => addCoReadCounts(clientId, guid, entries, now));
   }
 }

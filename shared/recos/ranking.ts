@@ -184,6 +184,13 @@ export function recentShare(a: Article, now: number): number {
 }
 
 /**
+ * Content similarity and theme preferences are scaled by the candidate's
+ * recentShare, at least this much (a floor of 0.1 or 0.25 measured the same
+ * as none on the realistic and generated logs: docs/benchmarks.md).
+ */
+export const TASTE_RECENCY_FLOOR = 0.25;
+
+/**
  * Popularity weighs in proportion to how concentrated readers' attention is
  * now: the share of the ten most popular candidates in the candidates'
  * decayed views, over POPULARITY_CONCENTRATION_REF, between 1 and
@@ -243,8 +250,9 @@ export function rank(input: RankInput): Ranked[] {
   const strongest = strongestTaste(input.tastes);
   const ranked = pool.map((article) => {
     // What the reader likes (content like the page's, their themes) among what is being read now: like co-reads, scaled by the
-    // candidate's recent share of readers (1 for an article all of whose views are recent, or that has none yet).
-    const recent = recentShare(article, input.now);
+    // candidate's recent share of readers (1 for an article all of whose views are recent, or that has none yet), but never
+    // below TASTE_RECENCY_FLOOR: an evergreen article of a theme the reader chose keeps a quarter of its match.
+    const recent = Math.max(TASTE_RECENCY_FLOOR, recentShare(article, input.now));
     const signals: Record<Signal, number> = {
       covisit: weights.covisit * logNorm(covisits.get(article.guid)!, maxCovisit),
       content: recent * weights.content * contentSimilarity(article, input.current),

@@ -23,7 +23,7 @@ import { describe, expect, it } from 'vitest';
 
 describe('recommendations on a realistic news log (small)', () => {
   it('keep every read and beat most-read by 1.2× and plain co-visitation', { timeout: 180_000 }, () => {
-    const run = spawnSync('npx', ['tsx', 'bench/recos-realistic.ts', '--small', '--scenario=six-hours', '--gate=regression', '--min-rate=0'], { encoding: 'utf8', timeout: 170_000 });
+    const run = spawnSync('npx', ['tsx', 'bench/recos-realistic.ts', '--small', '--scenario=six-hours', '--gate=regression', '--min-rate=0', '--warm-up=0'], { encoding: 'utf8', timeout: 170_000 });
     const report = `${run.stdout}\n${run.stderr}`.split('\n').filter((l) => /^(Log| {2}|\||FAIL|\d+ readers)/.test(l)).join('\n');
     console.log(report);
     expect(report).toMatch(/kept (\d+) of the held-out readers' \1 training reads/);

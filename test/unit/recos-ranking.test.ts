@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildLibrary, generatedModule } from '../../shared/browser/build.js';
 import { readFileSync } from 'node:fs';
 import { jsonp, redirectUrl } from '../../shared/recos/envelope.js';
-import { addView, algoName, popularityFactor, POPULARITY_CONCENTRATION_CAP, recentShare, bucketsFromScore, scoreFromBuckets, viewIncrement, contentSimilarity, decayedViews, freshness, POPULARITY_HALF_LIFE_HOURS, preferenceMatch, rank, shuffled, type RankInput } from '../../shared/recos/ranking.js';
+import { addView, algoName, popularityFactor, POPULARITY_CONCENTRATION_CAP, recentShare, TASTE_RECENCY_FLOOR, bucketsFromScore, scoreFromBuckets, viewIncrement, contentSimilarity, decayedViews, freshness, POPULARITY_HALF_LIFE_HOURS, preferenceMatch, rank, shuffled, type RankInput } from '../../shared/recos/ranking.js';
 import { blockSettings, DEFAULT_WEIGHTS, MAX_FRESHNESS_HOURS } from '../../shared/recos/settings.js';
 import { FRESH_LIST_CAP, pruneCovisits, pruneFresh } from '../../shared/recos/limits.js';
 import { MemoryStore } from '../helpers/recos-memory-store.js';
@@ -300,8 +300,11 @@ describe('co-reads and seeds (the realistic news log)', () => {
     const weights = { ...DEFAULT_WEIGHTS, covisit: 0, popularity: 0, freshness: 0 };
     const ranked = rank(input([stale, today, unseen], { current, currentGuid: 'cur', tastes: { climate: 2 }, settings: { ...input([]).settings, weights, freshnessHours: 48 } }));
     const by = new Map(ranked.map((r) => [r.article.guid, r.signals]));
-    expect(by.get('stale')!.content).toBeCloseTo(by.get('unseen')!.content * recentShare(stale, NOW), 9);
-    expect(by.get('stale')!.preferences).toBeCloseTo(by.get('unseen')!.preferences * recentShare(stale, NOW), 9);
+    // The stale one's share (2^-3.5 ≈ 0.09) is under the floor: a quarter of the match stays.
+    expect(recentShare(stale, NOW)).toBeLessThan(TASTE_RECENCY_FLOOR);
+    expect(by.get('stale')!.content).toBeCloseTo(by.get('unseen')!.content * TASTE_RECENCY_FLOOR, 9);
+    expect(by.get('stale')!.preferences).toBeCloseTo(by.get('unseen')!.preferences * TASTE_RECENCY_FLOOR, 9);
+    expect(by.get('today')!.content).toBeCloseTo(by.get('unseen')!.content * recentShare(today, NOW), 9);
     expect(by.get('today')!.content).toBeGreaterThan(by.get('stale')!.content);
     // An article nobody read yet is not held back (recentShare 1): a new story competes on content before its first view.
     expect(order(ranked)).toEqual(['unseen', 'today', 'stale']);
