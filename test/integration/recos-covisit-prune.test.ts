@@ -57,25 +57,31 @@ async function atThreshold() {
   return { clientId, now, key: `${k.pk}|${k.sk}` };
 }
 
+/** Runs `write` (the nth time: n) right before each of the next `times` PutItems of the item `key`; returns how many ran. */
+function raceBeforePut(key: string, times: number, write: (n: number) => Promise<unknown>): () => number {
+  let raced = 0;
+  beforePut = {
+    times,
+    hook: async (put) => {
+      if (put !== key) return;
+      raced++;
+      await write(raced);
+    },
+  };
+  return () => raced;
+}
+
 const counts = async (clientId: string, guid: string) => toCovisits((await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.covisits(clientId, guid), ConsistentRead: true }))).Item ?? {});
 
 describe('co-visit items: pruning keeps what other batches add meanwhile', () => {
   it('an ADD that lands between the pruning batch\'s update and its rewrite is kept', async () => {
     const { clientId, now, key } = await atThreshold();
     expect(Object.keys(await counts(clientId, 'page'))).toHaveLength(COVISIT_PRUNE_AT);
-    let raced = 0;
-    beforePut = {
-      times: 1,
-      hook: async (put) => {
-        if (put !== key) return;
-        raced++;
-        // The other batch: its reads of x0 and of a new article y land now (it prunes too: the item is past the threshold).
-        await addCoReadCounts(clientId, 'page', [['x0', 1000], ['y', 500]], now);
-      },
-    };
+    // The other batch: its reads of x0 and of a new article y land now (it prunes too: the item is past the threshold).
+    const raced = raceBeforePut(key, 1, () => addCoReadCounts(clientId, 'page', [['x0', 1000], ['y', 500]], now));
     // One more entry: past the threshold, this batch prunes.
     await addCoReadCounts(clientId, 'page', [['new', 2]], now);
-    expect(raced).toBe(1);
+    expect(raced()).toBe(1);
     const after = await counts(clientId, 'page');
     expect(after.x0).toBe(1050);
     expect(after.y).toBe(500);
@@ -84,17 +90,9 @@ describe('co-visit items: pruning keeps what other batches add meanwhile', () =>
 
   it('after a conflict it reads the item again and prunes it, keeping the other batch\'s counts', async () => {
     const { clientId, now, key } = await atThreshold();
-    let raced = 0;
-    beforePut = {
-      times: 1,
-      hook: async (put) => {
-        if (put !== key) return;
-        raced++;
-        await plainAdd(clientId, 'page', { x0: 1000, y: 500 });
-      },
-    };
+    const raced = raceBeforePut(key, 1, () => plainAdd(clientId, 'page', { x0: 1000, y: 500 }));
     await addCoReadCounts(clientId, 'page', [['new', 2]], now);
-    expect(raced).toBe(1);
+    expect(raced()).toBe(1);
     const after = await counts(clientId, 'page');
     // The first rewrite was refused (the version moved); the second, from the item read again, pruned it.
     expect(Object.keys(after).length).toBe(COVISIT_CAP);
@@ -104,17 +102,9 @@ describe('co-visit items: pruning keeps what other batches add meanwhile', () =>
 
   it('when both rewrites meet a concurrent ADD it leaves the pruning to the next update, and loses nothing', async () => {
     const { clientId, now, key } = await atThreshold();
-    let raced = 0;
-    beforePut = {
-      times: 2,
-      hook: async (put) => {
-        if (put !== key) return;
-        raced++;
-        await plainAdd(clientId, 'page', { x0: 1000, [`y${raced}`]: 500 });
-      },
-    };
+    const raced = raceBeforePut(key, 2, (n) => plainAdd(clientId, 'page', { x0: 1000, [`y${n}`]: 500 }));
     await addCoReadCounts(clientId, 'page', [['new', 2]], now);
-    expect(raced).toBe(2);
+    expect(raced()).toBe(2);
     const after = await counts(clientId, 'page');
     // Not pruned: every count is there (the 150, the new one and both batches' y).
     expect(Object.keys(after)).toHaveLength(COVISIT_PRUNE_AT + 3);
