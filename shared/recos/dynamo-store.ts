@@ -206,9 +206,13 @@ export class DynamoStore implements RecosStore {
       }),
     );
     const all = toFresh(out.Attributes ?? {});
+    // "Dated ahead" is judged against the later of `now` and this moment: a late batch of page views (dated by its views,
+    // hours old after a redelivery, or applied after newer batches) must not take the entries of articles published since
+    // for ones dated ahead and remove them (they would not come back: only an article's first view adds it).
+    const latest = Math.max(now, Math.floor(Date.now() / 1000));
     // Rare: past the cap (or with entries outside the longest window), the rest is removed. A guid re-added meanwhile may go; its next upsert puts it back.
-    if (all.length > FRESH_LIST_CAP + 100 || all.some((e) => !freshListable(e.published, now))) {
-      const keep = new Set(pruneFresh(all, now).map((e) => e.guid));
+    if (all.length > FRESH_LIST_CAP + 100 || all.some((e) => !freshListable(e.published, now, latest))) {
+      const keep = new Set(pruneFresh(all, now, latest).map((e) => e.guid));
       const drop = all.filter((e) => !keep.has(e.guid)).slice(0, 500);
       if (drop.length > 0) {
         await ddb.send(

@@ -35,10 +35,10 @@ export const COVISIT_PRUNE_AT = 150;
 export const FRESH_LIST_CAP = 500;
 
 /** The fresh list after adding entries: newest first by publication, only listable ones (freshListable: within MAX_FRESHNESS_HOURS, not far ahead), at most FRESH_LIST_CAP. */
-export function pruneFresh(entries: FreshEntry[], now: number): FreshEntry[] {
+export function pruneFresh(entries: FreshEntry[], now: number, aheadOf = now): FreshEntry[] {
   const byGuid = new Map(entries.map((e) => [e.guid, e]));
   return [...byGuid.values()]
-    .filter((e) => freshListable(e.published, now))
+    .filter((e) => freshListable(e.published, now, aheadOf))
     .sort((a, b) => b.published - a.published || (a.guid < b.guid ? -1 : 1))
     .slice(0, FRESH_LIST_CAP);
 }

@@ -20,7 +20,14 @@ export const FRESH_AHEAD_SECONDS = 3600;
  * FRESH_AHEAD_SECONDS ahead (such an entry is never a candidate until then,
  * and entries dated far ahead would sort first and never be pruned).
  */
-export const freshListable = (published: number, now: number): boolean => published >= now - MAX_FRESHNESS_HOURS * 3600 && published <= now + FRESH_AHEAD_SECONDS;
+/**
+ * Whether an article published at `published` belongs on the fresh list at `now`: within MAX_FRESHNESS_HOURS before it
+ * and not more than FRESH_AHEAD_SECONDS after `aheadOf` (by default `now`). A writer dating its work by view time (the
+ * page-view consumer: a batch redelivered or applied late is hours old) passes the processing time as `aheadOf`, so an
+ * entry of an article published after its views is not taken for one dated ahead.
+ */
+export const freshListable = (published: number, now: number, aheadOf = now): boolean =>
+  published >= now - MAX_FRESHNESS_HOURS * 3600 && published <= Math.max(now, aheadOf) + FRESH_AHEAD_SECONDS;
 
 /** Hard ceiling of a block's ranking length, whatever its settings say. */
 export const MAX_ROWS_CEILING = 100;

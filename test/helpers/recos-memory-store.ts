@@ -76,7 +76,7 @@ export class MemoryStore implements RecosStore, ViewBatchStore, PerViewStore {
   }
 
   addFresh(clientId: string, entries: FreshEntry[], now: number): Promise<void> {
-    this.freshMap.set(clientId, pruneFresh([...(this.freshMap.get(clientId) ?? []), ...entries], now));
+    this.freshMap.set(clientId, pruneFresh([...(this.freshMap.get(clientId) ?? []), ...entries], now, Math.max(now, Math.floor(Date.now() / 1000))));
     return Promise.resolve();
   }
 
