@@ -114,4 +114,18 @@ describe('co-visit items: pruning keeps what other batches add meanwhile', () =>
     await addCoReadCounts(clientId, 'page', [['x1', 1]], now);
     expect(Object.keys(await counts(clientId, 'page')).length).toBe(COVISIT_CAP);
   });
+
+  it('a storage fault on the rewrite fails the call and leaves every count in place (the next update prunes)', async () => {
+    const { clientId, now, key } = await atThreshold();
+    const raced = raceBeforePut(key, 1, () =>
+      Promise.reject(Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ProvisionedThroughputExceededException', $metadata: { httpStatusCode: 400 } })),
+    );
+    await expect(addCoReadCounts(clientId, 'page', [['new', 2]], now)).rejects.toThrow(/capacity/);
+    expect(raced()).toBe(1);
+    const after = await counts(clientId, 'page');
+    expect(Object.keys(after)).toHaveLength(COVISIT_PRUNE_AT + 1);
+    expect([after.x0, after.new]).toEqual([50, 2]);
+    await addCoReadCounts(clientId, 'page', [['x1', 1]], now);
+    expect(Object.keys(await counts(clientId, 'page')).length).toBe(COVISIT_CAP);
+  });
 });
