@@ -15,14 +15,9 @@ export const MAX_FRESHNESS_HOURS = 720;
 export const FRESH_AHEAD_SECONDS = 3600;
 
 /**
- * Whether an article published at `published` belongs on the fresh list at
- * `now`: within MAX_FRESHNESS_HOURS, and not dated more than
- * FRESH_AHEAD_SECONDS ahead (such an entry is never a candidate until then,
- * and entries dated far ahead would sort first and never be pruned).
- */
-/**
  * Whether an article published at `published` belongs on the fresh list at `now`: within MAX_FRESHNESS_HOURS before it
- * and not more than FRESH_AHEAD_SECONDS after `aheadOf` (by default `now`). A writer dating its work by view time (the
+ * and not more than FRESH_AHEAD_SECONDS after `aheadOf` (by default `now`; such an entry is never a candidate until
+ * then, and entries dated far ahead would sort first and never be pruned). A writer dating its work by view time (the
  * page-view consumer: a batch redelivered or applied late is hours old) passes the processing time as `aheadOf`, so an
  * entry of an article published after its views is not taken for one dated ahead.
  */
