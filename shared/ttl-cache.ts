@@ -3,21 +3,36 @@
  * caches (shared/recos/read-cache.ts) and the reader links' secrets
  * (shared/readers/check.ts).
  */
-/** A map whose entries expire after `ttlMs` and which keeps at most `maxEntries` (the oldest written go first). */
+/**
+ * Milliseconds on the monotonic clock: for a cache whose time to live is a
+ * duration of the container's life, not a time of day (a key's client
+ * record: how long a change takes to reach a warm container). A wall clock
+ * that steps, or runs fast as in a replay that compresses a week of a log
+ * into minutes (bench/sim-clock.ts), does not expire it.
+ */
+export const monotonicMs = (): number => performance.now();
+
+/**
+ * A map whose entries expire after `ttlMs` and which keeps at most
+ * `maxEntries` (the oldest written go first). Ages are read on `clock`: the
+ * wall clock unless said (a copy of content dated by the wall clock ages
+ * with it), or {@link monotonicMs}.
+ */
 export class TtlCache<V> {
   private readonly entries = new Map<string, { at: number; value: V }>();
 
   constructor(
     private readonly maxEntries: number,
     private readonly ttlMs: number,
+    private readonly clock: () => number = () => Date.now(),
   ) {}
 
-  get(key: string, now = Date.now()): V | undefined {
+  get(key: string, now = this.clock()): V | undefined {
     return this.entry(key, now)?.value;
   }
 
   /** The live entry of `key` and how old it is (milliseconds), or undefined. */
-  entry(key: string, now = Date.now()): { value: V; ageMs: number } | undefined {
+  entry(key: string, now = this.clock()): { value: V; ageMs: number } | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     if (now - entry.at >= this.ttlMs || now < entry.at) {
@@ -27,7 +42,7 @@ export class TtlCache<V> {
     return { value: entry.value, ageMs: now - entry.at };
   }
 
-  set(key: string, value: V, now = Date.now()): void {
+  set(key: string, value: V, now = this.clock()): void {
     this.entries.delete(key);
     this.entries.set(key, { at: now, value });
     if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);

@@ -56,4 +56,4 @@ export function deletionWindows(now: number): number[] {
   return [current, current - DELETION_WINDOW];
 }
 
-export { TtlCache } from '../ttl-cache.js';
+export { monotonicMs, TtlCache } from '../ttl-cache.js';

@@ -15,7 +15,7 @@ import { GUID, rankingFor } from './recommend.js';
 import type { TrackBodyOutput } from './schemas.js';
 import { blockSettings, hostAllowed } from './settings.js';
 import type { BlockSettings, Envelope, Preferences, Variant } from './types.js';
-import { BLOCK_KEY_CACHE_SECONDS, TtlCache } from './read-cache.js';
+import { BLOCK_KEY_CACHE_SECONDS, monotonicMs, TtlCache } from './read-cache.js';
 import { checkReaderId } from './reader-ids.js';
 import { consumeViews, enqueueRecoCount, enqueueView } from './view-queue.js';
 import { assignVariant, countedVariant, DEFAULT_VARIANT, HOLDOUT_ALGO, newRecommId, variantSettings } from './experiments.js';
@@ -45,8 +45,12 @@ async function blockKeyItem(blockKey: string): Promise<BlockKey | undefined> {
  */
 export const TRACKING_KEY_CACHE_SECONDS = 30;
 
-/** Tracking key → its client record (both reads of a tracking request), for `TRACKING_KEY_CACHE_SECONDS`. */
-const trackingKeys = /* @__PURE__ */ new TtlCache<{ clientId: string; client: Client | undefined }>(10_000, TRACKING_KEY_CACHE_SECONDS * 1000);
+/**
+ * Tracking key → its client record (both reads of a tracking request), for `TRACKING_KEY_CACHE_SECONDS` of the
+ * container's life (the monotonic clock): at a site's rate a warm container reads them once per period, also in the
+ * week replay, whose wall clock runs thousands of times fast (docs/benchmarks.md).
+ */
+const trackingKeys = /* @__PURE__ */ new TtlCache<{ clientId: string; client: Client | undefined }>(10_000, TRACKING_KEY_CACHE_SECONDS * 1000, monotonicMs);
 
 async function trackingClient(trackingKey: string): Promise<{ clientId: string; client: Client | undefined } | undefined> {
   const copy = trackingKeys.get(trackingKey);

@@ -51,9 +51,10 @@ const articleKey = (clientId: string, url: string) => {
 const queue = () => service.queues!.queues.get('trackingViews')!;
 
 describe('POST /v1/track: a container keeps the key and its client record', () => {
+  // The copy's age is read on the monotonic clock (the container's life), not the wall clock.
   const later = (seconds: number) => {
-    const at = Date.now() + seconds * 1000;
-    return vi.spyOn(Date, 'now').mockImplementation(() => at);
+    const realNow = performance.now.bind(performance);
+    return vi.spyOn(performance, 'now').mockImplementation(() => realNow() + seconds * 1000);
   };
 
   it('a host removed by set-hosts, or signed ids turned on, refuse tracking within TRACKING_KEY_CACHE_SECONDS', async () => {
@@ -81,6 +82,23 @@ describe('POST /v1/track: a container keeps the key and its client record', () =
     } finally {
       clock.mockRestore();
     }
+  });
+
+  it("keeps the copy for the container's life, whatever the wall clock does (it steps; the week replay runs it thousands of times fast)", async () => {
+    const client = await newClient(service, { siteHosts: ['*.queue.example'] });
+    await service.drain();
+    calls = [];
+    expect((await track(client, 'r1', `${site()}/a`)).status).toBe(200);
+    expect(calls.map((c) => c.name)).toEqual(['GetItemCommand', 'GetItemCommand']);
+    calls = [];
+    const wall = Date.now() + 3 * 3600_000;
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => wall);
+    try {
+      expect((await track(client, 'r2', `${site()}/b`)).status).toBe(200);
+    } finally {
+      clock.mockRestore();
+    }
+    expect(calls).toEqual([]);
   });
 
   it('an unknown key is not kept: 404 each time, read again each time', async () => {

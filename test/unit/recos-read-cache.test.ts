@@ -18,6 +18,18 @@ describe('TtlCache', () => {
   });
 });
 
+describe('TtlCache on its own clock', () => {
+  it('reads ages on the clock it was given, not the wall clock', () => {
+    let ms = 5_000;
+    const cache = new TtlCache<number>(2, 1000, () => ms);
+    cache.set('a', 1);
+    ms += 999;
+    expect(cache.get('a')).toBe(1);
+    ms += 1;
+    expect(cache.get('a')).toBeUndefined();
+  });
+});
+
 describe('deletion windows', () => {
   it('a request reads the current and the previous window: every deletion of at least the last DELETION_WINDOW seconds, far more than a copy lives', () => {
     expect(DELETION_WINDOW).toBeGreaterThanOrEqual(4 * READ_CACHE_SECONDS);
