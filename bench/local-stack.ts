@@ -9,6 +9,10 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { applyEnv, localNames, localServiceEnv } from '../infra/local/env.js';
 import { ensureBuckets, ensureTable, freePort, startDynamoLocal, startS3Emulator } from '../infra/local/services.js';
+import { DEFAULT_FUNCTION_MEMORY_MB, youngGenerationMb } from '../infra/heap.js';
+
+/** The function threads' young generation: a function's of the default memory in Lambda (infra/heap.ts). */
+const FUNCTION_HEAP = { maxYoungGenerationSizeMb: youngGenerationMb(DEFAULT_FUNCTION_MEMORY_MB) };
 
 export async function startBenchStack(o: { jobsInThread?: { simClock?: SharedArrayBuffer; meter?: boolean } } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'nl-bench-'));
@@ -55,7 +59,7 @@ export interface JobThread {
  */
 async function jobThread(o: { simClock?: SharedArrayBuffer; meter?: boolean }): Promise<JobThread> {
   const entry = new URL('./job-thread.ts', import.meta.url).href;
-  const worker = new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`, { eval: true, workerData: o });
+  const worker = new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`, { eval: true, workerData: o, resourceLimits: FUNCTION_HEAP });
   await new Promise<void>((done, fail) => {
     worker.once('message', () => done());
     worker.once('error', fail);
@@ -103,7 +107,7 @@ export const peakRssMiB = () => Math.round(process.resourceUsage().maxRSS / 1024
  */
 export async function gatewayThread(o: { simClock?: SharedArrayBuffer } = {}): Promise<{ url: string; stop: () => Promise<void> }> {
   const entry = new URL('./gateway-thread.ts', import.meta.url).href;
-  const worker = new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`, { eval: true, workerData: { simClock: o.simClock } });
+  const worker = new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`, { eval: true, workerData: { simClock: o.simClock }, resourceLimits: FUNCTION_HEAP });
   const port = await new Promise<number>((done, fail) => {
     worker.once('message', (m: { port: number }) => done(m.port));
     worker.once('error', fail);

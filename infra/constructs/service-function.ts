@@ -11,6 +11,7 @@ import { type Construct } from 'constructs';
 import { resolve } from 'node:path';
 import type { Access } from '../../shared/http/route.js';
 import { bundling, POWERTOOLS_LAYER } from './bundling.js';
+import { DEFAULT_FUNCTION_MEMORY_MB, semiSpaceMb } from '../heap.js';
 
 export const projectRoot = resolve(import.meta.dirname, '../..');
 
@@ -67,13 +68,13 @@ export class ServiceFunction extends NodejsFunction {
       depsLockFilePath: resolve(projectRoot, 'package-lock.json'),
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
-      memorySize: props.memoryMb ?? 512,
+      memorySize: props.memoryMb ?? DEFAULT_FUNCTION_MEMORY_MB,
       timeout: Duration.seconds(props.timeoutSeconds ?? 29),
       tracing: lambda.Tracing.ACTIVE,
       layers: [powertoolsLayer(scope)],
       reservedConcurrentExecutions: props.reservedConcurrency,
       logGroup: new logs.LogGroup(scope, `${id}Logs`, { retention: logs.RetentionDays.ONE_MONTH }),
-      environment: { ...resources.environment, ...props.environment },
+      environment: { NODE_OPTIONS: `--max-semi-space-size=${semiSpaceMb(props.memoryMb ?? DEFAULT_FUNCTION_MEMORY_MB)}`, ...resources.environment, ...props.environment },
       bundling: {
         ...bundling,
         commandHooks: {
