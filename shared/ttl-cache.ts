@@ -1,22 +1,24 @@
 /**
  * A per-container read cache with a time to live: the recommendations' read
- * caches (shared/recos/read-cache.ts) and the reader links' secrets
+ * caches (shared/recos/read-cache.ts), the copies of tracking and block keys
+ * (shared/recos/service.ts) and the reader links' secrets
  * (shared/readers/check.ts).
+ *
+ * Two clocks. A copy of settings (a key's client record, a block's settings,
+ * link secrets) lives a duration of the container's life: how long a change
+ * takes to reach a warm container. Its age is read on the monotonic clock
+ * ({@link monotonicMs}): a wall clock that steps, or runs fast as in a replay
+ * that compresses a week of a log into minutes (bench/sim-clock.ts), does
+ * not expire it. A copy of content (popular lists, articles) ages with the
+ * wall clock that dates the content, the default.
  */
-/**
- * Milliseconds on the monotonic clock: for a cache whose time to live is a
- * duration of the container's life, not a time of day (a key's client
- * record: how long a change takes to reach a warm container). A wall clock
- * that steps, or runs fast as in a replay that compresses a week of a log
- * into minutes (bench/sim-clock.ts), does not expire it.
- */
+/** Milliseconds on the monotonic clock. */
 export const monotonicMs = (): number => performance.now();
 
 /**
  * A map whose entries expire after `ttlMs` and which keeps at most
  * `maxEntries` (the oldest written go first). Ages are read on `clock`: the
- * wall clock unless said (a copy of content dated by the wall clock ages
- * with it), or {@link monotonicMs}.
+ * wall clock unless said, or {@link monotonicMs} (see above).
  */
 export class TtlCache<V> {
   private readonly entries = new Map<string, { at: number; value: V }>();

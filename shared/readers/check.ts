@@ -11,15 +11,15 @@
  * LINK_SECRET_CACHE_SECONDS (docs/api.md, "Rotation").
  */
 import { enforceReaderLimits, type ReaderUse } from '../ratelimit/limits.js';
-import { TtlCache } from '../ttl-cache.js';
+import { monotonicMs, TtlCache } from '../ttl-cache.js';
 import { linkSecretsOf } from './link-secret.js';
 import { decodeAddress, verifyLinkToken, type LinkSecrets, type LinkTarget } from './links.js';
 
 /** How long a container keeps a client's link secrets: the longest an old link works on after a rotation ends it. */
 export const LINK_SECRET_CACHE_SECONDS = 60;
 
-/** Per client, its secrets as last read (null: no such client, or no secret yet). */
-const secretsRead = new TtlCache<LinkSecrets | null>(10_000, LINK_SECRET_CACHE_SECONDS * 1000);
+/** Per client, its secrets as last read (null: no such client, or no secret yet), for LINK_SECRET_CACHE_SECONDS of the container's life. */
+const secretsRead = new TtlCache<LinkSecrets | null>(10_000, LINK_SECRET_CACHE_SECONDS * 1000, monotonicMs);
 
 /** Reads the client's secrets (none made here: a GET changes nothing) and keeps them. */
 async function readSecrets(clientId: string): Promise<LinkSecrets | null> {

@@ -25,8 +25,12 @@ import { articleGuid, canonicalUrl, toHttps } from './urls.js';
 const store = /* @__PURE__ */ new DynamoStore();
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-/** Block key items (their settings: `PUT /v1/blocks/{block_key}`) by key, for `BLOCK_KEY_CACHE_SECONDS`; unknown keys are not kept. */
-const blockKeys = /* @__PURE__ */ new TtlCache<BlockKey>(10_000, BLOCK_KEY_CACHE_SECONDS * 1000);
+/**
+ * Block key items (their settings: `PUT /v1/blocks/{block_key}`) by key, for `BLOCK_KEY_CACHE_SECONDS` of the
+ * container's life (the monotonic clock, as every copy of a key's settings: shared/ttl-cache.ts `monotonicMs`);
+ * unknown keys are not kept.
+ */
+const blockKeys = /* @__PURE__ */ new TtlCache<BlockKey>(10_000, BLOCK_KEY_CACHE_SECONDS * 1000, monotonicMs);
 
 async function blockKeyItem(blockKey: string): Promise<BlockKey | undefined> {
   const copy = blockKeys.get(blockKey);
@@ -48,7 +52,7 @@ export const TRACKING_KEY_CACHE_SECONDS = 30;
 /**
  * Tracking key → its client record (both reads of a tracking request), for `TRACKING_KEY_CACHE_SECONDS` of the
  * container's life (the monotonic clock): at a site's rate a warm container reads them once per period, also in the
- * week replay, whose wall clock runs thousands of times fast (docs/benchmarks.md).
+ * week replay, whose wall clock runs thousands of times fast (docs/benchmarks.md "The replay's rate").
  */
 const trackingKeys = /* @__PURE__ */ new TtlCache<{ clientId: string; client: Client | undefined }>(10_000, TRACKING_KEY_CACHE_SECONDS * 1000, monotonicMs);
 

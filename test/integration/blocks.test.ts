@@ -205,9 +205,11 @@ describe('PUT /v1/blocks/{block_key}', () => {
     expect((await put(key, { exclude: { urls: ['https://news.blocks.example/two'] } })).status).toBe(200);
     // This container still has its copy of the block: the change is not seen yet.
     expect(await recos()).toContain(articleGuid('https://news.blocks.example/two'));
-    // The cache period later (the caches read Date.now).
+    // The cache period later (the block key's copy reads the monotonic clock, the content copies Date.now).
     const realNow = Date.now.bind(Date);
     vi.spyOn(Date, 'now').mockImplementation(() => realNow() + BLOCK_KEY_CACHE_SECONDS * 1000);
+    const realMonotonic = performance.now.bind(performance);
+    vi.spyOn(performance, 'now').mockImplementation(() => realMonotonic() + BLOCK_KEY_CACHE_SECONDS * 1000);
     const after = await recos();
     expect(after).toHaveLength(2);
     expect(after).not.toContain(articleGuid('https://news.blocks.example/two'));

@@ -226,13 +226,16 @@ describe('admin link-secret', () => {
   });
 });
 
-/** Runs `check` with the clock LINK_SECRET_CACHE_SECONDS ahead: every container's kept link secrets have expired. */
+/** Runs `check` with the clocks LINK_SECRET_CACHE_SECONDS ahead: every container's kept link secrets have expired (they age on the monotonic clock). */
 async function afterKeptSecretsExpire(check: () => Promise<void>): Promise<void> {
   vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+  const realMonotonic = performance.now.bind(performance);
+  const monotonic = vi.spyOn(performance, 'now').mockImplementation(() => realMonotonic() + (LINK_SECRET_CACHE_SECONDS + 1) * 1000);
   try {
     vi.setSystemTime(Date.now() + (LINK_SECRET_CACHE_SECONDS + 1) * 1000);
     await check();
   } finally {
+    monotonic.mockRestore();
     vi.useRealTimers();
   }
 }
