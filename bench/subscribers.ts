@@ -125,6 +125,7 @@ try {
   const rate = (ms: number) => Math.round(N / (ms / 1000));
   const list = <T>(of: T[], pick: (run: T) => number, digits = 2) => of.map((run) => pick(run).toFixed(digits)).join(', ');
   const newRatio = median(runs.map((run) => run.createMs / run.rawMs));
+  const rawMedian = median(runs.map((run) => run.rawMs));
   const updatedRatio = median(runs.map((run) => run.updateMs / run.rawMs));
   console.log(`subscribers benchmark: ${N} lines, DynamoDB Local, gateway on loopback; ${RUNS} run(s)`);
   for (const [i, run] of runs.entries()) {
@@ -141,27 +142,38 @@ try {
   // Small writes during a bulk write: a POST of N lines into a list holding 300 members while, every 100 ms, one
   // single-subscriber POST, one opt-in confirmation, one unsubscribe of a member or one users/delete of a member
   // goes to the same list (bench/small-writes.ts).
-  const batchRuns: Array<ReturnType<typeof overall> & { ms: number }> = [];
+  // As a control, the same POST while the same stream goes to another client's list: the same load on the machine,
+  // nothing shared with the bulk write (bench:imports does the same for the import).
+  const batchRuns: Array<ReturnType<typeof overall> & { ms: number; controlMs: number }> = [];
+  const postLines = async (to: { listId: number; token: string }) => {
+    const res = await fetch(`${stack.url}/v1/newsletters/lists/${to.listId}/subscribers`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-client-token': to.token },
+      body: JSON.stringify(lines),
+    });
+    if (res.status !== 200) throw new Error(`POST ${res.status}: ${await res.text()}`);
+  };
   for (let r = 0; r < RUNS; r++) {
     const busy = await clientWithMembers(stack.url, `busy-${r}`, 300);
     const started = performance.now();
-    const small = await smallWritesDuring(stack.url, busy, busy.listId, 300, `batch${r}`, async () => {
-      const res = await fetch(`${stack.url}/v1/newsletters/lists/${busy.listId}/subscribers`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-service-client-token': busy.token },
-        body: JSON.stringify(lines),
-      });
-      if (res.status !== 200) throw new Error(`POST ${res.status}: ${await res.text()}`);
-    });
+    const small = await smallWritesDuring(stack.url, busy, busy.listId, 300, `batch${r}`, () => postLines(busy));
     const ms = performance.now() - started;
+    const [bulk, elsewhere] = [await clientWithMembers(stack.url, `control-${r}`, 300), await clientWithMembers(stack.url, `elsewhere-${r}`, 300)];
+    const controlStarted = performance.now();
+    failures.push(...smallFailures(`${N}-line POST control, run ${r + 1}`, await smallWritesDuring(stack.url, elsewhere, elsewhere.listId, 300, `control${r}`, () => postLines(bulk))));
+    const controlMs = performance.now() - controlStarted;
+    console.log(`  ${N}-line POST with small writes to its list ${ms.toFixed(0)} ms (${(ms / rawMedian).toFixed(2)}x raw), control (small writes to another list) ${controlMs.toFixed(0)} ms (${(controlMs / rawMedian).toFixed(2)}x)`);
     const count = await countOf(busy, busy.listId);
     const truth = await recountList(busy.id, busy.listId);
     console.log(`  small writes during a ${N}-line POST, run ${r + 1} (${ms.toFixed(0)} ms):\n${describeSmall(small)}`);
     console.log(`    count ${JSON.stringify(count)} recount ${JSON.stringify(truth)}`);
     failures.push(...smallFailures(`${N}-line POST, run ${r + 1}`, small));
     if (JSON.stringify(count) !== JSON.stringify(truth)) failures.push(`${N}-line POST, run ${r + 1}: count ${JSON.stringify(count)} ≠ recount ${JSON.stringify(truth)}`);
-    batchRuns.push({ ...overall(small), ms });
+    batchRuns.push({ ...overall(small), ms, controlMs });
   }
+  console.log(
+    `  ${N}-line POST, ratio to raw (median raw ${rawMedian.toFixed(0)} ms) with small writes to its list: ${list(batchRuns, (run) => run.ms / rawMedian)}  median ${median(batchRuns.map((run) => run.ms / rawMedian)).toFixed(2)}x; control, small writes to another list: ${list(batchRuns, (run) => run.controlMs / rawMedian)}  median ${median(batchRuns.map((run) => run.controlMs / rawMedian)).toFixed(2)}x`,
+  );
   console.log(
     `  small writes during the ${N}-line POSTs: p50 ${list(batchRuns, (run) => run.p50, 0)} ms (median ${median(batchRuns.map((run) => run.p50)).toFixed(0)}), p99 ${list(batchRuns, (run) => run.p99, 0)} ms (median ${median(batchRuns.map((run) => run.p99)).toFixed(0)})`,
   );
