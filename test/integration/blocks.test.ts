@@ -18,6 +18,7 @@ import { BLOCK_KEY_CACHE_SECONDS } from '../../shared/recos/read-cache.js';
 import { dropReadCaches } from '../../shared/recos/service.js';
 import { articleGuid } from '../../shared/recos/urls.js';
 import { newClient, request, useService, type ApiBody, type ErrorBody, type RecommendationsBody, type TestClient } from '../helpers/service.js';
+import { monotonicAhead } from '../helpers/clock.js';
 
 const service = useService();
 const run = promisify(execFile);
@@ -208,8 +209,7 @@ describe('PUT /v1/blocks/{block_key}', () => {
     // The cache period later (the block key's copy reads the monotonic clock, the content copies Date.now).
     const realNow = Date.now.bind(Date);
     vi.spyOn(Date, 'now').mockImplementation(() => realNow() + BLOCK_KEY_CACHE_SECONDS * 1000);
-    const realMonotonic = performance.now.bind(performance);
-    vi.spyOn(performance, 'now').mockImplementation(() => realMonotonic() + BLOCK_KEY_CACHE_SECONDS * 1000);
+    monotonicAhead(BLOCK_KEY_CACHE_SECONDS * 1000);
     const after = await recos();
     expect(after).toHaveLength(2);
     expect(after).not.toContain(articleGuid('https://news.blocks.example/two'));

@@ -22,6 +22,7 @@ import { linkSecretsOf, rotateLinkSecret } from '../../shared/readers/link-secre
 import { applySubscribers, countSubscribers, getSubscriber } from '../../shared/subscribers/service.js';
 import { newClient, request, useService, type ApiBody, type ErrorBody, type TestClient } from '../helpers/service.js';
 import { rawEventObjects, recount } from '../helpers/subscribers.js';
+import { monotonicAhead } from '../helpers/clock.js';
 
 const service = useService();
 
@@ -229,8 +230,7 @@ describe('admin link-secret', () => {
 /** Runs `check` with the clocks LINK_SECRET_CACHE_SECONDS ahead: every container's kept link secrets have expired (they age on the monotonic clock). */
 async function afterKeptSecretsExpire(check: () => Promise<void>): Promise<void> {
   vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
-  const realMonotonic = performance.now.bind(performance);
-  const monotonic = vi.spyOn(performance, 'now').mockImplementation(() => realMonotonic() + (LINK_SECRET_CACHE_SECONDS + 1) * 1000);
+  const monotonic = monotonicAhead((LINK_SECRET_CACHE_SECONDS + 1) * 1000);
   try {
     vi.setSystemTime(Date.now() + (LINK_SECRET_CACHE_SECONDS + 1) * 1000);
     await check();

@@ -18,6 +18,7 @@ import { applyViewBatch } from '../../shared/recos/view-batch.js';
 import { POLLERS } from '../../infra/local/queues.js';
 import { articleGuid } from '../../shared/recos/urls.js';
 import { newClient, request, useService, type TestClient, type ErrorBody } from '../helpers/service.js';
+import { monotonicAhead } from '../helpers/clock.js';
 
 const service = useService();
 const site = () => `https://news-${randomUUID().slice(0, 8)}.queue.example`;
@@ -52,10 +53,7 @@ const queue = () => service.queues!.queues.get('trackingViews')!;
 
 describe('POST /v1/track: a container keeps the key and its client record', () => {
   // The copy's age is read on the monotonic clock (the container's life), not the wall clock.
-  const later = (seconds: number) => {
-    const realNow = performance.now.bind(performance);
-    return vi.spyOn(performance, 'now').mockImplementation(() => realNow() + seconds * 1000);
-  };
+  const later = (seconds: number) => monotonicAhead(seconds * 1000);
 
   it('a host removed by set-hosts, or signed ids turned on, refuse tracking within TRACKING_KEY_CACHE_SECONDS', async () => {
     const client = await newClient(service, { siteHosts: ['*.queue.example', 'gone.example'] });
