@@ -183,6 +183,10 @@ try {
     const controlStarted = performance.now();
     failures.push(...smallFailures(`${N}-line POST control, run ${r + 1}`, await smallWritesDuring(stack.url, elsewhere, elsewhere.listId, 300, `control${r}`, () => postLines(bulk))));
     const controlMs = performance.now() - controlStarted;
+    for (const [name, c] of [['control POST', bulk], ['control small writes', elsewhere]] as const) {
+      const [count, truth] = [await countOf(c, c.listId), await recountList(c.id, c.listId)];
+      if (JSON.stringify(count) !== JSON.stringify(truth)) failures.push(`${N}-line POST, ${name}, run ${r + 1}: count ${JSON.stringify(count)} ≠ recount ${JSON.stringify(truth)}`);
+    }
     console.log(`  ${N}-line POST with small writes to its list ${ms.toFixed(0)} ms (${(ms / rawMedian).toFixed(2)}x raw), control (small writes to another list) ${controlMs.toFixed(0)} ms (${(controlMs / rawMedian).toFixed(2)}x)`);
     const count = await countOf(busy, busy.listId);
     const truth = await recountList(busy.id, busy.listId);
