@@ -197,3 +197,36 @@ export async function clientWithMembers(url: string, tag: string, members: numbe
   }
   return { id: made.client.id, token, trackingKey: made.client.trackingKey, listId: made.client.defaultListId };
 }
+
+/**
+ * The raw baseline's items for an import of `rows` (each row's cells after the header's): the items the worker
+ * writes for them, built the worker's way (the header read, each record made a line with its opId and the file's
+ * mark, the domain's rules applied: consent record included) plus the bulk writer's writeId. So "raw" writes the
+ * same items as the import, only without reads, conditions, counters, journal or events.
+ */
+export async function importRawItems(clientId: string, listId: number, fileId: number, header: string[], rows: Iterable<string[]>) {
+  const { readHeader, recordToLine } = await import('../shared/imports/csv.js');
+  const { importFileId, lineOpId } = await import('../shared/imports/worker.js');
+  const { applyLine } = await import('../shared/subscribers/rules.js');
+  const { toItem } = await import('../shared/subscribers/store.js');
+  const { randomUUID } = await import('node:crypto');
+  const columns = readHeader(header);
+  const now = new Date().toISOString();
+  const writeId = randomUUID();
+  const items: Array<Record<string, unknown>> = [];
+  let line = 1;
+  for (const cells of rows) {
+    line++;
+    const parsed = recordToLine(columns, cells, line, lineOpId(fileId, line));
+    if ('cause' in parsed) throw new Error(`raw baseline: line ${line} is not valid: ${parsed.cause}`);
+    items.push({ ...toItem(clientId, listId, applyLine(undefined, { ...parsed, importFileId: importFileId(fileId) }, now, listId).next!), writeId });
+  }
+  return items;
+}
+
+/** The names of an item's attributes, sorted (to check that the raw baseline writes the service's items). */
+export const attributeNames = (item: Record<string, unknown>) =>
+  Object.keys(item)
+    .filter((name) => item[name] !== undefined)
+    .sort()
+    .join(',');

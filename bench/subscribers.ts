@@ -20,7 +20,7 @@ import { Readable } from 'node:stream';
 import type { ApiBody } from '../test/helpers/api-body.js';
 import { meter } from './ddb-meter.js';
 import { startBenchStack, timed } from './local-stack.js';
-import { clientWithMembers, describeSmall, importWithSmallWrites, median, overall, runImportChild, smallFailures, smallWritesDuring } from './small-writes.js';
+import { attributeNames, clientWithMembers, describeSmall, importRawItems, importWithSmallWrites, median, overall, runImportChild, smallFailures, smallWritesDuring } from './small-writes.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 // The handlers under the local gateway log through Powertools (a warning per request): errors only here.
@@ -34,11 +34,13 @@ const MEMBERS = 2_000;
 const BATCH_BOUND = 1.3;
 const IMPORT_BOUND = 1.5;
 
-/** The import CSV (the rows of bench/imports.ts), generated as it is sent. */
+/** The import CSV's columns (the rows of bench/imports.ts). */
+const IMPORT_HEADER = ['email', 'subscribed', 'data_first_name', 'data_city'];
+/** The import CSV, generated as it is sent. */
 function csvStream(lines: number): Readable {
   return Readable.from(
     (function* () {
-      yield 'email;subscribed;data_first_name;data_city\n';
+      yield `${IMPORT_HEADER.join(';')}\n`;
       for (let start = 0; start < lines; start += 2000) {
         let text = '';
         for (let i = start; i < Math.min(lines, start + 2000); i++) text += `reader${i}@bench.example;true;Reader ${i};City ${i % 100}\n`;
@@ -64,9 +66,8 @@ try {
     calls.enable(false);
     return calls.report(N);
   };
-  const { toItem } = await import('../shared/subscribers/store.js');
+  const { readSubscribers, toItem } = await import('../shared/subscribers/store.js');
   const { keys } = await import('../shared/db/keys.js');
-  const { defaultGuid } = await import('../shared/subscribers/rules.js');
   const { createList } = await import('../shared/lists/lists.js');
   const { recountList } = await import('./recount.js');
 
@@ -109,15 +110,9 @@ try {
   await postTo(scratch.id, warm);
   {
     // The raw items are the service's: the same attributes, the same size to a few bytes (the dates differ).
-    const { readSubscribers } = await import('../shared/subscribers/store.js');
     const written = (await readSubscribers(client.id, scratch.id, [warm[0].email])).get(warm[0].email) as Record<string, unknown> | undefined;
     const raw = rawItems[0] as Record<string, unknown>;
-    const names = (item: Record<string, unknown>) =>
-      Object.keys(item)
-        .filter((name) => item[name] !== undefined)
-        .sort()
-        .join(',');
-    if (!written || names(written) !== names(raw)) throw new Error(`raw items are not the service's: ${names(raw)} vs ${written ? names(written) : 'nothing written'}`);
+    if (!written || attributeNames(written) !== attributeNames(raw)) throw new Error(`raw items are not the service's: ${attributeNames(raw)} vs ${written ? attributeNames(written) : 'nothing written'}`);
     console.log(`  raw item ${JSON.stringify(raw).length} B of JSON, the service's ${JSON.stringify(written).length} B (same attributes)`);
   }
   await postTo(scratch.id, warm.map((l) => ({ ...l, data_first_name: '-' })));
@@ -214,14 +209,15 @@ try {
   Object.assign(process.env, { IMPORT_ALLOW_LOOPBACK: 'true', IMPORT_MAX_BYTES: String(1024 ** 3), IMPORT_FETCH_TIMEOUT_MS: '900000' });
   try {
     const fileUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/bench.csv?lines=${IMPORT_LINES}`;
-    const rawImportItems = (listId: number) =>
-      Array.from({ length: IMPORT_LINES }, (_, i) => {
-        const email = `reader${i}@bench.example`;
-        return { PutRequest: { Item: toItem(client.id, listId, { email, guid: defaultGuid(email), subscribed: true, subscribedAt: now, data: { data_first_name: `Reader ${i}`, data_city: `City ${i % 100}` }, createdAt: now, updatedAt: now, version: 1 }) } };
-      });
+    // The raw rows are the import's own items (importRawItems: consent record, opId, file mark, writeId), checked
+    // against one the first import alone wrote.
+    const rows = function* () {
+      for (let i = 0; i < IMPORT_LINES; i++) yield [`reader${i}@bench.example`, 'true', `Reader ${i}`, `City ${i % 100}`];
+    };
+    const rawImportItems = async (listId: number) => (await importRawItems(client.id, listId, 1, IMPORT_HEADER, rows())).map((Item) => ({ PutRequest: { Item } }));
     let rawImportList = 800;
-    const rawImport = () => {
-      const items = rawImportItems(rawImportList++);
+    const rawImport = async () => {
+      const items = await rawImportItems(rawImportList++);
       return phase(() => batchWrite(items));
     };
     const importRuns: Array<{ rawMs: number; aloneMs: number; aloneWorkerMs: number; busyMs: number; busyWorkerMs: number; small: ReturnType<typeof overall> }> = [];
@@ -229,6 +225,11 @@ try {
     for (let r = 0; r < RUNS; r++) {
       const alone = await clientWithMembers(stack.url, `import-alone-${r}`, MEMBERS);
       const aloneRun = await runImportChild([alone.id, String(alone.listId), fileUrl, String(IMPORT_LINES), 'false']);
+      if (r === 0) {
+        const [raw] = await importRawItems(alone.id, alone.listId, aloneRun.fileId, IMPORT_HEADER, [['reader0@bench.example', 'true', 'Reader 0', 'City 0']]);
+        const written = (await readSubscribers(alone.id, alone.listId, ['reader0@bench.example'])).get('reader0@bench.example') as Record<string, unknown> | undefined;
+        if (!written || attributeNames(written) !== attributeNames(raw)) throw new Error(`raw rows are not the import's items: ${attributeNames(raw)} vs ${written ? attributeNames(written) : 'nothing written'}`);
+      }
       const withSmall = await clientWithMembers(stack.url, `import-busy-${r}`, MEMBERS);
       const { run: busyRun, small } = await importWithSmallWrites(stack.url, withSmall, withSmall.listId, MEMBERS, `import${r}`, [withSmall.id, String(withSmall.listId), fileUrl, String(IMPORT_LINES), 'false']);
       const importRawAfter = await rawImport();
