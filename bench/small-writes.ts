@@ -151,20 +151,32 @@ export interface ImportChildResult {
 
 /**
  * One import in a process of its own (bench/imports.ts --child: download + store, then the worker, as the two
- * Lambda functions run it); `onWorker` when the worker starts.
+ * Lambda functions run it); `onWorker` when the worker starts. Settles when the child prints its result (the
+ * import is done), then ends the child: it used to settle at the child's exit, which came ~19 s after its result
+ * (its event loop kept alive), and the small writes of `importWithSmallWrites` ran on against an idle list all that
+ * time, a third or more of them after the import (found 2026-11-27).
  */
 export function runImportChild(args: string[], onWorker: () => void = () => undefined): Promise<ImportChildResult> {
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, [...process.execArgv, join(import.meta.dirname, 'imports.ts'), '--child', ...args], { env: process.env, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
+    let settled = false;
     proc.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       if (out.includes('"workerStarted"')) onWorker();
+      const result = out
+        .split('\n')
+        .slice(0, -1) // whole lines only
+        .filter((line) => line.includes('"workerMs"'))
+        .map((line) => JSON.parse(line) as ImportChildResult)[0];
+      if (result && !settled) {
+        settled = true;
+        resolve(result);
+        proc.kill();
+      }
     });
     proc.once('exit', (code) => {
-      const last = out.trim().split('\n').pop() ?? '';
-      if (code === 0) resolve(JSON.parse(last) as ImportChildResult);
-      else reject(new Error(`import child exited ${code}: ${out}`));
+      if (!settled) reject(new Error(`import child exited ${code}: ${out}`));
     });
   });
 }
