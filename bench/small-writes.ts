@@ -153,7 +153,7 @@ export interface ImportChildResult {
  * One import in a process of its own (bench/imports.ts --child: download + store, then the worker, as the two
  * Lambda functions run it); `onWorker` when the worker starts. Settles when the child prints its result (the
  * import is done), then ends the child: it used to settle at the child's exit, which came ~19 s after its result
- * (its event loop kept alive), and the small writes of `importWithSmallWrites` ran on against an idle list all that
+ * (the list writer's wait for another hold left a 20 s timer: shared/db/client.ts settledOrDeadline), and the small writes of `importWithSmallWrites` ran on against an idle list all that
  * time, a third or more of them after the import (found 2026-11-27).
  */
 export function runImportChild(args: string[], onWorker: () => void = () => undefined): Promise<ImportChildResult> {

@@ -34,6 +34,23 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Resolves when `p` settles (either way) or at `deadline` (epoch ms), whichever comes first, and leaves no timer
+ * behind. `Promise.race` with a `sleep` kept the sleep's timer for its whole length after `p` had settled: a list
+ * writer waiting for another's hold left a 20 s timer (LEASE_WAIT_MS), which kept an import's process alive ~19 s
+ * after its work (bench:imports, 2026-11-27) and a pile of dead timers in a busy container.
+ */
+export function settledOrDeadline(p: Promise<unknown>, deadline: number): Promise<void> {
+  return new Promise((done) => {
+    const timer = setTimeout(done, Math.max(0, deadline - Date.now()));
+    const end = () => {
+      clearTimeout(timer);
+      done();
+    };
+    p.then(end, end);
+  });
+}
+
 /** Backoff with full jitter: 50 ms base, doubling, capped at 2 s. */
 export function backoffMs(attempt: number): number {
   return Math.random() * Math.min(2000, 50 * 2 ** attempt);

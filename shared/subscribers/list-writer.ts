@@ -45,6 +45,7 @@ import {
   queryAll,
   reasonCodes,
   runPool,
+  settledOrDeadline,
   sleep,
   tableName,
   transactWrite,
@@ -280,8 +281,6 @@ const container = {
 };
 const holdKey = (clientId: string, listId: number) => `${clientId}#${listId}`;
 
-/** Waits for `p`, at most until `deadline` (the caller's loop then gives up). */
-const until = (p: Promise<unknown>, deadline: number) => Promise.race([p.catch(() => undefined), sleep(Math.max(0, deadline - Date.now()))]);
 
 /** Runs `work` holding the list's writer lease (shared with this process's bulk writes of the list that started within HOLD_MS). */
 async function withListLease<T>(clientId: string, listId: number, deadline: number, record: RecordEvents | undefined, work: (hold: Hold) => Promise<T>): Promise<T> {
@@ -309,7 +308,8 @@ async function joinOrAcquire(clientId: string, listId: number, deadline: number,
     if (held?.joinable) return held;
     const waitFor = held?.released ?? container.acquiring.get(key);
     if (waitFor) {
-      await until(waitFor, deadline);
+      // At most until `deadline` (the loop then gives up).
+      await settledOrDeadline(waitFor, deadline);
       continue;
     }
     const attempt = acquire(clientId, listId, deadline, record);
