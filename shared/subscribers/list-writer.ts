@@ -281,7 +281,6 @@ const container = {
 };
 const holdKey = (clientId: string, listId: number) => `${clientId}#${listId}`;
 
-
 /** Runs `work` holding the list's writer lease (shared with this process's bulk writes of the list that started within HOLD_MS). */
 async function withListLease<T>(clientId: string, listId: number, deadline: number, record: RecordEvents | undefined, work: (hold: Hold) => Promise<T>): Promise<T> {
   const hold = await joinOrAcquire(clientId, listId, deadline, record);
