@@ -130,7 +130,11 @@ export async function transactWrite(items: TransactItem[]): Promise<void> {
  */
 export async function batchGet<T>(
   keyList: Array<Record<string, string>>,
-  { concurrency = 8, maxAttempts = 10 }: { concurrency?: number; maxAttempts?: number } = {},
+  {
+    concurrency = 8,
+    maxAttempts = 10,
+    projection,
+  }: { concurrency?: number; maxAttempts?: number; projection?: { ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> } } = {},
 ): Promise<T[]> {
   const chunks: Array<Array<Record<string, string>>> = [];
   for (let i = 0; i < keyList.length; i += 100) chunks.push(keyList.slice(i, i + 100));
@@ -140,7 +144,7 @@ export async function batchGet<T>(
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt >= maxAttempts) throw new UnprocessedError(`BatchGetItem left ${pending.length} keys unprocessed`);
       if (attempt > 0) await sleep(backoffMs(attempt));
-      const out = await ddb.send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }));
+      const out = await ddb.send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true, ...projection } } }));
       found.push(...((out.Responses?.[tableName()] ?? []) as T[]));
       pending = (out.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Array<Record<string, string>>;
     }

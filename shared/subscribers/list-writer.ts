@@ -59,7 +59,7 @@ import { HOLD_MS, LEASE_WAIT_MS } from './limits.js';
 import { type AddressFilter, filterForHold, keepKnowledge, type KnownLists } from './members.js';
 import { changeClock } from './clock.js';
 import { addDaily, dailyOfDeletions, dailyOfLine, dayOf, zeroDaily, type DailyDeltas } from './daily.js';
-import { addDeltas, applyLine, buildReport, countState, dedupeLines, deletionEvent, zeroDeltas, type Change, type CounterDeltas, type Outcome } from './rules.js';
+import { addDeltas, applyLine, buildReport, countState, dedupeLines, deletionEvent, zeroDeltas, type Change, type CounterDeltas, type Outcome, type SubscriberState } from './rules.js';
 import { compareKeys, counterWrites, type RangeSkips, readCounters, readSortedSubscribers, readSubscribers, toItem, type SubscriberItem } from './store.js';
 import type { Report, ReportError, SubscriberLine } from './types.js';
 
@@ -878,7 +878,7 @@ async function writeChunk(hold: Hold, lines: SubscriberLine[], record: RecordEve
   hold.wrote = true;
   const filter = hold.filter;
   const toRead = filter ? lines.filter((l) => filter.has(l.email)) : lines;
-  const current = toRead.length > 0 ? await readSortedSubscribers(container.rangeSkips, clientId, listId, toRead.map((l) => l.email)) : new Map<string, SubscriberItem>();
+  const current = toRead.length > 0 ? await readSortedSubscribers(container.rangeSkips, clientId, listId, toRead.map((l) => l.email)) : new Map<string, SubscriberState>();
   const now = new Date(changeClock.now()).toISOString();
   const day = dayOf(now);
   const refused: ReportError[] = [];

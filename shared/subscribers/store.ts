@@ -27,6 +27,46 @@ export async function readSubscribers(clientId: string, listId: number, emails: 
   return new Map(items.map((item) => [item.email, item]));
 }
 
+/**
+ * Every attribute of a subscriber's state, none of its keys (the type checks that none is missing): what the bulk
+ * writer reads to apply a line (applyLine builds the next state from these alone). The keys, index keys, ids and
+ * writeId are a third of an item's bytes, which DynamoDB and the SDK would otherwise serialize and parse for every
+ * line of a re-sent list (the data-changed POST, 2026-11-28: docs/benchmarks.md).
+ */
+const STATE_ATTRIBUTES = {
+  email: true,
+  guid: true,
+  subscribed: true,
+  subscribedAt: true,
+  unsubscribedAt: true,
+  unsubscribedCause: true,
+  data: true,
+  openTrackingConsent: true,
+  createdAt: true,
+  updatedAt: true,
+  version: true,
+  lastOpId: true,
+  lastOutcome: true,
+  lastImportFile: true,
+  consent: true,
+  previousGuids: true,
+} satisfies Record<keyof SubscriberState, true>;
+const stateNames = Object.keys(STATE_ATTRIBUTES);
+/** The projection of a subscriber's state (every name through a placeholder: `data` is a reserved word). */
+export const STATE_PROJECTION = {
+  ProjectionExpression: stateNames.map((_, i) => `#s${i}`).join(', '),
+  ExpressionAttributeNames: Object.fromEntries(stateNames.map((name, i) => [`#s${i}`, name])),
+};
+
+/** The states of some addresses of a list (strongly consistent), by email: the state attributes only. */
+async function readStates(clientId: string, listId: number, emails: string[]): Promise<Map<string, SubscriberState>> {
+  const items = await batchGet<SubscriberState>(
+    emails.map((email) => keys.subscriber(clientId, listId, email)),
+    { projection: STATE_PROJECTION },
+  );
+  return new Map(items.map((item) => [item.email, item]));
+}
+
 const ASCII = /^[^\u0080-\uffff]*$/;
 
 /** Orders addresses as DynamoDB orders sort keys: by their UTF-8 bytes (JavaScript's own order differs beyond ASCII). */
@@ -51,12 +91,12 @@ export type RangeSkips = Map<string, number>;
  * items, the rest are read with BatchGetItem, and the list's next
  * SKIP_AFTER_OVERFLOW chunks in this process are read with BatchGetItem only.
  */
-export async function readSortedSubscribers(rangeSkips: RangeSkips, clientId: string, listId: number, sortedEmails: string[]): Promise<Map<string, SubscriberItem>> {
+export async function readSortedSubscribers(rangeSkips: RangeSkips, clientId: string, listId: number, sortedEmails: string[]): Promise<Map<string, SubscriberState>> {
   const listKey = `${clientId}#${listId}`;
   const skips = rangeSkips.get(listKey) ?? 0;
   if (sortedEmails.length < 2 || skips > 0) {
     if (skips > 0) rangeSkips.set(listKey, skips - 1);
-    return readSubscribers(clientId, listId, sortedEmails);
+    return readStates(clientId, listId, sortedEmails);
   }
   const first = keys.subscriber(clientId, listId, sortedEmails[0]);
   const last = keys.subscriber(clientId, listId, sortedEmails[sortedEmails.length - 1]);
@@ -65,19 +105,20 @@ export async function readSortedSubscribers(rangeSkips: RangeSkips, clientId: st
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :a AND :b',
       ExpressionAttributeValues: { ':pk': first.pk, ':a': first.sk, ':b': last.sk },
+      ...STATE_PROJECTION,
       ConsistentRead: true,
       Limit: RANGE_LIMIT,
     }),
   );
   const wanted = new Set(sortedEmails);
-  const found = new Map<string, SubscriberItem>();
-  for (const item of (out.Items ?? []) as SubscriberItem[]) if (wanted.has(item.email)) found.set(item.email, item);
+  const found = new Map<string, SubscriberState>();
+  for (const item of (out.Items ?? []) as SubscriberState[]) if (wanted.has(item.email)) found.set(item.email, item);
   if (!out.LastEvaluatedKey) return found;
   rangeSkips.set(listKey, SKIP_AFTER_OVERFLOW);
   if (rangeSkips.size > 1_000) rangeSkips.delete(rangeSkips.keys().next().value!);
   const readUpTo = String(out.LastEvaluatedKey.sk).slice(keys.subscriberPrefix().length);
   const rest = sortedEmails.filter((email) => compareKeys(email, readUpTo) > 0);
-  for (const [email, item] of await readSubscribers(clientId, listId, rest)) found.set(email, item);
+  for (const [email, item] of await readStates(clientId, listId, rest)) found.set(email, item);
   return found;
 }
 

@@ -34,6 +34,14 @@ interface Input {
   TransactItems: Array<Record<'Put' | 'Delete' | 'Update' | 'ConditionCheck', Input | undefined>>;
   KeyConditionExpression: string;
   Limit?: number;
+  ProjectionExpression?: string;
+}
+
+/** An item as a read with `projection` returns it: only the top-level attributes named (all of them without one). */
+function project(item: Item, projection: string | undefined, names: Names): Item {
+  if (!projection) return clone(item);
+  const wanted = projection.split(',').map((part) => part.trim()).map((part) => (part.startsWith('#') ? names?.[part] ?? part : part));
+  return Object.fromEntries(wanted.filter((name) => name in item).map((name) => [name, clone(item[name])]));
 }
 
 const keyOf = (key: Item) => `${String(key.pk)}\u0000${String(key.sk)}`;
@@ -139,8 +147,9 @@ export function memoryTable() {
       return {};
     }
     if (command instanceof BatchGetCommand) {
-      const [table, request] = Object.entries(input.RequestItems as Record<string, { Keys: Item[] }>)[0];
-      return { Responses: { [table]: request.Keys.map((k) => items.get(keyOf(k))).filter(Boolean).map(clone) } };
+      const [table, request] = Object.entries(input.RequestItems as Record<string, { Keys: Item[]; ProjectionExpression?: string; ExpressionAttributeNames?: Names }>)[0];
+      const found = request.Keys.map((k) => items.get(keyOf(k))).filter((item) => item !== undefined);
+      return { Responses: { [table]: found.map((item) => project(item, request.ProjectionExpression, request.ExpressionAttributeNames)) } };
     }
     if (command instanceof BatchWriteCommand) {
       const [, requests] = Object.entries(input.RequestItems as Record<string, Array<{ PutRequest?: { Item: Item }; DeleteRequest?: { Key: Item } }>>)[0];
@@ -172,7 +181,7 @@ export function memoryTable() {
       if (between) found = found.filter((i) => String(i.sk) >= String(input.ExpressionAttributeValues[':a']) && String(i.sk) <= String(input.ExpressionAttributeValues[':b']));
       const limited = input.Limit ? found.slice(0, input.Limit) : found;
       const more = input.Limit && found.length > input.Limit;
-      return { Items: limited.map(clone), Count: limited.length, LastEvaluatedKey: more ? { pk, sk: limited.at(-1)!.sk } : undefined };
+      return { Items: limited.map((item) => project(item, input.ProjectionExpression, input.ExpressionAttributeNames)), Count: limited.length, LastEvaluatedKey: more ? { pk, sk: limited.at(-1)!.sk } : undefined };
     }
     throw new Error(`memory table: unsupported command ${name}`);
   };

@@ -11,6 +11,9 @@ import { EventsNotStoredError, ListBusyError } from '../../shared/subscribers/er
 import { applyLines, applyLinesInBulk, leaseMs, sweepListWriters } from '../../shared/subscribers/list-writer.js';
 import { HOLD_MS } from '../../shared/subscribers/limits.js';
 import { changeClock } from '../../shared/subscribers/clock.js';
+import { ddb, tableName } from '../../shared/db/client.js';
+import type { SubscriberState } from '../../shared/subscribers/rules.js';
+import { toItem } from '../../shared/subscribers/store.js';
 import { memoryTable } from '../helpers/memory-table.js';
 
 const CLIENT = 'c1';
@@ -72,6 +75,52 @@ async function killBulkWriter(table: ReturnType<typeof memoryTable>, events: Ret
 }
 
 describe('the list writer against an in-memory table', () => {
+  it('a bulk re-send reads only the state of each address (range read and key reads) and keeps every attribute of it', async () => {
+    const table = memoryTable();
+    const events = recorder();
+    // Every attribute of a subscriber's state set, as a long life in the list leaves it.
+    const stateOf = (email: string): SubscriberState => ({
+      email,
+      guid: `g-${email}`,
+      subscribed: false,
+      subscribedAt: '2026-01-01T00:00:00.000Z',
+      unsubscribedAt: '2026-02-01T00:00:00.000Z',
+      unsubscribedCause: 'PUBLISHER',
+      data: { first_name: 'A', city: 'B' },
+      openTrackingConsent: true,
+      createdAt: '2025-12-01T00:00:00.000Z',
+      updatedAt: '2026-02-01T00:00:00.000Z',
+      version: 3,
+      lastOpId: 'op-1',
+      lastOutcome: { created: false, subscribed: false, unsubscribed: true, dataChanged: false },
+      lastImportFile: 'file-7',
+      consent: [
+        { at: '2026-01-01T00:00:00.000Z', subscribed: true, source: 'import', file_id: 'file-7' },
+        { at: '2026-02-01T00:00:00.000Z', subscribed: false, cause: 'PUBLISHER', source: 'api' },
+      ],
+      previousGuids: ['g-before'],
+    });
+    // 300 addresses (one range read per chunk), then 1 (a key read): each line changes one data field only.
+    for (const n of [300, 1]) {
+      const lines = linesOf(n, `k${n}-`);
+      // Written through the writer first (the list is not empty, the process's address filter knows them), then
+      // given a full state.
+      await applyLinesInBulk(CLIENT, LIST, lines, events.record, 200);
+      for (const { email } of lines) await ddb.send(new PutCommand({ TableName: tableName(), Item: toItem(CLIENT, LIST, stateOf(email)) }));
+      const report = await applyLinesInBulk(CLIENT, LIST, lines.map((l) => ({ ...l, data: { city: 'C' } })), events.record, 200);
+      expect(report).toMatchObject({ nb_data_changed: n, nb_created: 0, nb_subscribed: 0, nb_unsubscribed: 0 });
+      for (const { email } of lines) {
+        const { writeId, ...item } = table.items.get(`${keys.subscriber(CLIENT, LIST, email).pk}\u0000${keys.subscriber(CLIENT, LIST, email).sk}`)!;
+        expect(writeId).toBeUndefined(); // no counter moved, no event: no journal entry
+        const before = stateOf(email);
+        expect(item).toEqual({ ...toItem(CLIENT, LIST, { ...before, data: { first_name: 'A', city: 'C' }, version: 4, lastOpId: undefined, lastOutcome: undefined }), updatedAt: item.updatedAt });
+        expect(item.updatedAt).not.toBe(before.updatedAt);
+      }
+    }
+    expect(table.calls).toContain('QueryCommand');
+    expect(table.calls).toContain('BatchGetCommand');
+  });
+
   it('a bulk write journals each chunk and folds the journal at release: count = items, one event per line, nothing left behind', async () => {
     const table = memoryTable();
     const events = recorder();
