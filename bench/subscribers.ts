@@ -4,12 +4,15 @@
  * next to a raw BatchWriteItem of the same 20,000 items in the same run,
  * with the DynamoDB calls and write units per line of each phase counted.
  * Then small writes to a list during a bulk write of it: during a 20,000-line
- * POST (its time against the raw BatchWriteItem, beside a control: the same
- * POST while the small writes go to another list; reported, not judged), and
+ * POST (timed by itself, against the raw BatchWriteItem alone and against the
+ * same raw writes beside the same small writes to their list, beside a
+ * control: the same POST while the small writes go to another list), and
  * during a 200,000-line import (whose time alone and with the small
- * writes is compared with a raw BatchWriteItem of its rows). BENCH_RUNS runs
- * of each part (default 3), medians. Exits non-zero when a median ratio is
- * above its bound (1.3 for the POSTs, 1.5 for the import with small writes),
+ * writes is compared with a raw BatchWriteItem of its rows, alone and beside
+ * the same small writes). BENCH_RUNS runs of each part (default 3), medians.
+ * Exits non-zero when a median ratio is above its bound (1.3 for the POSTs
+ * alone and, against the raw beside the same small writes, with them; 1.5
+ * for the import with small writes, against the raw beside them),
  * a small write is not answered 200, a p99 is above 3 s, or a count is not
  * its recount. BENCH_LINES and BENCH_IMPORT_LINES override the sizes.
  */

@@ -100,14 +100,19 @@ describe('the list writer against an in-memory table', () => {
       ],
       previousGuids: ['g-before'],
     });
-    // 300 addresses (one range read per chunk), then 1 (a key read): each line changes one data field only.
-    for (const n of [300, 1]) {
+    // 300 addresses in chunks of 200 (one range read per chunk), 600 in one chunk (a range read of 500 that
+    // overflows, the rest read by key), then 1 (a key read): each line changes one data field only.
+    for (const [n, chunkLines] of [
+      [300, 200],
+      [600, 600],
+      [1, 200],
+    ]) {
       const lines = linesOf(n, `k${n}-`);
       // Written through the writer first (the list is not empty, the process's address filter knows them), then
       // given a full state.
-      await applyLinesInBulk(CLIENT, LIST, lines, events.record, 200);
+      await applyLinesInBulk(CLIENT, LIST, lines, events.record, chunkLines);
       for (const { email } of lines) await ddb.send(new PutCommand({ TableName: tableName(), Item: toItem(CLIENT, LIST, stateOf(email)) }));
-      const report = await applyLinesInBulk(CLIENT, LIST, lines.map((l) => ({ ...l, data: { city: 'C' } })), events.record, 200);
+      const report = await applyLinesInBulk(CLIENT, LIST, lines.map((l) => ({ ...l, data: { city: 'C' } })), events.record, chunkLines);
       expect(report).toMatchObject({ nb_data_changed: n, nb_created: 0, nb_subscribed: 0, nb_unsubscribed: 0 });
       for (const { email } of lines) {
         const { writeId, ...item } = table.items.get(`${keys.subscriber(CLIENT, LIST, email).pk}\u0000${keys.subscriber(CLIENT, LIST, email).sk}`)!;
