@@ -30,8 +30,9 @@ export async function readSubscribers(clientId: string, listId: number, emails: 
 /**
  * Every attribute of a subscriber's state, none of its keys (the type checks that none is missing): what the bulk
  * writer reads to apply a line (applyLine builds the next state from these alone). The keys, index keys, ids and
- * writeId are a third of an item's bytes, which DynamoDB and the SDK would otherwise serialize and parse for every
- * line of a re-sent list (the data-changed POST, 2026-11-28: docs/benchmarks.md).
+ * writeId are about half of a small item's bytes (710 B of JSON, 345 B of state for a line with one data field),
+ * which DynamoDB and the SDK would otherwise serialize and parse for every line of a re-sent list (the data-changed
+ * POST, 2026-11-27: docs/benchmarks.md).
  */
 const STATE_ATTRIBUTES = {
   email: true,
@@ -53,7 +54,7 @@ const STATE_ATTRIBUTES = {
 } satisfies Record<keyof SubscriberState, true>;
 const stateNames = Object.keys(STATE_ATTRIBUTES);
 /** The projection of a subscriber's state (every name through a placeholder: `data` is a reserved word). */
-export const STATE_PROJECTION = {
+const STATE_PROJECTION = {
   ProjectionExpression: stateNames.map((_, i) => `#s${i}`).join(', '),
   ExpressionAttributeNames: Object.fromEntries(stateNames.map((name, i) => [`#s${i}`, name])),
 };
@@ -83,7 +84,7 @@ const SKIP_AFTER_OVERFLOW = 64;
 export type RangeSkips = Map<string, number>;
 
 /**
- * Current items of some addresses of a list, given sorted by compareKeys, for a
+ * Current states of some addresses of a list (STATE_PROJECTION), given sorted by compareKeys, for a
  * bulk writer (strongly consistent). When the addresses are dense in the list
  * (a re-sent list, or a new list filled in order), one Query of the key
  * range [first, last] reads them at about half the cost of BatchGetItem's
