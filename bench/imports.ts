@@ -27,7 +27,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { startBenchStack } from './local-stack.js';
-import { checkRawItem, clientWithMembers, describeSmall, importRawItems, type ImportChildResult, importWithSmallWrites, median, overall, runImportChild, smallFailures, smallWritesDuring } from './small-writes.js';
+import { checkRawItem, clientWithMembers, describeSmall, importRawItems, type ImportChildResult, importWithSmallWrites, median, overall, rawBesideSmallWrites, runImportChild, smallFailures } from './small-writes.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 // The handlers under the local gateway log through Powertools (a warning per request): errors only here.
@@ -153,7 +153,7 @@ async function main() {
       await batchWrite(items);
       return performance.now() - r0;
     };
-    const runs: Array<{ rawMs: number; rawBefore: number; rawAfter: number; rawBusyMs: number; rawSmall: ReturnType<typeof overall>; alone: Awaited<ReturnType<typeof importRun>>; busyMs: number; busy: ImportChildResult; controlMs: number; small: ReturnType<typeof overall> }> = [];
+    const runs: Array<{ rawMs: number; rawBefore: number; rawAfter: number; rawBusyMs: number; alone: Awaited<ReturnType<typeof importRun>>; busyMs: number; busy: ImportChildResult; controlMs: number; small: ReturnType<typeof overall> }> = [];
     let rawBefore = await timedRaw();
     for (let r = 0; r < RUNS; r++) {
       const alone = await importRun(N);
@@ -169,25 +169,20 @@ async function main() {
       // The raw baseline beside the same stream of small writes to its list (a list of MEMBERS members, the raw items
       // written into its partition while the small writes go to it): what the stream costs plain writes on this
       // machine. The import with small writes against it is what the write path itself costs under that traffic.
-      const rawTarget = await clientWithMembers(stack.url, `raw-busy-${r}`, MEMBERS);
-      const rawBusyItems = (await importRawItems(rawTarget.id, rawTarget.listId, warm.fileId, HEADER, rows())).map((Item) => ({ PutRequest: { Item } }));
-      let rawBusyMs = 0;
-      const rawSmall = await smallWritesDuring(stack.url, rawTarget, rawTarget.listId, MEMBERS, `rawbusy${r}`, async () => {
-        const r0 = performance.now();
-        await batchWrite(rawBusyItems);
-        rawBusyMs = performance.now() - r0;
-      });
-      failures.push(...smallFailures(`run ${r + 1}, raw beside the small writes`, rawSmall));
+      const rawBeside = await rawBesideSmallWrites(stack.url, `rawbusy${r}`, MEMBERS, (clientId, listId) => importRawItems(clientId, listId, warm.fileId, HEADER, rows()));
+      const rawBusyMs = rawBeside.ms;
+      const rawSmall = overall(rawBeside.small);
+      failures.push(...smallFailures(`run ${r + 1}, raw beside the small writes`, rawBeside.small));
       const rawAfter = await timedRaw();
       const rawMs = Math.min(rawBefore, rawAfter);
       const busyMs = busy.uploadMs + busy.workerMs;
-      runs.push({ rawMs, rawBefore, rawAfter, rawBusyMs, alone, busyMs, busy, controlMs, small: overall(small), rawSmall: overall(rawSmall) });
+      runs.push({ rawMs, rawBefore, rawAfter, rawBusyMs, alone, busyMs, busy, controlMs, small: overall(small) });
       console.log(`  run ${r + 1}: raw ${rawMs.toFixed(0)} ms (before ${rawBefore.toFixed(0)}, after ${rawAfter.toFixed(0)}; the faster counts)`);
       console.log(`    alone, new list: ${alone.totalMs.toFixed(0)} ms (worker ${alone.workerMs.toFixed(0)} ms, ${rate(N, alone.workerMs)} lines/s, peak RSS ${alone.workerPeakRss} MiB)  ratio ${(alone.totalMs / rawMs).toFixed(2)}x`);
       console.log(`    with small writes, list of ${MEMBERS} members: ${busyMs.toFixed(0)} ms (worker ${busy.workerMs.toFixed(0)} ms)  ratio ${(busyMs / rawMs).toFixed(2)}x`);
       console.log(describeSmall(small, '      '));
       console.log(`    control, the same small writes to another list: ${controlMs.toFixed(0)} ms  ratio ${(controlMs / rawMs).toFixed(2)}x`);
-      console.log(`    raw beside the same small writes to its list: ${rawBusyMs.toFixed(0)} ms (${(rawBusyMs / rawMs).toFixed(2)}x raw alone; small writes p50 ${overall(rawSmall).p50.toFixed(0)} ms, p99 ${overall(rawSmall).p99.toFixed(0)} ms); the import with small writes against it: ${(busyMs / rawBusyMs).toFixed(2)}x`);
+      console.log(`    raw beside the same small writes to its list: ${rawBusyMs.toFixed(0)} ms (${(rawBusyMs / rawMs).toFixed(2)}x raw alone; small writes p50 ${rawSmall.p50.toFixed(0)} ms, p99 ${rawSmall.p99.toFixed(0)} ms); the import with small writes against it: ${(busyMs / rawBusyMs).toFixed(2)}x`);
       console.log(`      count ${JSON.stringify(count)} recount ${JSON.stringify(truth)}`);
       failures.push(...smallFailures(`run ${r + 1}`, small));
       if (JSON.stringify(count) !== JSON.stringify(truth)) failures.push(`run ${r + 1}: count ${JSON.stringify(count)} ≠ recount ${JSON.stringify(truth)}`);

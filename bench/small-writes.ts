@@ -202,6 +202,30 @@ export async function importWithSmallWrites(
   return { run: await importDone, small };
 }
 
+/**
+ * The raw baseline beside the small writes: a fresh client's list of `members` members, its raw items (`itemsFor`)
+ * written with BatchWriteItem while the stream of smallWritesDuring goes to that list. What the stream costs plain
+ * writes on this machine; the write path's bulk writes with the same stream are judged against it. Returns the
+ * BatchWriteItem's time and the small writes.
+ */
+export async function rawBesideSmallWrites(
+  url: string,
+  tag: string,
+  members: number,
+  itemsFor: (clientId: string, listId: number) => Promise<Array<Record<string, unknown>>> | Array<Record<string, unknown>>,
+): Promise<{ ms: number; small: SmallResult[] }> {
+  const { batchWrite } = await import('../shared/db/client.js');
+  const target = await clientWithMembers(url, tag, members);
+  const requests = (await itemsFor(target.id, target.listId)).map((Item) => ({ PutRequest: { Item } }));
+  let ms = 0;
+  const small = await smallWritesDuring(url, target, target.listId, members, tag, async () => {
+    const started = performance.now();
+    await batchWrite(requests);
+    ms = performance.now() - started;
+  });
+  return { ms, small };
+}
+
 /** A fresh client (rate limits out of the way) whose default list holds `members` members, added through the gateway. */
 export async function clientWithMembers(url: string, tag: string, members: number) {
   const { createClient, setClientSetting } = await import('../shared/clients/clients.js');

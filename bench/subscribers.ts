@@ -23,7 +23,7 @@ import { Readable } from 'node:stream';
 import type { ApiBody } from '../test/helpers/api-body.js';
 import { meter } from './ddb-meter.js';
 import { startBenchStack, timed } from './local-stack.js';
-import { checkRawItem, clientWithMembers, describeSmall, importRawItems, importWithSmallWrites, median, overall, runImportChild, smallFailures, smallWritesDuring } from './small-writes.js';
+import { checkRawItem, clientWithMembers, describeSmall, importRawItems, importWithSmallWrites, median, overall, rawBesideSmallWrites, runImportChild, smallFailures, smallWritesDuring } from './small-writes.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 // The handlers under the local gateway log through Powertools (a warning per request): errors only here.
@@ -182,10 +182,9 @@ try {
     const busy = await clientWithMembers(stack.url, `busy-${r}`, 300);
     let ms = 0;
     const small = await smallWritesDuring(stack.url, busy, busy.listId, 300, `batch${r}`, async () => (ms = await phase(() => postLines(busy))));
-    const rawTarget = await clientWithMembers(stack.url, `raw-busy-${r}`, 300);
-    const rawBusyItems = rawItemsFor(rawTarget.id, rawTarget.listId).map((Item) => ({ PutRequest: { Item } }));
-    let rawBusyMs = 0;
-    failures.push(...smallFailures(`raw beside small writes, run ${r + 1}`, await smallWritesDuring(stack.url, rawTarget, rawTarget.listId, 300, `rawbusy${r}`, async () => (rawBusyMs = await phase(() => batchWrite(rawBusyItems))))));
+    const rawBeside = await rawBesideSmallWrites(stack.url, `rawbusy${r}`, 300, rawItemsFor);
+    const rawBusyMs = rawBeside.ms;
+    failures.push(...smallFailures(`raw beside small writes, run ${r + 1}`, rawBeside.small));
     const [bulk, elsewhere] = [await clientWithMembers(stack.url, `control-${r}`, 300), await clientWithMembers(stack.url, `elsewhere-${r}`, 300)];
     let controlMs = 0;
     failures.push(...smallFailures(`${N}-line POST control, run ${r + 1}`, await smallWritesDuring(stack.url, elsewhere, elsewhere.listId, 300, `control${r}`, async () => (controlMs = await phase(() => postLines(bulk))))));
@@ -251,12 +250,9 @@ try {
       const withSmall = await clientWithMembers(stack.url, `import-busy-${r}`, MEMBERS);
       const { run: busyRun, small } = await importWithSmallWrites(stack.url, withSmall, withSmall.listId, MEMBERS, `import${r}`, [withSmall.id, String(withSmall.listId), fileUrl, String(IMPORT_LINES), 'false']);
       // The raw rows beside the same stream of small writes to their list (as for the POST above).
-      const rawTarget = await clientWithMembers(stack.url, `import-raw-busy-${r}`, MEMBERS);
-      const rawBusyItems = (await importRawItems(rawTarget.id, rawTarget.listId, 1, IMPORT_HEADER, rows())).map((Item) => ({ PutRequest: { Item } }));
-      let rawBusyMs = 0;
-      failures.push(
-        ...smallFailures(`${IMPORT_LINES}-line import's raw beside small writes, run ${r + 1}`, await smallWritesDuring(stack.url, rawTarget, rawTarget.listId, MEMBERS, `importrawbusy${r}`, async () => (rawBusyMs = await phase(() => batchWrite(rawBusyItems))))),
-      );
+      const rawBeside = await rawBesideSmallWrites(stack.url, `importrawbusy${r}`, MEMBERS, (clientId, listId) => importRawItems(clientId, listId, 1, IMPORT_HEADER, rows()));
+      const rawBusyMs = rawBeside.ms;
+      failures.push(...smallFailures(`${IMPORT_LINES}-line import's raw beside small writes, run ${r + 1}`, rawBeside.small));
       const importRawAfter = await rawImport();
       const rawMs = Math.min(importRawBefore, importRawAfter);
       const checks = await Promise.all([alone, withSmall].map(async (c) => ({ count: await countOf(c, c.listId), truth: await recountList(c.id, c.listId) })));
