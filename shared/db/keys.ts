@@ -87,8 +87,11 @@ export const keys = {
   /** A list whose writer partition may hold something for the sweeper (a lease, journal entries, an outbox); 8 partitions. */
   writerSweepMark: (clientId: string, listId: number, shard: number) => ({ pk: `SWEEP#${shard}`, sk: `WRITER#${clientId}#${listId}` }),
   writerSweepPartition: (shard: number) => `SWEEP#${shard}`,
-  /** When a writer last waited for the lease (the holder yields after its release). */
-  listWriterWaiting: (clientId: string, listId: number) => ({ pk: keys.listWriterPartition(clientId, listId), sk: 'WAITING' }),
+  /**
+   * The list's flight item: the bulk writer holding the lease (`holder`, `until`, `gen`), the hashed addresses its
+   * chunks are writing now (`f`), and how many transactions committed beside a bulk writer (`b`).
+   */
+  listWriterFlight: (clientId: string, listId: number) => ({ pk: keys.listWriterPartition(clientId, listId), sk: 'FLIGHT' }),
   /** A pending double opt-in of one email on one form of a client. */
   optinPending: (clientId: string, email: string, formKey: string) => ({ pk: keys.optinPendingPartition(clientId, email), sk: `FORM#${formKey}` }),
   optinPendingPartition: (clientId: string, email: string) => `OPTIN#${clientId}#${email}`,

@@ -4,8 +4,9 @@
  * - Transactional path (requests of up to LINES_PER_TRANSACTION lines, opt-in
  *   confirmations, bounces, deletions: `deleteSubscribers`): per transaction the subscriber items
  *   (conditioned on the versions read), a counter shard and the day shard of the same index (daily.ts), an outbox entry
- *   `E#<id>` carrying the events, and a check that no bulk writer holds the
- *   list (one random lease shard). `transact` is the only place that check
+ *   `E#<id>` carrying the events, and one check: no bulk writer holds the
+ *   list (one random lease shard), or, while one does, none of its chunks in
+ *   flight is writing these addresses (the flight item). `transact` is the only place that check
  *   and its retry live. After the transaction the events are stored (named
  *   after the lines' opIds, or the outbox id) and the outbox entry deleted.
  * - Bulk path (more lines): under the list's writer lease, per chunk of
@@ -13,10 +14,14 @@
  *   `J#<writeId>` (one PutItem), the items with BatchWriteItem stamped with
  *   the writeId, then the chunk's events are stored. At release the entries
  *   are folded into the counters and the day shards (one transaction per 98 entries and their days).
+ * - Claims: a bulk chunk adds its addresses (hashed) to the flight item before
+ *   it reads them, and takes them out once its items and journal entry are
+ *   done (the entry marked `landed`); a transaction commits beside the bulk
+ *   writer unless one of its addresses is claimed, and waits for that chunk
+ *   only. The bulk writer never stops for small writes.
  * - Short holds: a bulk write holds the lease for at most HOLD_MS of chunk
- *   starts, and stops starting chunks as soon as a transactional writer says
- *   it waits; it releases, lets the waiting ones go (YIELD_CAP_MS at most), and takes the lease again. Small
- *   writes wait about one chunk, never a whole bulk write.
+ *   starts, then folds its journal, releases and takes the lease again (other
+ *   bulk writers of the list get their turn).
  * - Crashes: a writer that dies leaves its lease (it expires after
  *   leaseMs()), its journal entries and outbox entries. Every list with such
  *   state has a sweep mark (written before the state); the sweeper
@@ -69,8 +74,6 @@ export const LEASE_SHARDS = 16;
 export const leaseMs = () => config.listLeaseSeconds * 1000;
 /** A writer starts no chunk with less than this left on its lease (a third of it, at most 20 s). */
 const leaseSafetyMs = () => Math.min(20_000, leaseMs() / 3);
-/** After a release that transactional writers waited for, the bulk writer lets them go first for at most this long. */
-export const YIELD_CAP_MS = 2_000;
 /** A write with a deadline starts no chunk or transaction with less than this left. */
 export const CHUNK_MARGIN_MS = 3_000;
 /**
@@ -181,6 +184,123 @@ function leaseFreeCheck(clientId: string, listId: number) {
   };
 }
 
+/* ------------------------------------------------------------------ flight */
+
+/**
+ * The flight item (keys.listWriterFlight): while a bulk writer holds the list, `holder` is its owner, `until` its
+ * lease's end and `gen` its generation (shard 0's `g`); `f` holds the tags of the addresses its chunks are writing
+ * now (claimed before their read, released once their items and journal entry are settled); `b` counts the
+ * transactions that committed beside it (the address filter's knowledge, members.ts, must see them).
+ */
+interface FlightItem {
+  holder?: string;
+  until?: number;
+  gen?: number;
+  f?: Set<string>;
+  b?: number;
+}
+
+/** An address's tag in the flight item: 72 bits of its SHA-256 (a collision only makes a small write wait for a chunk). */
+const flightTag = (email: string) => createHash('sha256').update(email).digest('base64url').slice(0, 12);
+
+const FLIGHT_NAMES = { '#h': 'holder', '#u': 'until', '#g': 'gen', '#f': 'f', '#b': 'b' };
+
+/**
+ * The item of a transaction that commits beside a bulk writer: counts itself on the flight item (`b`), conditioned
+ * on a live holder whose chunks in flight claim none of `tags`.
+ */
+function besideCheck(clientId: string, listId: number, tags: string[]) {
+  const values: Record<string, unknown> = { ':one': 1, ':now': Date.now() };
+  tags.forEach((tag, i) => (values[`:t${i}`] = tag));
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.listWriterFlight(clientId, listId),
+      UpdateExpression: 'ADD #b :one',
+      ConditionExpression: ['#u > :now', ...tags.map((_, i) => `NOT contains(#f, :t${i})`)].join(' AND '),
+      ExpressionAttributeNames: { '#b': 'b', '#u': 'until', '#f': 'f' },
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+/**
+ * Opens the flight item for a hold (after a dead writer's journal was settled: its claims stood until then):
+ * this holder, its lease's end, no claims. Conditioned on an older generation, so a writer that stalled in
+ * acquire cannot open it over a newer holder.
+ */
+async function openFlight(hold: Hold): Promise<void> {
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.listWriterFlight(hold.clientId, hold.listId),
+        UpdateExpression: 'SET #h = :o, #u = :u, #g = :g, #b = :b REMOVE #f',
+        ConditionExpression: 'attribute_not_exists(#g) OR #g < :g',
+        ExpressionAttributeNames: FLIGHT_NAMES,
+        ExpressionAttributeValues: { ':o': hold.owner, ':u': hold.expiresAt, ':g': hold.seen.generation, ':b': hold.beside },
+      }),
+    );
+  } catch (err) {
+    if (isConditionFailure(err)) throw new ListLeaseLostError('another writer took the list over');
+    throw err;
+  }
+}
+
+/**
+ * Claims a chunk's addresses before it reads them: from now on no transaction of them commits beside this hold.
+ * With an address filter, also checks that no transaction committed beside the hold since it was opened (`b`): one
+ * that did may have added an address the filter rules out, so the filter is dropped and the chunk reads.
+ */
+async function claim(hold: Hold, tags: string[]): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const checkBeside = hold.filter !== undefined;
+    try {
+      await ddb.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.listWriterFlight(hold.clientId, hold.listId),
+          UpdateExpression: 'ADD #f :tags',
+          ConditionExpression: checkBeside ? '#h = :o AND #b = :b' : '#h = :o',
+          ExpressionAttributeNames: checkBeside ? { '#f': 'f', '#h': 'holder', '#b': 'b' } : { '#f': 'f', '#h': 'holder' },
+          ExpressionAttributeValues: { ':tags': new Set(tags), ':o': hold.owner, ...(checkBeside ? { ':b': hold.beside } : {}) },
+        }),
+      );
+      return;
+    } catch (err) {
+      if (isTransactionConflict(err) && attempt < MAX_CONFLICT_RETRIES) {
+        await sleep(backoffMs(attempt));
+        continue;
+      }
+      if (!isConditionFailure(err)) throw err;
+      const flight = await readFlight(hold.clientId, hold.listId);
+      if (!checkBeside || flight?.holder !== hold.owner) throw new ListLeaseLostError('another writer took the list over');
+      hold.filter = undefined;
+    }
+  }
+}
+
+/** Takes a chunk's claims back (its items and journal entry are settled). A failure leaves them to the release, which clears them. */
+async function unclaim(hold: Hold, tags: string[]): Promise<void> {
+  await ddb
+    .send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.listWriterFlight(hold.clientId, hold.listId),
+        UpdateExpression: 'DELETE #f :tags',
+        ConditionExpression: '#h = :o',
+        ExpressionAttributeNames: { '#f': 'f', '#h': 'holder' },
+        ExpressionAttributeValues: { ':tags': new Set(tags), ':o': hold.owner },
+      }),
+    )
+    .catch((err: unknown) => {
+      if (!isConditionFailure(err)) logger.warn('flight claims not taken back', { clientId: hold.clientId, listId: hold.listId, error: err as Error });
+    });
+}
+
+const readFlight = async (clientId: string, listId: number) =>
+  (await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.listWriterFlight(clientId, listId), ConsistentRead: true }))).Item as FlightItem | undefined;
+
 /** One line's counter delta and events as a journal entry carries them. */
 interface JournalLine {
   email: string;
@@ -209,13 +329,11 @@ class Hold {
   readonly released: Promise<void>;
   markReleased!: () => void;
   seq = 0;
-  /** Set once a chunk started under this hold (a hold taken only to settle a dead writer yields to nobody at release). */
-  wrote = false;
   filter?: AddressFilter;
+  /** Transactional writes counted on the lease shards (`w`) and beside bulk writers (the flight item's `b`), and shard 0's `g`, read once the lease was taken. */
   seen = { writes: 0, generation: 0 };
-  /** Last time the waiting mark was read, and whether someone waited since this hold began. */
-  private waitCheckedAt = 0;
-  private someoneWaits = false;
+  /** The flight item's `b` when this hold opened it (a claim with an address filter checks it has not moved). */
+  beside = 0;
   /** Set once a write under this hold was told to stop (shouldStop): nobody joins it any more, it is released when its chunks end. */
   private stopping = false;
   constructor(
@@ -250,16 +368,9 @@ class Hold {
   stop(): void {
     this.stopping = true;
   }
-  /** True when no further chunk should start under this hold: its time is up, or a transactional writer waits. */
-  async shouldStop(): Promise<boolean> {
-    if (this.stopping) return true;
-    if (this.poisoned || Date.now() - this.acquiredAt >= HOLD_MS) return (this.stopping = true);
-    if (!this.someoneWaits && Date.now() - this.waitCheckedAt > 100) {
-      this.waitCheckedAt = Date.now();
-      const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.listWriterWaiting(this.clientId, this.listId) }));
-      if (waits(out.Item)) this.someoneWaits = true;
-    }
-    if (this.someoneWaits) this.stopping = true;
+  /** True when no further chunk should start under this hold: its time is up (HOLD_MS), or a chunk could not be settled. */
+  shouldStop(): boolean {
+    if (this.poisoned || Date.now() - this.acquiredAt >= HOLD_MS) this.stopping = true;
     return this.stopping;
   }
 }
@@ -278,6 +389,8 @@ const container = {
   rangeSkips: new Map() as RangeSkips,
   /** Lists this process found populated: no counters read for the address filter (it is for lists filled from empty). */
   populated: new Set<string>(),
+  /** When this process last found each list held by a bulk writer (its transactions then try beside it first). */
+  heldAt: new Map<string, number>(),
 };
 const holdKey = (clientId: string, listId: number) => `${clientId}#${listId}`;
 
@@ -348,12 +461,16 @@ async function acquire(clientId: string, listId: number, deadline: number, recor
       // One Query of the writer partition: the shards' sums, and a dead writer's journal (normally none).
       const partition = await readWriterPartition(clientId, listId);
       const shards = partition.filter((i) => i.sk.startsWith(keys.listWriterShardPrefix())) as unknown as LeaseItem[];
+      const flight = partition.find((i) => i.sk === keys.listWriterFlight(clientId, listId).sk) as FlightItem | undefined;
+      hold.beside = Number(flight?.b ?? 0);
       hold.seen = {
-        writes: shards.reduce((sum, shard) => sum + Number(shard.w ?? 0), 0),
+        writes: shards.reduce((sum, shard) => sum + Number(shard.w ?? 0), 0) + hold.beside,
         generation: Number(shards.find((shard) => shard.sk === keys.listWriterShard(clientId, listId, 0).sk)?.g ?? 0),
       };
       const dead = partition.filter((i) => i.sk.startsWith(keys.listWriterJournalPrefix())) as unknown as JournalItem[];
+      // A dead writer's claims stand until its journal is settled (its stamps are how the settle knows what landed).
       await settleJournal(hold, dead);
+      await openFlight(hold);
       hold.filter = await filterForHold(container.known, clientId, listId, hold.seen, async () => {
         const key = holdKey(clientId, listId);
         if (container.populated.has(key)) return false;
@@ -377,71 +494,43 @@ async function acquire(clientId: string, listId: number, deadline: number, recor
 }
 
 /**
- * Transactional writers waiting for the list: `n` on the waiting item counts
- * them (each adds 1 when it first finds the lease held and takes 1 away when
- * it is done), `at` is the last change. The holder stops starting chunks
- * while n > 0 and, after its release, lets them go first (at most YIELD_CAP_MS).
- * A count left by a writer that died is ignored WAITING_STALE_MS after its last change.
- */
-async function countWaiting(clientId: string, listId: number, by: 1 | -1): Promise<void> {
-  await ddb.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.listWriterWaiting(clientId, listId),
-      UpdateExpression: 'ADD n :by SET #at = :now',
-      ExpressionAttributeNames: { '#at': 'at' },
-      ExpressionAttributeValues: { ':by': by, ':now': Date.now() },
-    }),
-  );
-}
-
-const WAITING_STALE_MS = 10_000;
-/** True when the waiting item says a transactional writer waits now. */
-const waits = (item: Record<string, unknown> | undefined) => Number(item?.n ?? 0) > 0 && Date.now() - Number(item?.at ?? 0) < WAITING_STALE_MS;
-
-/**
- * How often a waiting transactional writer reads the lease (one GetItem) before it tries its transaction again.
- * Every give-way waits for its waiters (release: YIELD_POLL_MS), and the holder stands still meanwhile: at 100 ms
- * the waiters' polls were most of that wait (bench:subscribers, a 20,000-line POST with small writes to its list,
- * 2026-11-27: 11 give-ways of ≈ 120 ms of yield each, 1.35 s of a 5.4 s POST; at 25 / 10 ms, 40–70 ms each).
+ * How often a transactional writer whose addresses a chunk in flight claims reads the lease and the flight item
+ * (two consistent GetItems) before it tries its transaction again: it goes as soon as that chunk is done.
  */
 const WAIT_POLL_MS = 25;
-/** How often the holder, released, reads the waiting count until its waiters have gone (at most YIELD_CAP_MS). */
-const YIELD_POLL_MS = 10;
 
 /**
- * For a transactional writer that found the lease held: reads the lease
- * (one consistent GetItem every WAIT_POLL_MS or so: its writes go as soon as the holder has let go) until it is free, then
- * returns (the caller tries its transaction again); when the holder's lease
- * has expired (it died), takes it over, settles and releases it (with or
- * without the event store: see settleJournal), so a small write never waits
- * for the sweeper behind a dead writer. Returns at
- * `deadline` at the latest. Polling with a read, not with the transaction:
- * tens of waiters retrying their transactions every few tens of
- * milliseconds slowed DynamoDB Local's BatchWriteItem calls of the holder's
- * chunks from about 0.1 s to several seconds, so the holder kept the list
- * longer and the waiters waited longer still (issue 31, small writes during
- * a 200,000-line import).
+ * For a transactional writer that could not commit beside a bulk writer: reads the lease (shard 0) and the
+ * flight item every WAIT_POLL_MS or so until its transaction can go, and says how: `false` when no bulk writer
+ * holds the list (the lease check), `true` when the holder's chunks in flight claim none of `tags` (beside it).
+ * When the holder's lease has expired (it died), takes it over, settles and releases it (with or without the
+ * event store: see settleJournal), so a small write never waits for the sweeper behind a dead writer. Throws
+ * ListBusyError at `deadline`. Polling with reads, not with the transaction: waiters retrying their transactions
+ * every few tens of milliseconds slowed DynamoDB Local's BatchWriteItem calls of the holder's chunks several-fold
+ * (issue 31, 2026-11-25).
  */
-async function waitForLease(clientId: string, listId: number, deadline: number, record: RecordEvents | undefined): Promise<void> {
+async function waitForFlight(clientId: string, listId: number, tags: string[], deadline: number, record: RecordEvents | undefined): Promise<boolean> {
   for (;;) {
-    const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.listWriterShard(clientId, listId, 0), ConsistentRead: true }));
+    const [out, flight] = await Promise.all([
+      ddb.send(new GetCommand({ TableName: tableName(), Key: keys.listWriterShard(clientId, listId, 0), ConsistentRead: true })),
+      readFlight(clientId, listId),
+    ]);
     const shard = out.Item as LeaseItem | undefined;
-    if (!shard?.owner) return;
+    if (!shard?.owner) return false;
     if ((shard.expiresAt ?? 0) < Date.now()) {
       await withListLease(clientId, listId, deadline, record, () => Promise.resolve());
-      return;
+      return false;
     }
-    if (Date.now() > deadline) return;
+    if (flight?.holder === shard.owner && Number(flight.until ?? 0) > Date.now() && !tags.some((tag) => flight.f?.has(tag))) return true;
+    if (Date.now() > deadline) throw new ListBusyError(clientId, listId);
     await sleep(Math.min(WAIT_POLL_MS * (0.75 + Math.random() / 2), Math.max(0, deadline - Date.now())));
   }
 }
 
 /**
- * Folds the hold's settled journal entries, removes the owner (unless an entry is left unsettled) and lets
- * waiting transactional writers go first. The hold stays this process's hold of the list until then (not
- * joinable): the process's other bulk writes of the list wait for `released` instead of taking the lease
- * again in the middle of the yield.
+ * Folds the hold's settled journal entries and removes the owner and the flight item's holder and claims (unless
+ * an entry is left unsettled: then the lease is left to expire). The hold stays this process's hold of the list
+ * until then (not joinable): the process's other bulk writes of the list wait for `released`.
  */
 async function release(hold: Hold): Promise<void> {
   const key = holdKey(hold.clientId, hold.listId);
@@ -450,14 +539,6 @@ async function release(hold: Hold): Promise<void> {
     if (hold.poisoned) return;
     await foldJournal(hold, true);
     if (hold.filter) keepKnowledge(container.known, hold.clientId, hold.listId, { filter: hold.filter, ...hold.seen });
-    // Transactional writers that waited go first: the lease is taken again once none waits (at most YIELD_CAP_MS).
-    // A hold that wrote nothing (taken over to settle a dead writer) is not taken again: no yield.
-    const releasedAt = Date.now();
-    while (hold.wrote && Date.now() - releasedAt < YIELD_CAP_MS) {
-      const waiting = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.listWriterWaiting(hold.clientId, hold.listId), ConsistentRead: true }));
-      if (!waits(waiting.Item)) break;
-      await sleep(YIELD_POLL_MS);
-    }
   } catch (err) {
     // Left to expire: the sweeper settles the journal (nothing is lost, the list waits out the lease).
     hold.poisoned = true;
@@ -489,8 +570,8 @@ async function claimAddresses(hold: Hold, emails: string[], done: Promise<unknow
 
 /** Entries and their distinct days folded per transaction (with the lease check and the counter shard: 100 items). */
 const FOLD_BATCH = 98;
-/** Entries and their distinct days folded in the release's transaction (with the 16 lease shards' updates and the counter shard). */
-const FOLD_WITH_RELEASE = 100 - LEASE_SHARDS - 1;
+/** Entries and their distinct days folded in the release's transaction (with the 16 lease shards' updates, the flight item's and the counter shard). */
+const FOLD_WITH_RELEASE = 100 - LEASE_SHARDS - 2;
 
 /** How many of `entries`, from the first, fit in `room` transaction items: one each, plus one per distinct day (its day shard). */
 function foldable(entries: Array<{ day: string }>, room: number): number {
@@ -514,6 +595,8 @@ interface JournalItem {
   eventsName?: string;
   /** The UTC day of the chunk's changes (its day shard, daily.ts); absent in entries written before 2026-11-26 (then: the day settled). */
   day?: string;
+  /** Set once every item of the entry landed (then its claims are taken back, and the settle needs no stamps). */
+  landed?: boolean;
 }
 
 /** Events as a journal or outbox entry keeps them: gzipped JSON (about a fifth of the JSON's write units). */
@@ -570,7 +653,7 @@ async function foldJournal(hold: Hold, release = false): Promise<void> {
         break;
       } catch (err) {
         const lost = reasonCodes(err)
-          .slice(0, last ? LEASE_SHARDS : 1)
+          .slice(0, last ? LEASE_SHARDS + 1 : 1)
           .includes('ConditionalCheckFailed');
         if (!isTransactionConflict(err) || lost || attempt >= 8) {
           hold.poisoned = true;
@@ -584,23 +667,36 @@ async function foldJournal(hold: Hold, release = false): Promise<void> {
   }
 }
 
-/** The release: every lease shard's owner removed, each conditioned on this hold's owner. */
+/** The release: every lease shard's owner removed, and the flight item's holder and claims, each conditioned on this hold's owner. */
 function releaseUpdates(hold: Hold) {
-  return shardIndexes.map((shard) => ({
-    Update: {
-      TableName: tableName(),
-      Key: keys.listWriterShard(hold.clientId, hold.listId, shard),
-      UpdateExpression: 'REMOVE #o, expiresAt',
-      ConditionExpression: '#o = :o',
-      ExpressionAttributeNames: { '#o': 'owner' },
-      ExpressionAttributeValues: { ':o': hold.owner },
+  return [
+    ...shardIndexes.map((shard) => ({
+      Update: {
+        TableName: tableName(),
+        Key: keys.listWriterShard(hold.clientId, hold.listId, shard),
+        UpdateExpression: 'REMOVE #o, expiresAt',
+        ConditionExpression: '#o = :o',
+        ExpressionAttributeNames: { '#o': 'owner' },
+        ExpressionAttributeValues: { ':o': hold.owner },
+      },
+    })),
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.listWriterFlight(hold.clientId, hold.listId),
+        UpdateExpression: 'REMOVE #h, #u, #f',
+        ConditionExpression: '#h = :o',
+        ExpressionAttributeNames: { '#h': 'holder', '#u': 'until', '#f': 'f' },
+        ExpressionAttributeValues: { ':o': hold.owner },
+      },
     },
-  }));
+  ];
 }
 
 /**
  * Settles journal entries: for each, reads its lines' items; the lines whose
- * item carries the entry's stamp landed: their events are stored (under the
+ * item carries the entry's stamp landed (all of them in an entry marked
+ * `landed`, whose items may have been changed since): their events are stored (under the
  * entry's name) and their deltas added to the counters in one transaction
  * with the entry's deletion, fenced by the hold's lease (a writer that lost
  * its lease settles nothing). Without the event store (a deletion or the
@@ -615,8 +711,14 @@ async function settleJournal(hold: Hold, entries: JournalItem[]): Promise<Map<st
     for (const entry of entries) {
       const text = typeof entry.lines === 'string' ? entry.lines : entry.lines ? gunzipSync(entry.lines).toString() : '';
       const lines = text ? text.split('\n').map(decodeLine) : [];
-      const items = await batchGet<SubscriberItem & { writeId?: string }>(lines.map((l) => keys.subscriber(hold.clientId, hold.listId, l.email)));
-      const stamped = new Set(items.filter((i) => i.writeId === entry.writeId).map((i) => i.email));
+      // A landed entry's items all landed (and its claims were taken back: a later write may have changed them).
+      const stamped = entry.landed
+        ? new Set(lines.map((l) => l.email))
+        : new Set(
+            (await batchGet<SubscriberItem & { writeId?: string }>(lines.map((l) => keys.subscriber(hold.clientId, hold.listId, l.email))))
+              .filter((i) => i.writeId === entry.writeId)
+              .map((i) => i.email),
+          );
       const landedDeltas = zeroDeltas();
       const landedDaily = zeroDaily();
       for (const line of lines) {
@@ -662,43 +764,63 @@ async function readWriterPartition(clientId: string, listId: number): Promise<Ar
 /* ---------------------------------------------------------- transactional */
 
 /**
- * Runs a transaction of subscriber writes on a list behind any bulk writer:
- * `build` reads and returns the items (at most 99) and a value; the lease
- * check is appended here. On a held lease it waits (taking over an expired
- * one) until `deadline`, then throws ListBusyError; on a conflict it
- * re-reads and retries (MAX_CONFLICT_RETRIES).
+ * Runs a transaction of subscriber writes to `emails` of a list: `build` reads
+ * and returns the items (at most 99) and a value; the check is appended here.
+ * While no bulk writer holds the list, the check is a lease shard's (free);
+ * while one does, the flight item's (none of `emails` claimed by a chunk in
+ * flight): the transaction commits beside the bulk writer, or waits for the
+ * chunks that write its addresses (taking over an expired lease) until
+ * `deadline`, then throws ListBusyError. On a conflict it re-reads and
+ * retries (MAX_CONFLICT_RETRIES).
  */
 async function transact<T>(
   clientId: string,
   listId: number,
+  emails: string[],
   deadline: number,
   record: RecordEvents | undefined,
   build: () => Promise<{ items: Array<Record<string, unknown>>; value: T } | { value: T; items?: undefined }>,
 ): Promise<T> {
-  let waiting = false;
-  try {
-    for (let attempt = 0; ; ) {
-      const built = await build();
-      if (!built.items || built.items.length === 0) return built.value;
-      const items = [...built.items, leaseFreeCheck(clientId, listId)];
-      try {
-        await transactWrite(items);
-        return built.value;
-      } catch (err) {
-        if (isTransactionConflict(err) && reasonCodes(err)[items.length - 1] === 'ConditionalCheckFailed') {
-          if (Date.now() > deadline) throw new ListBusyError(clientId, listId);
-          if (!waiting) await countWaiting(clientId, listId, 1);
-          waiting = true;
-          await waitForLease(clientId, listId, deadline, record);
-          continue;
+  const tags = [...new Set(emails.map(flightTag))];
+  const key = holdKey(clientId, listId);
+  // Beside first when this process found the list held a moment ago: a refused lease check costs a transaction.
+  let beside = Date.now() - (container.heldAt.get(key) ?? 0) < HELD_MEMORY_MS;
+  let built = await build();
+  for (let attempt = 0; ; ) {
+    if (!built.items || built.items.length === 0) return built.value;
+    const items = [...built.items, beside ? besideCheck(clientId, listId, tags) : leaseFreeCheck(clientId, listId)];
+    try {
+      await transactWrite(items);
+      return built.value;
+    } catch (err) {
+      const codes = reasonCodes(err);
+      if (isTransactionConflict(err) && codes[items.length - 1] === 'ConditionalCheckFailed') {
+        if (Date.now() > deadline) throw new ListBusyError(clientId, listId);
+        if (!beside) {
+          // A bulk writer holds the list: try beside it at once. Only the check was refused, so the items
+          // (conditioned on the versions read) go again as they are.
+          beside = true;
+          rememberHeld(key);
+          if (codes.slice(0, -1).every((code) => code === 'None')) continue;
+        } else {
+          beside = await waitForFlight(clientId, listId, tags, deadline, record);
+          if (!beside) container.heldAt.delete(key);
         }
-        if (!isTransactionConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
-        await sleep(backoffMs(attempt++));
+        built = await build();
+        continue;
       }
+      if (!isTransactionConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
+      await sleep(backoffMs(attempt++));
+      built = await build();
     }
-  } finally {
-    if (waiting) await countWaiting(clientId, listId, -1).catch(() => undefined);
   }
+}
+
+/** How long a process tries beside a bulk writer first after it found the list held. */
+const HELD_MEMORY_MS = 10_000;
+function rememberHeld(key: string): void {
+  container.heldAt.set(key, Date.now());
+  if (container.heldAt.size > 1_000) container.heldAt.delete(container.heldAt.keys().next().value!);
 }
 
 interface Applied {
@@ -713,7 +835,7 @@ async function applyTransaction(clientId: string, listId: number, lines: Subscri
   const outboxId = randomUUID();
   const name = eventsName(lines, outboxId);
   let marked = false;
-  const result = await transact(clientId, listId, deadline, record, async () => {
+  const result = await transact(clientId, listId, lines.map((l) => l.email), deadline, record, async () => {
     const current = await readSubscribers(
       clientId,
       listId,
@@ -795,7 +917,7 @@ export async function deleteSubscribers(clientId: string, listId: number, emails
   const outboxId = randomUUID();
   const name = eventsName([], outboxId);
   let marked = false;
-  const result = await transact(clientId, listId, deadline, record, async () => {
+  const result = await transact(clientId, listId, emails, deadline, record, async () => {
     const current = [...(await readSubscribers(clientId, listId, emails)).values()];
     if (current.length === 0) return { value: { deleted: current, events: [] as EventRecord[] } };
     const now = new Date(changeClock.now()).toISOString();
@@ -865,80 +987,117 @@ class ChunkFailure extends Error {
 }
 
 /**
- * Writes one bulk chunk under the list's lease: reads the current items
- * (those the hold's address filter does not rule out), journals the lines
- * that move a counter or make an event, writes the items with
- * BatchWriteItem stamped with the entry's writeId, stores the chunk's events.
+ * Writes one bulk chunk under the list's lease: claims its addresses in the
+ * flight item (no transaction of them commits beside the hold from then on),
+ * reads the current items (those the hold's address filter does not rule
+ * out), journals the lines that move a counter or make an event, writes the
+ * items with BatchWriteItem stamped with the entry's writeId, stores the
+ * chunk's events, marks the entry `landed` and takes the claims back.
  * When the items cannot all be written, settles the entry (counters and
- * events keep only the lines that landed) and throws a ChunkFailure naming them.
+ * events keep only the lines that landed) and throws a ChunkFailure naming
+ * them. Claims stay while an entry's items may have landed and the entry is
+ * neither marked nor settled (the settle reads the stamps): the release, or
+ * the writer that takes an expired lease over, clears them.
  */
 async function writeChunk(hold: Hold, lines: SubscriberLine[], record: RecordEvents) {
   const { clientId, listId } = hold;
   hold.checkTime();
-  hold.wrote = true;
-  const filter = hold.filter;
-  const toRead = filter ? lines.filter((l) => filter.has(l.email)) : lines;
-  const current = toRead.length > 0 ? await readSortedSubscribers(container.rangeSkips, clientId, listId, toRead.map((l) => l.email)) : new Map<string, SubscriberState>();
-  const now = new Date(changeClock.now()).toISOString();
-  const day = dayOf(now);
-  const refused: ReportError[] = [];
-  const changes: Array<{ line: SubscriberLine; change: Change }> = [];
-  for (const line of lines) {
-    const change = applyLine(current.get(line.email), line, now, listId);
-    if (change.refused) refused.push({ line: line.line, email: line.email, cause: change.refused });
-    else changes.push({ line, change });
-  }
-  const journaled = changes.filter(({ change }) => change.events.length > 0 || Object.values(change.deltas).some((n) => n !== 0));
-  const events = journaled.flatMap(({ change }) => change.events);
-  const entry =
-    journaled.length > 0
-      ? await journalChunk(
-          hold,
-          journaled.map(({ line, change }) => ({ email: line.email, deltas: change.deltas })),
-          events,
-          day,
-          (writeId) => eventsName(lines, writeId),
-        )
-      : undefined;
-  const written = changes.filter(({ change }) => change.next);
-  if (filter) for (const { line } of written) filter.add(line.email);
+  const tags = lines.map((l) => flightTag(l.email));
+  await claim(hold, tags);
+  let unclaimable = true;
   try {
-    // The fence: no BatchWriteItem call (a retry included) starts with less than leaseSafetyMs left on the lease,
-    // however long this writer was paused since its journal entry (see "Fencing" in docs/architecture.md).
-    await batchWrite(
-      written.map(({ change }) => ({ PutRequest: { Item: { ...toItem(clientId, listId, change.next!), ...(entry ? { writeId: entry.writeId } : {}) } } })),
-      { concurrency: 4, beforeCall: () => hold.fence() },
-    );
-  } catch (err) {
-    // Which items landed: this writer holds the list, so an item at the version it wrote is its own.
-    const after = await batchGet<SubscriberItem>(written.map(({ line }) => keys.subscriber(clientId, listId, line.email))).catch(() => undefined);
-    if (!after) {
-      hold.poisoned = true; // the sweeper settles the journal entry
-      throw err;
+    const filter = hold.filter;
+    const toRead = filter ? lines.filter((l) => filter.has(l.email)) : lines;
+    const current = toRead.length > 0 ? await readSortedSubscribers(container.rangeSkips, clientId, listId, toRead.map((l) => l.email)) : new Map<string, SubscriberState>();
+    const now = new Date(changeClock.now()).toISOString();
+    const day = dayOf(now);
+    const refused: ReportError[] = [];
+    const changes: Array<{ line: SubscriberLine; change: Change }> = [];
+    for (const line of lines) {
+      const change = applyLine(current.get(line.email), line, now, listId);
+      if (change.refused) refused.push({ line: line.line, email: line.email, cause: change.refused });
+      else changes.push({ line, change });
+    }
+    const journaled = changes.filter(({ change }) => change.events.length > 0 || Object.values(change.deltas).some((n) => n !== 0));
+    const events = journaled.flatMap(({ change }) => change.events);
+    const entry =
+      journaled.length > 0
+        ? await journalChunk(
+            hold,
+            journaled.map(({ line, change }) => ({ email: line.email, deltas: change.deltas })),
+            events,
+            day,
+            (writeId) => eventsName(lines, writeId),
+          )
+        : undefined;
+    const written = changes.filter(({ change }) => change.next);
+    if (filter) for (const { line } of written) filter.add(line.email);
+    if (entry) unclaimable = false;
+    try {
+      // The fence: no BatchWriteItem call (a retry included) starts with less than leaseSafetyMs left on the lease,
+      // however long this writer was paused since its journal entry (see "Fencing" in docs/architecture.md).
+      await batchWrite(
+        written.map(({ change }) => ({ PutRequest: { Item: { ...toItem(clientId, listId, change.next!), ...(entry ? { writeId: entry.writeId } : {}) } } })),
+        { concurrency: 4, beforeCall: () => hold.fence() },
+      );
+    } catch (err) {
+      // Which items landed: this writer holds the list, so an item at the version it wrote is its own.
+      const after = await batchGet<SubscriberItem>(written.map(({ line }) => keys.subscriber(clientId, listId, line.email))).catch(() => undefined);
+      if (!after) {
+        hold.poisoned = true; // the sweeper settles the journal entry
+        throw err;
+      }
+      if (entry) {
+        const entryItem = { writeId: entry.writeId, lines: journaled.map(({ line, change }) => encodeLine({ email: line.email, deltas: change.deltas })).join('\n'), events: packEvents(events), eventsName: entry.eventsName, day };
+        await settleJournal(hold, [entryItem]);
+        unclaimable = true;
+      }
+      const versions = new Map(after.map((i) => [i.email, i.version]));
+      const landed = written.filter(({ change }) => versions.get(change.next!.email) === change.next!.version);
+      throw new ChunkFailure({ outcomes: landed.map(({ change }) => change.outcome), count: landed.length }, err);
     }
     if (entry) {
-      const entryItem = { writeId: entry.writeId, lines: journaled.map(({ line, change }) => encodeLine({ email: line.email, deltas: change.deltas })).join('\n'), events: packEvents(events), eventsName: entry.eventsName, day };
-      await settleJournal(hold, [entryItem]);
+      try {
+        await storeEvents(record, clientId, events, entry.eventsName, lines.some((l) => l.opId === undefined), lines.length);
+      } catch (err) {
+        hold.poisoned = true; // the entry stays: the sweeper stores its events and counts it after the lease expires
+        throw new ChunkFailure({ outcomes: changes.map(({ change }) => change.outcome), count: lines.length }, err);
+      }
+      hold.journals.push({
+        key: keys.listWriterJournal(clientId, listId, entry.writeId),
+        deltas: journaled.reduce((t, { change }) => (addDeltas(t, change.deltas), t), zeroDeltas()),
+        day,
+        daily: journaled.reduce((t, { change }) => dailyOfLine(change.deltas, t), zeroDaily()),
+      });
+      unclaimable = await markLanded(hold, entry.writeId);
     }
-    const versions = new Map(after.map((i) => [i.email, i.version]));
-    const landed = written.filter(({ change }) => versions.get(change.next!.email) === change.next!.version);
-    throw new ChunkFailure({ outcomes: landed.map(({ change }) => change.outcome), count: landed.length }, err);
+    return { outcomes: changes.map(({ change }) => change.outcome), refused, count: lines.length };
+  } finally {
+    if (unclaimable && !hold.poisoned) await unclaim(hold, tags);
   }
-  if (entry) {
-    try {
-      await storeEvents(record, clientId, events, entry.eventsName, lines.some((l) => l.opId === undefined), lines.length);
-    } catch (err) {
-      hold.poisoned = true; // the entry stays: the sweeper stores its events and counts it after the lease expires
-      throw new ChunkFailure({ outcomes: changes.map(({ change }) => change.outcome), count: lines.length }, err);
-    }
-    hold.journals.push({
-      key: keys.listWriterJournal(clientId, listId, entry.writeId),
-      deltas: journaled.reduce((t, { change }) => (addDeltas(t, change.deltas), t), zeroDeltas()),
-      day,
-      daily: journaled.reduce((t, { change }) => dailyOfLine(change.deltas, t), zeroDaily()),
-    });
+}
+
+/**
+ * Marks a journal entry whose items all landed (one UpdateItem): its settle then counts every line, so the
+ * chunk's claims can be taken back before the fold. False when it could not (the claims then stay until the
+ * release, which folds the entry first).
+ */
+async function markLanded(hold: Hold, writeId: string): Promise<boolean> {
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.listWriterJournal(hold.clientId, hold.listId, writeId),
+        UpdateExpression: 'SET landed = :yes',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':yes': true },
+      }),
+    );
+    return true;
+  } catch (err) {
+    logger.warn('journal entry not marked landed', { clientId: hold.clientId, listId: hold.listId, error: err as Error });
+    return false;
   }
-  return { outcomes: changes.map(({ change }) => change.outcome), refused, count: lines.length };
 }
 
 /**
@@ -970,7 +1129,7 @@ async function applyBulk(
       await withListLease(clientId, listId, Math.min(deadline, Date.now() + LEASE_WAIT_MS), record, async (hold) => {
         await runPool(Array.from({ length: BULK_CHUNKS_IN_FLIGHT }), BULK_CHUNKS_IN_FLIGHT, async () => {
           while (!acc.failure && next < chunks.length) {
-            if (await hold.shouldStop()) return;
+            if (hold.shouldStop()) return;
             if (timeIsUp() || acc.failure || next >= chunks.length) return;
             const chunk = chunks[next++];
             let finish!: () => void;

@@ -51,7 +51,7 @@ function resolveName(token: string, names: Names): string {
   return token.startsWith('#') ? names![token] : token;
 }
 
-/** Evaluates the condition expressions the writer uses: a = b, a < b, attribute_(not_)exists(a), joined by OR / AND. */
+/** Evaluates the condition expressions the writer uses: a = b, a < b, a > b, attribute_(not_)exists(a), (NOT) contains(a, b), joined by OR / AND (no parentheses). */
 function holds(item: Item | undefined, expression: string | undefined, names: Names, values: Values): boolean {
   if (!expression) return true;
   if (expression.includes(' OR ')) return expression.split(' OR ').some((part) => holds(item, part, names, values));
@@ -61,17 +61,24 @@ function holds(item: Item | undefined, expression: string | undefined, names: Na
     const present = item !== undefined && item[resolveName(exists[2], names)] !== undefined;
     return exists[1] ? !present : present;
   }
-  const compare = /^(\S+) (=|<) (:\S+)$/.exec(expression.trim());
+  const contains = /^(NOT )?contains\((\S+), (:\S+)\)$/.exec(expression.trim());
+  if (contains) {
+    const set = item?.[resolveName(contains[2], names)];
+    const found = set instanceof Set && set.has(values![contains[3]]);
+    return contains[1] ? !found : found;
+  }
+  const compare = /^(\S+) (=|<|>) (:\S+)$/.exec(expression.trim());
   if (!compare) throw new Error(`memory table: unsupported condition ${expression}`);
   const left = item?.[resolveName(compare[1], names)];
   const right = values![compare[3]];
   if (left === undefined) return false;
-  return compare[2] === '=' ? left === right : (left as number) < (right as number);
+  if (compare[2] === '=') return left === right;
+  return compare[2] === '<' ? (left as number) < (right as number) : (left as number) > (right as number);
 }
 
-/** Applies SET a = :v, … / ADD a :n, … / REMOVE a, … clauses. */
+/** Applies SET a = :v, … / ADD a :n (a number or a set), … / DELETE a :set, … / REMOVE a, … clauses. */
 function update(item: Item, expression: string, names: Names, values: Values): void {
-  const clauses = expression.split(/\b(?=SET |ADD |REMOVE )/);
+  const clauses = expression.split(/\b(?=SET |ADD |REMOVE |DELETE )/);
   for (const clause of clauses) {
     const [verb, ...rest] = clause.trim().split(' ');
     const parts = rest.join(' ').split(',').map((p) => p.trim()).filter(Boolean);
@@ -82,7 +89,17 @@ function update(item: Item, expression: string, names: Names, values: Values): v
       } else if (verb === 'ADD') {
         const [name, value] = part.split(' ');
         const attribute = resolveName(name, names);
-        item[attribute] = Number(item[attribute] ?? 0) + Number(values![value]);
+        const added = values![value];
+        if (added instanceof Set) item[attribute] = new Set([...((item[attribute] as Set<unknown> | undefined) ?? []), ...added]);
+        else item[attribute] = Number(item[attribute] ?? 0) + Number(added);
+      } else if (verb === 'DELETE') {
+        const [name, value] = part.split(' ');
+        const attribute = resolveName(name, names);
+        const left = new Set((item[attribute] as Set<unknown> | undefined) ?? []);
+        for (const element of values![value] as Set<unknown>) left.delete(element);
+        // DynamoDB keeps no empty set: the attribute goes.
+        if (left.size > 0) item[attribute] = left;
+        else delete item[attribute];
       } else if (verb === 'REMOVE') {
         delete item[resolveName(part, names)];
       } else throw new Error(`memory table: unsupported update ${expression}`);
