@@ -189,21 +189,25 @@ function leaseFreeCheck(clientId: string, listId: number) {
 /**
  * The flight item (keys.listWriterFlight): while a bulk writer holds the list, `holder` is its owner, `until` its
  * lease's end and `gen` its generation (shard 0's `g`); `f` holds the tags of the addresses its chunks are writing
- * now (claimed before their read, released once their items and journal entry are settled); `b` counts the
- * transactions that committed beside it (the address filter's knowledge, members.ts, must see them).
+ * now (claimed before their read, taken back once their items landed), `landed` the writeIds of the journal
+ * entries whose items all landed (marked as their claims are taken back: their settle counts every line, even
+ * where a later write replaced the stamped item); `b` counts the transactions that committed beside a bulk
+ * writer (the address filter's knowledge, members.ts, must see them).
  */
 interface FlightItem {
   holder?: string;
   until?: number;
   gen?: number;
   f?: Set<string>;
+  landed?: Set<string>;
   b?: number;
 }
 
-/** An address's tag in the flight item: 72 bits of its SHA-256 (a collision only makes a small write wait for a chunk). */
-const flightTag = (email: string) => createHash('sha256').update(email).digest('base64url').slice(0, 12);
-
-const FLIGHT_NAMES = { '#h': 'holder', '#u': 'until', '#g': 'gen', '#f': 'f', '#b': 'b' };
+/**
+ * An address's tag in the flight item: 48 bits of its SHA-256, 8 characters (a collision only makes a small write
+ * wait for a chunk). The item holds one per address in flight: ≈ 14 KB for an import's 8 chunks of 500.
+ */
+const flightTag = (email: string) => createHash('sha256').update(email).digest('base64url').slice(0, 8);
 
 /**
  * The item of a transaction that commits beside a bulk writer: counts itself on the flight item (`b`), conditioned
@@ -226,24 +230,32 @@ function besideCheck(clientId: string, listId: number, tags: string[]) {
 
 /**
  * Opens the flight item for a hold (after a dead writer's journal was settled: its claims stood until then):
- * this holder, its lease's end, no claims. Conditioned on an older generation, so a writer that stalled in
- * acquire cannot open it over a newer holder.
+ * this holder, its lease's end and generation, no claims. Conditioned on an older generation, so a writer that
+ * stalled in acquire cannot open it over a newer holder. Returns `b` as it is now.
  */
-async function openFlight(hold: Hold): Promise<void> {
-  try {
-    await ddb.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.listWriterFlight(hold.clientId, hold.listId),
-        UpdateExpression: 'SET #h = :o, #u = :u, #g = :g, #b = :b REMOVE #f',
-        ConditionExpression: 'attribute_not_exists(#g) OR #g < :g',
-        ExpressionAttributeNames: FLIGHT_NAMES,
-        ExpressionAttributeValues: { ':o': hold.owner, ':u': hold.expiresAt, ':g': hold.seen.generation, ':b': hold.beside },
-      }),
-    );
-  } catch (err) {
-    if (isConditionFailure(err)) throw new ListLeaseLostError('another writer took the list over');
-    throw err;
+async function openFlight(hold: Hold, generation: number): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const out = await ddb.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.listWriterFlight(hold.clientId, hold.listId),
+          UpdateExpression: 'SET #h = :o, #u = :u, #g = :g ADD #b :zero REMOVE #f, #l',
+          ConditionExpression: 'attribute_not_exists(#g) OR #g < :g',
+          ExpressionAttributeNames: { '#h': 'holder', '#u': 'until', '#g': 'gen', '#f': 'f', '#l': 'landed', '#b': 'b' },
+          ExpressionAttributeValues: { ':o': hold.owner, ':u': hold.expiresAt, ':g': generation, ':zero': 0 },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      hold.generation = generation;
+      hold.flightOpen = true;
+      return Number((out.Attributes as FlightItem | undefined)?.b ?? 0);
+    } catch (err) {
+      if (isConditionFailure(err)) throw new ListLeaseLostError('another writer took the list over');
+      // Beside a transaction on the item (a small write beside the last holder): try again.
+      if (!isTransactionConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
+      await sleep(backoffMs(attempt));
+    }
   }
 }
 
@@ -280,22 +292,33 @@ async function claim(hold: Hold, tags: string[]): Promise<void> {
   }
 }
 
-/** Takes a chunk's claims back (its items and journal entry are settled). A failure leaves them to the release, which clears them. */
-async function unclaim(hold: Hold, tags: string[]): Promise<void> {
-  await ddb
-    .send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.listWriterFlight(hold.clientId, hold.listId),
-        UpdateExpression: 'DELETE #f :tags',
-        ConditionExpression: '#h = :o',
-        ExpressionAttributeNames: { '#f': 'f', '#h': 'holder' },
-        ExpressionAttributeValues: { ':tags': new Set(tags), ':o': hold.owner },
-      }),
-    )
-    .catch((err: unknown) => {
+/**
+ * Takes a chunk's claims back once its items landed, and marks its journal entry (`writeId`) landed in the same
+ * update. False when it could not: the claims then stay until the release, which folds the entry first.
+ */
+async function unclaim(hold: Hold, tags: string[], writeId: string | undefined): Promise<boolean> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await ddb.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.listWriterFlight(hold.clientId, hold.listId),
+          UpdateExpression: writeId ? 'DELETE #f :tags ADD #l :w' : 'DELETE #f :tags',
+          ConditionExpression: '#h = :o',
+          ExpressionAttributeNames: { '#f': 'f', '#h': 'holder', ...(writeId ? { '#l': 'landed' } : {}) },
+          ExpressionAttributeValues: { ':tags': new Set(tags), ':o': hold.owner, ...(writeId ? { ':w': new Set([writeId]) } : {}) },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isTransactionConflict(err) && attempt < MAX_CONFLICT_RETRIES) {
+        await sleep(backoffMs(attempt));
+        continue;
+      }
       if (!isConditionFailure(err)) logger.warn('flight claims not taken back', { clientId: hold.clientId, listId: hold.listId, error: err as Error });
-    });
+      return false;
+    }
+  }
 }
 
 const readFlight = async (clientId: string, listId: number) =>
@@ -334,6 +357,10 @@ class Hold {
   seen = { writes: 0, generation: 0 };
   /** The flight item's `b` when this hold opened it (a claim with an address filter checks it has not moved). */
   beside = 0;
+  /** Shard 0's `g` once this hold took the lease (the flight item's `gen`). */
+  generation = 0;
+  /** Set once this hold opened the flight item (its release then closes it). */
+  flightOpen = false;
   /** Set once a write under this hold was told to stop (shouldStop): nobody joins it any more, it is released when its chunks end. */
   private stopping = false;
   constructor(
@@ -438,10 +465,48 @@ async function joinOrAcquire(clientId: string, listId: number, deadline: number,
 
 const shardIndexes = Array.from({ length: LEASE_SHARDS }, (_, i) => i);
 
-/** Takes the lease (waiting for a live holder, taking over an expired one), then settles any journal a dead writer left. */
+/**
+ * Takes the lease (waiting for a live holder, taking over an expired one), then settles any journal a dead writer
+ * left and opens the flight item. When that fails, the lease is given back (or, with an entry left unsettled, left
+ * to expire for the sweeper).
+ */
 async function acquire(clientId: string, listId: number, deadline: number, record: RecordEvents | undefined): Promise<Hold> {
   const owner = randomUUID();
   await markForSweep(clientId, listId);
+  const takenAt = await takeLease(clientId, listId, owner, deadline);
+  const hold = new Hold(clientId, listId, owner, takenAt, takenAt + leaseMs(), record);
+  try {
+    // One Query of the writer partition: the shards' sums, the flight item, and a dead writer's journal (normally none).
+    const partition = await readWriterPartition(clientId, listId);
+    const shards = partition.filter((i) => i.sk.startsWith(keys.listWriterShardPrefix())) as unknown as LeaseItem[];
+    const flight = partition.find((i) => i.sk === keys.listWriterFlight(clientId, listId).sk) as FlightItem | undefined;
+    const dead = partition.filter((i) => i.sk.startsWith(keys.listWriterJournalPrefix())) as unknown as JournalItem[];
+    // A dead writer's claims stand until its journal is settled (its stamps are how the settle knows what landed).
+    await settleJournal(hold, dead, flight?.landed);
+    hold.beside = await openFlight(hold, Number(shards.find((shard) => shard.sk === keys.listWriterShard(clientId, listId, 0).sk)?.g ?? 0));
+    hold.seen = { writes: shards.reduce((sum, shard) => sum + Number(shard.w ?? 0), 0) + hold.beside, generation: hold.generation };
+    hold.filter = await filterForHold(container.known, clientId, listId, hold.seen, async () => {
+      const key = holdKey(clientId, listId);
+      if (container.populated.has(key)) return false;
+      const c = await readCounters(clientId, listId);
+      if (c.subscribed + c.unsubscribed === 0) return true;
+      container.populated.add(key);
+      if (container.populated.size > 1_000) container.populated.delete(container.populated.keys().next().value!);
+      return false;
+    });
+    if (dead.length > 0) {
+      logger.warn('list writer journal settled after a writer died', { clientId, listId, entries: dead.length });
+      count('ListWriterTakeovers', 1);
+    }
+    return hold;
+  } catch (err) {
+    if (!hold.poisoned) await foldJournal(hold, true).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** The lease transaction (its 16 shards), retried until the lease is free or expired or `deadline` passes. Returns when it was taken. */
+async function takeLease(clientId: string, listId: number, owner: string, deadline: number): Promise<number> {
   for (let attempt = 0; ; attempt++) {
     const now = Date.now();
     try {
@@ -457,34 +522,7 @@ async function acquire(clientId: string, listId: number, deadline: number, recor
           },
         })),
       );
-      const hold = new Hold(clientId, listId, owner, now, now + leaseMs(), record);
-      // One Query of the writer partition: the shards' sums, and a dead writer's journal (normally none).
-      const partition = await readWriterPartition(clientId, listId);
-      const shards = partition.filter((i) => i.sk.startsWith(keys.listWriterShardPrefix())) as unknown as LeaseItem[];
-      const flight = partition.find((i) => i.sk === keys.listWriterFlight(clientId, listId).sk) as FlightItem | undefined;
-      hold.beside = Number(flight?.b ?? 0);
-      hold.seen = {
-        writes: shards.reduce((sum, shard) => sum + Number(shard.w ?? 0), 0) + hold.beside,
-        generation: Number(shards.find((shard) => shard.sk === keys.listWriterShard(clientId, listId, 0).sk)?.g ?? 0),
-      };
-      const dead = partition.filter((i) => i.sk.startsWith(keys.listWriterJournalPrefix())) as unknown as JournalItem[];
-      // A dead writer's claims stand until its journal is settled (its stamps are how the settle knows what landed).
-      await settleJournal(hold, dead);
-      await openFlight(hold);
-      hold.filter = await filterForHold(container.known, clientId, listId, hold.seen, async () => {
-        const key = holdKey(clientId, listId);
-        if (container.populated.has(key)) return false;
-        const c = await readCounters(clientId, listId);
-        if (c.subscribed + c.unsubscribed === 0) return true;
-        container.populated.add(key);
-        if (container.populated.size > 1_000) container.populated.delete(container.populated.keys().next().value!);
-        return false;
-      });
-      if (dead.length > 0) {
-        logger.warn('list writer journal settled after a writer died', { clientId, listId, entries: dead.length });
-        count('ListWriterTakeovers', 1);
-      }
-      return hold;
+      return now;
     } catch (err) {
       if (!isTransactionConflict(err)) throw err;
     }
@@ -595,8 +633,6 @@ interface JournalItem {
   eventsName?: string;
   /** The UTC day of the chunk's changes (its day shard, daily.ts); absent in entries written before 2026-11-26 (then: the day settled). */
   day?: string;
-  /** Set once every item of the entry landed (then its claims are taken back, and the settle needs no stamps). */
-  landed?: boolean;
 }
 
 /** Events as a journal or outbox entry keeps them: gzipped JSON (about a fifth of the JSON's write units). */
@@ -667,7 +703,7 @@ async function foldJournal(hold: Hold, release = false): Promise<void> {
   }
 }
 
-/** The release: every lease shard's owner removed, and the flight item's holder and claims, each conditioned on this hold's owner. */
+/** The release: every lease shard's owner removed, and the flight item's holder, claims and landed marks (once opened), each conditioned on this hold's owner. */
 function releaseUpdates(hold: Hold) {
   return [
     ...shardIndexes.map((shard) => ({
@@ -680,23 +716,27 @@ function releaseUpdates(hold: Hold) {
         ExpressionAttributeValues: { ':o': hold.owner },
       },
     })),
-    {
-      Update: {
-        TableName: tableName(),
-        Key: keys.listWriterFlight(hold.clientId, hold.listId),
-        UpdateExpression: 'REMOVE #h, #u, #f',
-        ConditionExpression: '#h = :o',
-        ExpressionAttributeNames: { '#h': 'holder', '#u': 'until', '#f': 'f' },
-        ExpressionAttributeValues: { ':o': hold.owner },
-      },
-    },
+    ...(hold.flightOpen
+      ? [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.listWriterFlight(hold.clientId, hold.listId),
+              UpdateExpression: 'REMOVE #h, #u, #f, #l',
+              ConditionExpression: '#h = :o',
+              ExpressionAttributeNames: { '#h': 'holder', '#u': 'until', '#f': 'f', '#l': 'landed' },
+              ExpressionAttributeValues: { ':o': hold.owner },
+            },
+          },
+        ]
+      : []),
   ];
 }
 
 /**
  * Settles journal entries: for each, reads its lines' items; the lines whose
- * item carries the entry's stamp landed (all of them in an entry marked
- * `landed`, whose items may have been changed since): their events are stored (under the
+ * item carries the entry's stamp landed (all of them in an entry the flight
+ * item lists as `landed`, whose items may have been changed since): their events are stored (under the
  * entry's name) and their deltas added to the counters in one transaction
  * with the entry's deletion, fenced by the hold's lease (a writer that lost
  * its lease settles nothing). Without the event store (a deletion or the
@@ -705,14 +745,14 @@ function releaseUpdates(hold: Hold) {
  * name. Returns the addresses that landed, by writeId. On failure the hold
  * is poisoned (left to expire) and it throws.
  */
-async function settleJournal(hold: Hold, entries: JournalItem[]): Promise<Map<string, Set<string>>> {
+async function settleJournal(hold: Hold, entries: JournalItem[], landedIds?: Set<string>): Promise<Map<string, Set<string>>> {
   const landed = new Map<string, Set<string>>();
   try {
     for (const entry of entries) {
       const text = typeof entry.lines === 'string' ? entry.lines : entry.lines ? gunzipSync(entry.lines).toString() : '';
       const lines = text ? text.split('\n').map(decodeLine) : [];
       // A landed entry's items all landed (and its claims were taken back: a later write may have changed them).
-      const stamped = entry.landed
+      const stamped = landedIds?.has(entry.writeId)
         ? new Set(lines.map((l) => l.email))
         : new Set(
             (await batchGet<SubscriberItem & { writeId?: string }>(lines.map((l) => keys.subscriber(hold.clientId, hold.listId, l.email))))
@@ -735,12 +775,22 @@ async function settleJournal(hold: Hold, entries: JournalItem[]): Promise<Map<st
         // `at` 0: no live writer stores these events; the sweeper's next run does.
         outbox = [{ Put: { TableName: tableName(), Item: { ...keys.listWriterOutbox(hold.clientId, hold.listId, randomUUID()), events: packEvents(events), eventsName: name, at: 0 } } }];
       }
-      await transactWrite([
+      const items = [
         leaseHeldCheck(hold),
         { Delete: { TableName: tableName(), Key: keys.listWriterJournal(hold.clientId, hold.listId, entry.writeId), ConditionExpression: 'attribute_exists(pk)' } },
         ...counterWrites(hold.clientId, hold.listId, landedDeltas, new Map([[entry.day ?? dayOf(new Date(changeClock.now()).toISOString()), landedDaily]])),
         ...outbox,
-      ]);
+      ];
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await transactWrite(items);
+          break;
+        } catch (err) {
+          // Beside small writes to the same counter shard (a conflict): again, unless the lease or the entry is gone.
+          if (!isTransactionConflict(err) || reasonCodes(err).includes('ConditionalCheckFailed') || attempt >= 8) throw err;
+          await sleep(backoffMs(attempt));
+        }
+      }
       landed.set(entry.writeId, stamped);
       if (stamped.size < lines.length) count('ListWriterCorrections', 1);
     }
@@ -992,12 +1042,13 @@ class ChunkFailure extends Error {
  * reads the current items (those the hold's address filter does not rule
  * out), journals the lines that move a counter or make an event, writes the
  * items with BatchWriteItem stamped with the entry's writeId, stores the
- * chunk's events, marks the entry `landed` and takes the claims back.
+ * chunk's events, then takes the claims back and marks the entry landed
+ * (one update of the flight item).
  * When the items cannot all be written, settles the entry (counters and
  * events keep only the lines that landed) and throws a ChunkFailure naming
  * them. Claims stay while an entry's items may have landed and the entry is
- * neither marked nor settled (the settle reads the stamps): the release, or
- * the writer that takes an expired lease over, clears them.
+ * neither marked landed nor settled (its settle reads the stamps): the
+ * release, or the writer that takes an expired lease over, clears them.
  */
 async function writeChunk(hold: Hold, lines: SubscriberLine[], record: RecordEvents) {
   const { clientId, listId } = hold;
@@ -1069,34 +1120,12 @@ async function writeChunk(hold: Hold, lines: SubscriberLine[], record: RecordEve
         day,
         daily: journaled.reduce((t, { change }) => dailyOfLine(change.deltas, t), zeroDaily()),
       });
-      unclaimable = await markLanded(hold, entry.writeId);
+      // Its claims taken back and the entry marked landed, in one update.
+      await unclaim(hold, tags, entry.writeId);
     }
     return { outcomes: changes.map(({ change }) => change.outcome), refused, count: lines.length };
   } finally {
-    if (unclaimable && !hold.poisoned) await unclaim(hold, tags);
-  }
-}
-
-/**
- * Marks a journal entry whose items all landed (one UpdateItem): its settle then counts every line, so the
- * chunk's claims can be taken back before the fold. False when it could not (the claims then stay until the
- * release, which folds the entry first).
- */
-async function markLanded(hold: Hold, writeId: string): Promise<boolean> {
-  try {
-    await ddb.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.listWriterJournal(hold.clientId, hold.listId, writeId),
-        UpdateExpression: 'SET landed = :yes',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':yes': true },
-      }),
-    );
-    return true;
-  } catch (err) {
-    logger.warn('journal entry not marked landed', { clientId: hold.clientId, listId: hold.listId, error: err as Error });
-    return false;
+    if (unclaimable && !hold.poisoned) await unclaim(hold, tags, undefined);
   }
 }
 
@@ -1187,7 +1216,7 @@ export function applyLines(clientId: string, listId: number, lines: SubscriberLi
   return settle(lines, (unique) =>
     unique.length <= LINES_PER_TRANSACTION
       ? applyInTransactions(clientId, listId, unique, deadline, o.record)
-      : applyBulk(clientId, listId, unique, deadline, o.record),
+      : applyBulk(clientId, listId, unique, deadline, o.record, LARGE_CHUNK_LINES),
   );
 }
 

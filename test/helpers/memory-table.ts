@@ -35,6 +35,7 @@ interface Input {
   KeyConditionExpression: string;
   Limit?: number;
   ProjectionExpression?: string;
+  ReturnValues?: string;
 }
 
 /** An item as a read with `projection` returns it: only the top-level attributes named (all of them without one). */
@@ -161,7 +162,7 @@ export function memoryTable() {
     if (command instanceof PutCommand || command instanceof DeleteCommand || command instanceof UpdateCommand) {
       const op = command instanceof PutCommand ? { Put: input } : command instanceof DeleteCommand ? { Delete: input } : { Update: input };
       if (!writeOne(op, true)) throw conditionFailed();
-      return {};
+      return command instanceof UpdateCommand && input.ReturnValues === 'ALL_NEW' ? { Attributes: clone(items.get(keyOf(input.Key))) } : {};
     }
     if (command instanceof BatchGetCommand) {
       const [table, request] = Object.entries(input.RequestItems as Record<string, { Keys: Item[]; ProjectionExpression?: string; ExpressionAttributeNames?: Names }>)[0];

@@ -420,8 +420,8 @@ describe('the list writer against an in-memory table', () => {
     expect(after.writer).toBe(0);
   });
 
-  it('a writer killed before its fold, after a transactional write changed an address of a chunk that had landed: the sweeper counts that chunk’s lines all the same (its entry was marked landed)', async () => {
-    // Without the mark, the settle would count only the lines whose item still carries the chunk's stamp: the
+  it('a writer killed before its fold, after a transactional write changed an address of a chunk that had landed: the sweeper counts that chunk’s lines all the same (the flight item lists its entry as landed)', async () => {
+    // Without the landed mark, the settle would count only the lines whose item still carries the chunk's stamp: the
     // unsubscribe rewrote a0010's item, so its subscription would be lost from the count while its unsubscribe
     // was counted.
     const table = memoryTable();
@@ -440,7 +440,8 @@ describe('the list writer against an in-memory table', () => {
     const bulk = applyLinesInBulk(CLIENT, LIST, linesOf(300), events.record);
     bulk.catch(() => undefined);
     await inGap;
-    await vi.waitFor(() => expect(table.partition(keys.listWriterPartition(CLIENT, LIST)).some((i) => i.landed === true)).toBe(true));
+    const flight = () => table.items.get(`${keys.listWriterPartition(CLIENT, LIST)}\u0000${keys.listWriterFlight(CLIENT, LIST).sk}`);
+    await vi.waitFor(() => expect((flight()?.landed as Set<string> | undefined)?.size).toBe(1));
     await applyLines(CLIENT, LIST, [{ line: 1, email: 'a0010@x.co', subscribed: false }], { record: events.record, deadline: Date.now() + 5_000 });
     // Killed now: the release (and its fold) never happens.
     table.failAt((name) => {
@@ -456,4 +457,18 @@ describe('the list writer against an in-memory table', () => {
     expect(after.wrongEvents).toEqual([]);
     expect(after.writer).toBe(0);
   });
+
+  it('a bulk writer whose flight item meets a transaction conflict right after it took the lease tries that update again, not the lease it holds', async () => {
+    // Regression (review of the flight item): the conflict sent acquire back to its lease transaction, which its own
+    // unexpired owner refused until the deadline: the list stayed held by nobody alive for the lease's 60 s.
+    const table = memoryTable();
+    const events = recorder();
+    let updates = 0;
+    table.failAt((name) => {
+      if (name === 'UpdateCommand' && ++updates === 1) throw Object.assign(new Error('Transaction is ongoing for the item'), { name: 'TransactionConflictException', $metadata: { httpStatusCode: 400 } });
+    });
+    await expect(applyLinesInBulk(CLIENT, LIST, linesOf(300), events.record)).resolves.toMatchObject({ nb_subscribed: 300 });
+    expect(updates).toBeGreaterThan(1);
+    expect(audit(table, events)).toMatchObject({ counted: { subscribed: 300, unsubscribed: 0 }, wrongEvents: [], writer: 0 });
+  }, 10_000);
 });
