@@ -6,7 +6,7 @@
  * does not carry the deletion paths (recommendations, opt-ins).
  */
 import { recordEventsOnce } from '../events/record.js';
-import { applyLines, applyLinesInBulk, LARGE_CHUNK_LINES, sweepListWriters as sweep, type WriteOptions, type WriterSweep } from './list-writer.js';
+import { applyLines, applyLinesInBulk, sweepListWriters as sweep, type WriteOptions, type WriterSweep } from './list-writer.js';
 export { getSubscriber, type WriteOptions, type WriterSweep } from './list-writer.js';
 export * from './errors.js';
 export type { Report, ReportError, SubscriberLine, UnsubscribeCause } from './types.js';
@@ -48,7 +48,7 @@ export function applySubscribers(clientId: string, listId: number, lines: Subscr
  * file (500 lines) is one bulk chunk: one journal entry, one object of events.
  */
 export function importSubscribers(clientId: string, listId: number, lines: SubscriberLine[]): Promise<Report> {
-  return applyLinesInBulk(clientId, listId, lines, recordEventsOnce, LARGE_CHUNK_LINES);
+  return applyLinesInBulk(clientId, listId, lines, recordEventsOnce);
 }
 
 /** The sweeper's part for list writers: settles the lists whose writer died (see list-writer.ts). */

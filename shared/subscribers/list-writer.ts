@@ -10,7 +10,7 @@
  *   and its retry live. After the transaction the events are stored (named
  *   after the lines' opIds, or the outbox id) and the outbox entry deleted.
  * - Bulk path (more lines): under the list's writer lease, per chunk of
- *   BULK_CHUNK_LINES (LARGE_CHUNK_LINES for an import's chunks) the lines' deltas and events go into a journal entry
+ *   BULK_CHUNK_LINES the lines' deltas and events go into a journal entry
  *   `J#<writeId>` (one PutItem), the items with BatchWriteItem stamped with
  *   the writeId, then the chunk's events are stored. At release the entries
  *   are folded into the counters and the day shards (one transaction per 98 entries and their days).
@@ -83,15 +83,13 @@ export const CHUNK_MARGIN_MS = 3_000;
 export const LINES_PER_TRANSACTION = 96;
 export const TRANSACTIONS_IN_FLIGHT = 8;
 export const MAX_CONFLICT_RETRIES = 12;
-/** Lines per chunk of a bulk write (one journal entry; reads: one Query or two BatchGetItem; eight BatchWriteItem calls). */
-export const BULK_CHUNK_LINES = 200;
 /**
- * Lines per bulk chunk of an import (a chunk of the file is one bulk chunk): each chunk costs a journal PutItem,
- * an S3 object of events and a read besides its BatchWriteItem calls; an import cut into chunks of 200 (its
- * 500-line chunks into 200 + 200 + 100) took 1.46× the raw writes, with 500 1.15–1.2× (bench:imports,
- * 2026-11-25). API requests keep BULK_CHUNK_LINES: a small write waits for the chunks in flight.
+ * Lines per bulk chunk (one claim, one read, one journal entry and one S3 object of events besides its BatchWriteItem
+ * calls; an import's chunk of its file is one bulk chunk). An import cut into chunks of 200 took 1.46× the raw writes,
+ * with 500 1.15–1.2× (bench:imports, 2026-11-25). API requests used 200 until the small writes committed beside the
+ * bulk writer (2026-11-27): with the claims, 200 made a 20,000-line POST re-sending a list 1.58× raw, 500 1.38×.
  */
-export const LARGE_CHUNK_LINES = 500;
+export const BULK_CHUNK_LINES = 500;
 /** Bulk chunks in flight per write. */
 export const BULK_CHUNKS_IN_FLIGHT = 8;
 /** Sweep mark partitions. */
@@ -801,7 +799,7 @@ async function settleJournal(hold: Hold, entries: JournalItem[], landedIds?: Set
   }
 }
 
-/** Every item of a list's writer partition: lease shards, journal and outbox entries, the waiting mark. */
+/** Every item of a list's writer partition: lease shards, journal and outbox entries, the flight item. */
 async function readWriterPartition(clientId: string, listId: number): Promise<Array<{ sk: string } & Record<string, unknown>>> {
   return queryAll({
     TableName: tableName(),
@@ -1216,15 +1214,16 @@ export function applyLines(clientId: string, listId: number, lines: SubscriberLi
   return settle(lines, (unique) =>
     unique.length <= LINES_PER_TRANSACTION
       ? applyInTransactions(clientId, listId, unique, deadline, o.record)
-      : applyBulk(clientId, listId, unique, deadline, o.record, LARGE_CHUNK_LINES),
+      : applyBulk(clientId, listId, unique, deadline, o.record),
   );
 }
 
 /**
  * Like applyLines, always on the bulk path (the import worker: its chunks
  * hold the list's lease whatever their size, and its bundle leaves the
- * transactional path out). `chunkLines`: lines per bulk chunk (the worker
- * makes each chunk of its file one bulk chunk).
+ * transactional path out). `chunkLines`: lines per bulk chunk
+ * (BULK_CHUNK_LINES by default; the worker makes each chunk of its file,
+ * of that size, one bulk chunk).
  */
 export function applyLinesInBulk(clientId: string, listId: number, lines: SubscriberLine[], record: RecordEvents, chunkLines?: number): Promise<Report> {
   return settle(lines, (unique) => applyBulk(clientId, listId, unique, Number.POSITIVE_INFINITY, record, chunkLines));

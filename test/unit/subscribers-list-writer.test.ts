@@ -18,6 +18,8 @@ import { toItem } from '../../shared/subscribers/store.js';
 import { memoryTable } from '../helpers/memory-table.js';
 
 const CLIENT = 'c1';
+/** Lines per bulk chunk in these tests: 450 lines make three chunks. */
+const CHUNK = 200;
 const LIST = 1;
 afterEach(() => vi.restoreAllMocks());
 
@@ -95,7 +97,7 @@ async function killBulkWriter(table: ReturnType<typeof memoryTable>, events: Ret
     if (name === 'BatchWriteCommand' && ++batches > 3) dead = true;
     if (dead) throw Object.assign(new Error('killed'), { name: 'Killed' });
   });
-  await expect(applyLinesInBulk(CLIENT, LIST, linesOf(300), events.record)).rejects.toThrow();
+  await expect(applyLinesInBulk(CLIENT, LIST, linesOf(300), events.record, CHUNK)).rejects.toThrow();
   table.failAt(undefined);
 }
 
@@ -154,7 +156,7 @@ describe('the list writer against an in-memory table', () => {
   it('a bulk write journals each chunk and folds the journal at release: count = items, one event per line, nothing left behind', async () => {
     const table = memoryTable();
     const events = recorder();
-    const report = await applyLinesInBulk(CLIENT, LIST, linesOf(450), events.record);
+    const report = await applyLinesInBulk(CLIENT, LIST, linesOf(450), events.record, CHUNK);
     expect(report).toMatchObject({ nb_created: 450, nb_subscribed: 450 });
     const after = state(table);
     expect(after).toMatchObject({ counted: 450, journal: 0, outbox: 0, owner: false });
@@ -173,7 +175,7 @@ describe('the list writer against an in-memory table', () => {
     // The first two chunks (of 200) before midnight UTC, the other three after.
     changeClock.now = () => Date.parse(++chunks <= 2 ? '2026-11-25T23:59:59.000Z' : '2026-11-26T00:00:01.000Z');
     try {
-      await applyLinesInBulk(CLIENT, LIST, linesOf(1000), events.record);
+      await applyLinesInBulk(CLIENT, LIST, linesOf(1000), events.record, CHUNK);
     } finally {
       changeClock.now = realClock;
     }
@@ -193,7 +195,7 @@ describe('the list writer against an in-memory table', () => {
     table.failAt((_name, call) => {
       if (call >= killAt) throw Object.assign(new Error('killed'), { name: 'Killed' });
     });
-    await expect(applyLinesInBulk(CLIENT, LIST, linesOf(450), events.record)).rejects.toThrow();
+    await expect(applyLinesInBulk(CLIENT, LIST, linesOf(450), events.record, CHUNK)).rejects.toThrow();
     table.failAt(undefined);
     await later(leaseMs() + 1_000, () => sweepListWriters(events.record, Date.now()));
     const settled = state(table);
@@ -243,7 +245,7 @@ describe('the list writer against an in-memory table', () => {
     // As the import worker calls it: 8 calls in flight, each a chunk of the file (400 lines, two bulk chunks).
     const bulk = Promise.all(
       Array.from({ length: 8 }, async (_, w) => {
-        for (let c = 0; c < 6; c++) await applyLinesInBulk(CLIENT, LIST, linesOf(400, `w${w}c${c}-`), events.record);
+        for (let c = 0; c < 6; c++) await applyLinesInBulk(CLIENT, LIST, linesOf(400, `w${w}c${c}-`), events.record, CHUNK);
       }),
     );
     await new Promise((done) => setTimeout(done, 150));
@@ -306,7 +308,7 @@ describe('the list writer against an in-memory table', () => {
       reached();
       return resumed;
     });
-    const first = applyLinesInBulk(CLIENT, LIST, linesOf(450), events.record);
+    const first = applyLinesInBulk(CLIENT, LIST, linesOf(450), events.record, CHUNK);
     first.catch(() => undefined);
     await inGap;
     // Meanwhile its lease expires; another writer takes it over (settling the entry: none of its lines landed) and
@@ -344,7 +346,7 @@ describe('the list writer against an in-memory table', () => {
       reached();
       return resumed;
     });
-    const bulk = applyLinesInBulk(CLIENT, LIST, linesOf(450), events.record);
+    const bulk = applyLinesInBulk(CLIENT, LIST, linesOf(450), events.record, CHUNK);
     await inGap;
     // Beside the hold: an address outside the stalled chunk commits at once (the lease stays held).
     const calls = table.calls.length;
@@ -378,8 +380,8 @@ describe('the list writer against an in-memory table', () => {
           const events = recorder();
           const id = ++list;
           const bulk = Promise.all([
-            applyLinesInBulk(CLIENT, id, linesOf(450), events.record),
-            applyLinesInBulk(CLIENT, id, linesOf(450).map((l) => ({ ...l, data: { data_plan: 'paid' } })), events.record),
+            applyLinesInBulk(CLIENT, id, linesOf(450), events.record, CHUNK),
+            applyLinesInBulk(CLIENT, id, linesOf(450).map((l) => ({ ...l, data: { data_plan: 'paid' } })), events.record, CHUNK),
           ]);
           await Promise.all(
             writes.map(async ({ delay, index, subscribed }) => {
@@ -406,7 +408,7 @@ describe('the list writer against an in-memory table', () => {
     table.failAt(() => {
       if (++calls >= killAt) throw Object.assign(new Error('killed'), { name: 'Killed' });
     });
-    const bulk = applyLinesInBulk(CLIENT, LIST, linesOf(450), events.record);
+    const bulk = applyLinesInBulk(CLIENT, LIST, linesOf(450), events.record, CHUNK);
     const small = Array.from({ length: 12 }, async (_, i) => {
       await new Promise((wait) => setTimeout(wait, i * 3));
       await applyLines(CLIENT, LIST, [{ line: 1, email: `a${String((i * 37) % 450).padStart(4, '0')}@x.co`, subscribed: i % 2 === 0 }], { record: events.record, deadline: Date.now() + 2_000 });
@@ -437,7 +439,7 @@ describe('the list writer against an in-memory table', () => {
       reached();
       return resumed;
     });
-    const bulk = applyLinesInBulk(CLIENT, LIST, linesOf(300), events.record);
+    const bulk = applyLinesInBulk(CLIENT, LIST, linesOf(300), events.record, CHUNK);
     bulk.catch(() => undefined);
     await inGap;
     const flight = () => table.items.get(`${keys.listWriterPartition(CLIENT, LIST)}\u0000${keys.listWriterFlight(CLIENT, LIST).sk}`);
@@ -467,7 +469,7 @@ describe('the list writer against an in-memory table', () => {
     table.failAt((name) => {
       if (name === 'UpdateCommand' && ++updates === 1) throw Object.assign(new Error('Transaction is ongoing for the item'), { name: 'TransactionConflictException', $metadata: { httpStatusCode: 400 } });
     });
-    await expect(applyLinesInBulk(CLIENT, LIST, linesOf(300), events.record)).resolves.toMatchObject({ nb_subscribed: 300 });
+    await expect(applyLinesInBulk(CLIENT, LIST, linesOf(300), events.record, CHUNK)).resolves.toMatchObject({ nb_subscribed: 300 });
     expect(updates).toBeGreaterThan(1);
     expect(audit(table, events)).toMatchObject({ counted: { subscribed: 300, unsubscribed: 0 }, wrongEvents: [], writer: 0 });
   }, 10_000);
