@@ -199,6 +199,8 @@ interface FlightItem {
   f?: Set<string>;
   landed?: Set<string>;
   b?: number;
+  /** When a transaction last asked the holder to let it commit beside (the holder then opens the item: `until`). */
+  wantAt?: number;
 }
 
 /**
@@ -228,26 +230,29 @@ function besideCheck(clientId: string, listId: number, tags: string[]) {
 }
 
 /**
- * Opens the flight item for a hold (after a dead writer's journal was settled: its claims stood until then):
- * this holder, its lease's end and generation, no claims. Conditioned on an older generation, so a writer that
- * stalled in acquire cannot open it over a newer holder. Returns `b` as it is now.
+ * Takes the flight item for a hold (after a dead writer's journal was settled: its claims stood until then):
+ * this holder and generation, no claims, and `until` (transactions may commit beside the hold) only when a
+ * transaction asked for it in the last KNOCK_MEMORY_MS; else it is opened when one asks (openBeside).
+ * Conditioned on an older generation, so a writer that stalled in acquire cannot take it over a newer holder.
+ * Returns `b` as it is now.
  */
-async function openFlight(hold: Hold, generation: number): Promise<number> {
+async function openFlight(hold: Hold, generation: number, beside: boolean): Promise<number> {
   for (let attempt = 0; ; attempt++) {
     try {
       const out = await ddb.send(
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.listWriterFlight(hold.clientId, hold.listId),
-          UpdateExpression: 'SET #h = :o, #u = :u, #g = :g ADD #b :zero REMOVE #f, #l',
+          UpdateExpression: beside ? 'SET #h = :o, #u = :u, #g = :g ADD #b :zero REMOVE #f, #l' : 'SET #h = :o, #g = :g ADD #b :zero REMOVE #f, #l, #u',
           ConditionExpression: 'attribute_not_exists(#g) OR #g < :g',
           ExpressionAttributeNames: { '#h': 'holder', '#u': 'until', '#g': 'gen', '#f': 'f', '#l': 'landed', '#b': 'b' },
-          ExpressionAttributeValues: { ':o': hold.owner, ':u': hold.expiresAt, ':g': generation, ':zero': 0 },
+          ExpressionAttributeValues: { ':o': hold.owner, ':g': generation, ':zero': 0, ...(beside ? { ':u': hold.expiresAt } : {}) },
           ReturnValues: 'ALL_NEW',
         }),
       );
       hold.generation = generation;
       hold.flightOpen = true;
+      hold.open = beside;
       return Number((out.Attributes as FlightItem | undefined)?.b ?? 0);
     } catch (err) {
       if (isConditionFailure(err)) throw new ListLeaseLostError('another writer took the list over');
@@ -256,6 +261,76 @@ async function openFlight(hold: Hold, generation: number): Promise<number> {
       await sleep(backoffMs(attempt));
     }
   }
+}
+
+/** How often a hold that lets no transaction beside it reads the flight item for a knock (at a chunk's start). */
+const KNOCK_POLL_MS = 100;
+/** A knock this recent opens the next holds from their start. */
+const KNOCK_MEMORY_MS = 10_000;
+const knocked = (flight: FlightItem | undefined) => Date.now() - Number(flight?.wantAt ?? 0) < KNOCK_MEMORY_MS;
+
+/**
+ * For a hold that lets no transaction beside it, at a chunk's start and on a timer: reads the flight item (at
+ * most every KNOCK_POLL_MS) and opens it to transactions beside the hold when one knocked. A chunk starting
+ * while it opens waits for it (to know whether its addresses were claimed).
+ */
+async function heedKnocks(hold: Hold): Promise<void> {
+  if (hold.open) return clearInterval(hold.knockTimer);
+  if (hold.opening) return hold.opening;
+  if (Date.now() - hold.knockCheckedAt < KNOCK_POLL_MS) return;
+  hold.knockCheckedAt = Date.now();
+  const flight = await readFlight(hold.clientId, hold.listId);
+  if (hold.open || hold.opening) return hold.opening;
+  if (knocked(flight)) await openBeside(hold);
+}
+
+/**
+ * Lets transactions commit beside the hold from now on (the flight item's `until`), in one update with the
+ * claims of every chunk in flight under it and the landed marks of every entry it already wrote: from the moment
+ * a transaction can commit beside the hold, no address a chunk is writing is free, and no entry whose items a
+ * transaction may now rewrite needs its stamps to be settled. A failure leaves the hold closed (safe: nothing
+ * commits beside it).
+ */
+function openBeside(hold: Hold): Promise<void> {
+  hold.opening ??= (async () => {
+    const chunks = [...hold.flying];
+    const tags = chunks.flatMap((chunk) => chunk.tags);
+    const landed = hold.journals.map((entry) => entry.writeId);
+    for (const chunk of chunks) chunk.claimed = true;
+    try {
+      await ddb.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.listWriterFlight(hold.clientId, hold.listId),
+          UpdateExpression: ['SET #u = :u', ...(tags.length > 0 || landed.length > 0 ? [`ADD ${[...(tags.length > 0 ? ['#f :tags'] : []), ...(landed.length > 0 ? ['#l :landed'] : [])].join(', ')}`] : [])].join(' '),
+          ConditionExpression: '#h = :o',
+          ExpressionAttributeNames: { '#u': 'until', '#h': 'holder', ...(tags.length > 0 ? { '#f': 'f' } : {}), ...(landed.length > 0 ? { '#l': 'landed' } : {}) },
+          ExpressionAttributeValues: { ':u': hold.expiresAt, ':o': hold.owner, ...(tags.length > 0 ? { ':tags': new Set(tags) } : {}), ...(landed.length > 0 ? { ':landed': new Set(landed) } : {}) },
+        }),
+      );
+      hold.open = true;
+    } catch (err) {
+      for (const chunk of chunks) chunk.claimed = false;
+      hold.opening = undefined;
+      logger.warn('flight item not opened', { clientId: hold.clientId, listId: hold.listId, error: err as Error });
+    }
+  })();
+  return hold.opening;
+}
+
+/** For a transaction waiting on a hold that lets none beside it: asks the holder to (the flight item's `wantAt`). */
+async function knock(clientId: string, listId: number): Promise<void> {
+  await ddb
+    .send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.listWriterFlight(clientId, listId),
+        UpdateExpression: 'SET #w = :now',
+        ExpressionAttributeNames: { '#w': 'wantAt' },
+        ExpressionAttributeValues: { ':now': Date.now() },
+      }),
+    )
+    .catch(() => undefined); // a conflict or a fault: the next poll knocks again
 }
 
 /**
@@ -343,7 +418,7 @@ function decodeLine(text: string): JournalLine {
 class Hold {
   users = 0;
   /** Journal entries settled in full (items and events) under this hold, folded into the counters at release. */
-  readonly journals: Array<{ key: Record<string, string>; deltas: CounterDeltas; day: string; daily: DailyDeltas }> = [];
+  readonly journals: Array<{ writeId: string; key: Record<string, string>; deltas: CounterDeltas; day: string; daily: DailyDeltas }> = [];
   /** Addresses being written by a chunk under this hold, and the chunk's end. */
   readonly busy = new Map<string, Promise<void>>();
   /** Set when an entry could not be settled: the lease is left to expire, the sweeper settles it. */
@@ -358,8 +433,18 @@ class Hold {
   beside = 0;
   /** Shard 0's `g` once this hold took the lease (the flight item's `gen`). */
   generation = 0;
-  /** Set once this hold opened the flight item (its release then closes it). */
+  /** Set once this hold took the flight item (its release then clears it). */
   flightOpen = false;
+  /** Whether transactions may commit beside this hold (the flight item's `until`): then every chunk claims its addresses. */
+  open = false;
+  /** While the flight item is being opened to them (openBeside): chunks wait for it. */
+  opening?: Promise<void>;
+  /** The chunks in flight under this hold: their tags, and whether they are claimed. */
+  readonly flying = new Set<{ tags: string[]; claimed: boolean }>();
+  /** When the flight item was last read for a knock. */
+  knockCheckedAt = 0;
+  /** Reads the flight item for knocks while the hold lets nobody beside it (cleared at release). */
+  knockTimer?: NodeJS.Timeout;
   /** Set once a write under this hold was told to stop (shouldStop): nobody joins it any more, it is released when its chunks end. */
   private stopping = false;
   constructor(
@@ -482,7 +567,7 @@ async function acquire(clientId: string, listId: number, deadline: number, recor
     const dead = partition.filter((i) => i.sk.startsWith(keys.listWriterJournalPrefix())) as unknown as JournalItem[];
     // A dead writer's claims stand until its journal is settled (its stamps are how the settle knows what landed).
     await settleJournal(hold, dead, flight?.landed);
-    hold.beside = await openFlight(hold, Number(shards.find((shard) => shard.sk === keys.listWriterShard(clientId, listId, 0).sk)?.g ?? 0));
+    hold.beside = await openFlight(hold, Number(shards.find((shard) => shard.sk === keys.listWriterShard(clientId, listId, 0).sk)?.g ?? 0), knocked(flight));
     hold.seen = { writes: shards.reduce((sum, shard) => sum + Number(shard.w ?? 0), 0) + hold.beside, generation: hold.generation };
     hold.filter = await filterForHold(container.known, clientId, listId, hold.seen, async () => {
       const key = holdKey(clientId, listId);
@@ -497,6 +582,8 @@ async function acquire(clientId: string, listId: number, deadline: number, recor
       logger.warn('list writer journal settled after a writer died', { clientId, listId, entries: dead.length });
       count('ListWriterTakeovers', 1);
     }
+    // Knocks are heard every KNOCK_POLL_MS, chunk starts or not (a batch's last chunks may run for a second).
+    if (!hold.open) hold.knockTimer = setInterval(() => void heedKnocks(hold).catch(() => undefined), KNOCK_POLL_MS).unref();
     return hold;
   } catch (err) {
     if (!hold.poisoned) await foldJournal(hold, true).catch(() => undefined);
@@ -547,6 +634,7 @@ const WAIT_POLL_MS = 25;
  * (issue 31, 2026-11-25).
  */
 async function waitForFlight(clientId: string, listId: number, tags: string[], deadline: number, record: RecordEvents | undefined): Promise<boolean> {
+  let knockedAt = 0;
   for (;;) {
     const [out, flight] = await Promise.all([
       ddb.send(new GetCommand({ TableName: tableName(), Key: keys.listWriterShard(clientId, listId, 0), ConsistentRead: true })),
@@ -560,6 +648,11 @@ async function waitForFlight(clientId: string, listId: number, tags: string[], d
     }
     if (flight?.holder === shard.owner && Number(flight.until ?? 0) > Date.now() && !tags.some((tag) => flight.f?.has(tag))) return true;
     if (Date.now() > deadline) throw new ListBusyError(clientId, listId);
+    // A holder that lets nobody beside it yet opens the flight item at its next chunk once asked.
+    if (flight?.holder === shard.owner && flight.until === undefined && Date.now() - knockedAt > 1_000) {
+      knockedAt = Date.now();
+      await knock(clientId, listId);
+    }
     await sleep(Math.min(WAIT_POLL_MS * (0.75 + Math.random() / 2), Math.max(0, deadline - Date.now())));
   }
 }
@@ -572,6 +665,7 @@ async function waitForFlight(clientId: string, listId: number, tags: string[], d
 async function release(hold: Hold): Promise<void> {
   const key = holdKey(hold.clientId, hold.listId);
   hold.stop();
+  clearInterval(hold.knockTimer);
   try {
     if (hold.poisoned) return;
     await foldJournal(hold, true);
@@ -1052,10 +1146,14 @@ class ChunkFailure extends Error {
 async function writeChunk(hold: Hold, lines: SubscriberLine[], record: RecordEvents) {
   const { clientId, listId } = hold;
   hold.checkTime();
-  const tags = lines.map((l) => flightTag(l.email));
-  await claim(hold, tags);
+  await heedKnocks(hold);
+  // Claimed now when transactions may commit beside the hold, else by openBeside if one asks while it is in flight.
+  const chunk = { tags: lines.map((l) => flightTag(l.email)), claimed: hold.open };
+  const { tags } = chunk;
+  hold.flying.add(chunk);
   let unclaimable = true;
   try {
+    if (chunk.claimed) await claim(hold, tags);
     const filter = hold.filter;
     const toRead = filter ? lines.filter((l) => filter.has(l.email)) : lines;
     const current = toRead.length > 0 ? await readSortedSubscribers(container.rangeSkips, clientId, listId, toRead.map((l) => l.email)) : new Map<string, SubscriberState>();
@@ -1109,24 +1207,37 @@ async function writeChunk(hold: Hold, lines: SubscriberLine[], record: RecordEve
     if (entry) {
       // Every item landed: the claims go back with the entry marked landed (one update), while the events are
       // stored (a writer that dies before they are has its landed entry settled: all its lines and events).
+      const claimedBefore = chunk.claimed;
       const [, stored] = await Promise.allSettled([
-        unclaim(hold, tags, entry.writeId),
+        claimedBefore ? unclaim(hold, tags, entry.writeId) : Promise.resolve(true),
         storeEvents(record, clientId, events, entry.eventsName, lines.some((l) => l.opId === undefined), lines.length),
       ]);
       if (stored.status === 'rejected') {
         hold.poisoned = true; // the entry stays: the sweeper stores its events and counts it after the lease expires
         throw new ChunkFailure({ outcomes: changes.map(({ change }) => change.outcome), count: lines.length }, stored.reason);
       }
+      // In one turn of the event loop: an openBeside from now on marks the entry landed instead of claiming the chunk.
       hold.journals.push({
+        writeId: entry.writeId,
         key: keys.listWriterJournal(clientId, listId, entry.writeId),
         deltas: journaled.reduce((t, { change }) => (addDeltas(t, change.deltas), t), zeroDeltas()),
         day,
         daily: journaled.reduce((t, { change }) => dailyOfLine(change.deltas, t), zeroDaily()),
       });
+      hold.flying.delete(chunk);
+      if (chunk.claimed && !claimedBefore) {
+        // openBeside claimed it meanwhile: its claims go back (after that update) with the entry marked landed.
+        await hold.opening;
+        await unclaim(hold, tags, entry.writeId);
+      }
     }
     return { outcomes: changes.map(({ change }) => change.outcome), refused, count: lines.length };
   } finally {
-    if (unclaimable && !hold.poisoned) await unclaim(hold, tags, undefined);
+    hold.flying.delete(chunk);
+    if (unclaimable && chunk.claimed && !hold.poisoned) {
+      await hold.opening;
+      await unclaim(hold, tags, undefined);
+    }
   }
 }
 

@@ -3,6 +3,7 @@
  * (test/helpers/memory-table.ts): no network. A writer is killed by making
  * every call fail from a chosen one on.
  */
+import { gunzipSync } from 'node:zlib';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -87,6 +88,30 @@ function audit(table: ReturnType<typeof memoryTable>, events: ReturnType<typeof 
     wrongEvents,
     writer: table.partition(keys.listWriterPartition(CLIENT, list)).filter((i) => String(i.sk).startsWith('J#') || String(i.sk).startsWith('E#') || i.owner !== undefined).length,
   };
+}
+
+/** A transaction asked a moment ago to commit beside bulk writers of the list (its flight item's `wantAt`): the next hold lets them from its start. */
+function knockedJustNow(table: ReturnType<typeof memoryTable>) {
+  const key = keys.listWriterFlight(CLIENT, LIST);
+  table.items.set(`${key.pk}\u0000${key.sk}`, { ...key, wantAt: Date.now() });
+}
+
+/** The list's flight item as the table holds it. */
+const flight = (table: ReturnType<typeof memoryTable>) => table.items.get(`${keys.listWriterPartition(CLIENT, LIST)}\u0000${keys.listWriterFlight(CLIENT, LIST).sk}`);
+
+/** Stalls the bulk chunk whose journal entry is put second, right after that put, until `resume`; `reached` gives its first address. */
+function stallSecondChunk(table: ReturnType<typeof memoryTable>) {
+  let resume!: () => void;
+  const resumed = new Promise<void>((done) => (resume = done));
+  let reach!: (email: string) => void;
+  const reached = new Promise<string>((done) => (reach = done));
+  let entries = 0;
+  table.pauseAfter((command) => {
+    if (!(command instanceof PutCommand) || !String(command.input.Item?.sk).startsWith('J#') || ++entries !== 2) return undefined;
+    reach(gunzipSync(command.input.Item!.lines as Uint8Array).toString().split('\n')[0].split('\t')[0]);
+    return resumed;
+  });
+  return { reached, resume };
 }
 
 /** A bulk write of 300 lines killed at its 4th BatchWriteItem (every call fails from then on), its lease left behind. */
@@ -346,6 +371,7 @@ describe('the list writer against an in-memory table', () => {
       reached();
       return resumed;
     });
+    knockedJustNow(table);
     const bulk = applyLinesInBulk(CLIENT, LIST, linesOf(450), events.record, CHUNK);
     await inGap;
     // Beside the hold: an address outside the stalled chunk commits at once (the lease stays held).
@@ -374,11 +400,17 @@ describe('the list writer against an in-memory table', () => {
       fc.asyncProperty(
         fc.array(fc.record({ delay: fc.integer({ min: 0, max: 60 }), index: fc.integer({ min: 0, max: 449 }), subscribed: fc.boolean() }), { minLength: 10, maxLength: 40 }),
         fc.integer({ min: 1, max: 4 }),
-        async (writes, latency) => {
+        fc.boolean(),
+        async (writes, latency, askedBefore) => {
           const table = memoryTable();
           table.latency(latency);
           const events = recorder();
           const id = ++list;
+          // Asked a moment before (the hold lets transactions beside it from its start), or asked during the bulk writes.
+          if (askedBefore) {
+            const key = keys.listWriterFlight(CLIENT, id);
+            table.items.set(`${key.pk}\u0000${key.sk}`, { ...key, wantAt: Date.now() });
+          }
           const bulk = Promise.all([
             applyLinesInBulk(CLIENT, id, linesOf(450), events.record, CHUNK),
             applyLinesInBulk(CLIENT, id, linesOf(450).map((l) => ({ ...l, data: { data_plan: 'paid' } })), events.record, CHUNK),
@@ -396,7 +428,7 @@ describe('the list writer against an in-memory table', () => {
           expect(after.writer).toBe(0);
         },
       ),
-      { numRuns: 12, seed: 31 },
+      { numRuns: 16, seed: 31 },
     );
   });
 
@@ -439,6 +471,7 @@ describe('the list writer against an in-memory table', () => {
       reached();
       return resumed;
     });
+    knockedJustNow(table);
     const bulk = applyLinesInBulk(CLIENT, LIST, linesOf(300), events.record, CHUNK);
     bulk.catch(() => undefined);
     await inGap;
@@ -473,4 +506,58 @@ describe('the list writer against an in-memory table', () => {
     expect(updates).toBeGreaterThan(1);
     expect(audit(table, events)).toMatchObject({ counted: { subscribed: 300, unsubscribed: 0 }, wrongEvents: [], writer: 0 });
   }, 10_000);
+
+  it('a bulk write nobody asks to write beside claims nothing; a transaction that asks is let in at a later chunk start, with the chunks in flight claimed in the same update', async () => {
+    const table = memoryTable();
+    const events = recorder();
+    await applyLinesInBulk(CLIENT, LIST, linesOf(450, 'quiet-'), events.record, CHUNK);
+    // One update of the flight item per hold (taking it), none per chunk.
+    expect(table.calls.filter((c) => c === 'UpdateCommand').length).toBe(1);
+    table.latency(2);
+    const stall = stallSecondChunk(table);
+    // 40 chunks, 8 in flight: chunk starts go on while the stalled one holds its addresses, read but not written.
+    const bulk = applyLinesInBulk(CLIENT, LIST, linesOf(8_000), events.record, CHUNK);
+    const stalled = await stall.reached;
+    expect(flight(table)?.until).toBeUndefined();
+    let done = false;
+    const small = applyLines(CLIENT, LIST, [{ line: 1, email: stalled, subscribed: false }], { record: events.record, deadline: Date.now() + 10_000 }).finally(() => (done = true));
+    await vi.waitFor(() => expect(flight(table)?.until).toBeDefined());
+    // Let in beside the hold, but not on the stalled chunk's address: it waits for that chunk.
+    await new Promise((wait) => setTimeout(wait, 100));
+    expect(done).toBe(false);
+    stall.resume();
+    await expect(small).resolves.toMatchObject({ nb_unsubscribed: 1 });
+    await bulk;
+    const after = audit(table, events);
+    expect(after.counted).toEqual({ subscribed: 450 + 8_000 - 1, unsubscribed: 1 });
+    expect(after.counted).toEqual(after.recount);
+    expect(after.wrongEvents).toEqual([]);
+    expect(after.writer).toBe(0);
+  }, 20_000);
+
+  it('a writer killed before its fold, after a transaction let in mid-hold changed an address of a chunk that had ended before: the sweeper counts that chunk’s lines (the opening marked its entry landed)', async () => {
+    const table = memoryTable();
+    const events = recorder();
+    table.latency(2);
+    const stall = stallSecondChunk(table);
+    const bulk = applyLinesInBulk(CLIENT, LIST, linesOf(8_000), events.record, CHUNK);
+    bulk.catch(() => undefined);
+    await stall.reached;
+    // A chunk that ended while nobody had asked (its events are stored): its address, rewritten beside the hold.
+    await vi.waitFor(() => expect(events.subscribed().length).toBeGreaterThan(0));
+    const ended = events.subscribed()[0];
+    await applyLines(CLIENT, LIST, [{ line: 1, email: ended, subscribed: false }], { record: events.record, deadline: Date.now() + 10_000 });
+    table.failAt((name) => {
+      if (name === 'TransactWriteCommand' || name === 'BatchWriteCommand') throw Object.assign(new Error('killed'), { name: 'Killed' });
+    });
+    stall.resume();
+    await expect(bulk).rejects.toThrow();
+    table.failAt(undefined);
+    await later(leaseMs() + 1_000, () => sweepListWriters(events.record, Date.now()));
+    const after = audit(table, events);
+    expect(after.counted).toEqual(after.recount);
+    expect(after.counted.unsubscribed).toBe(1);
+    expect(after.wrongEvents).toEqual([]);
+    expect(after.writer).toBe(0);
+  }, 20_000);
 });
