@@ -114,6 +114,28 @@ function stallSecondChunk(table: ReturnType<typeof memoryTable>) {
   return { reached, resume };
 }
 
+/** Count = recount, one event per change, and nothing left in the writer partition (journal, outbox, lease). */
+function expectExact(audited: ReturnType<typeof audit>): void {
+  expect(audited.counted).toEqual(audited.recount);
+  expect(audited.wrongEvents).toEqual([]);
+  expect(audited.writer).toBe(0);
+}
+
+/**
+ * Kills the writer before its fold (its transactions and batch writes fail from now on), lets its stalled chunk
+ * go, then runs the sweeper past the lease: the list as audited then.
+ */
+async function killBeforeFoldAndSweep(table: ReturnType<typeof memoryTable>, events: ReturnType<typeof recorder>, stall: ReturnType<typeof stallSecondChunk>, bulk: Promise<unknown>) {
+  table.failAt((name) => {
+    if (name === 'TransactWriteCommand' || name === 'BatchWriteCommand') throw Object.assign(new Error('killed'), { name: 'Killed' });
+  });
+  stall.resume();
+  await expect(bulk).rejects.toThrow();
+  table.failAt(undefined);
+  await later(leaseMs() + 1_000, () => sweepListWriters(events.record, Date.now()));
+  return audit(table, events);
+}
+
 /** A bulk write of 300 lines killed at its 4th BatchWriteItem (every call fails from then on), its lease left behind. */
 async function killBulkWriter(table: ReturnType<typeof memoryTable>, events: ReturnType<typeof recorder>): Promise<void> {
   let batches = 0;
@@ -360,20 +382,11 @@ describe('the list writer against an in-memory table', () => {
   it('a transactional write commits beside a live bulk writer unless a chunk in flight writes its address; that one waits for the chunk only, then applies on top of it', async () => {
     const table = memoryTable();
     const events = recorder();
-    // The second chunk (a0200–a0399) stalls right after its journal entry, its addresses claimed, until `resume`.
-    let resume!: () => void;
-    const resumed = new Promise<void>((done) => (resume = done));
-    let reached!: () => void;
-    const inGap = new Promise<void>((done) => (reached = done));
-    let entries = 0;
-    table.pauseAfter((command) => {
-      if (!(command instanceof PutCommand) || !String(command.input.Item?.sk).startsWith('J#') || ++entries !== 2) return undefined;
-      reached();
-      return resumed;
-    });
+    // A chunk stalls right after its journal entry, its addresses claimed, until `resume`.
+    const stall = stallSecondChunk(table);
     knockedJustNow(table);
     const bulk = applyLinesInBulk(CLIENT, LIST, linesOf(450), events.record, CHUNK);
-    await inGap;
+    const stalled = await stall.reached;
     // Beside the hold: an address outside the stalled chunk commits at once (the lease stays held).
     const calls = table.calls.length;
     await applyLines(CLIENT, LIST, [{ line: 1, email: 'beside@x.co' }], { record: events.record, deadline: Date.now() + 5_000 });
@@ -381,17 +394,15 @@ describe('the list writer against an in-memory table', () => {
     expect(state(table).owner).toBe(true);
     // An address the stalled chunk is writing waits for it, then unsubscribes what the chunk subscribed.
     let done = false;
-    const small = applyLines(CLIENT, LIST, [{ line: 1, email: 'a0250@x.co', subscribed: false }], { record: events.record, deadline: Date.now() + 10_000 }).then((report) => ((done = true), report));
+    const small = applyLines(CLIENT, LIST, [{ line: 1, email: stalled, subscribed: false }], { record: events.record, deadline: Date.now() + 10_000 }).then((report) => ((done = true), report));
     await new Promise((wait) => setTimeout(wait, 100));
     expect(done).toBe(false);
-    resume();
+    stall.resume();
     await expect(small).resolves.toMatchObject({ nb_unsubscribed: 1 });
     await bulk;
     const after = audit(table, events);
     expect(after.counted).toEqual({ subscribed: 450, unsubscribed: 1 });
-    expect(after.counted).toEqual(after.recount);
-    expect(after.wrongEvents).toEqual([]);
-    expect(after.writer).toBe(0);
+    expectExact(after);
   });
 
   it('bulk writes and transactional writes of the same addresses at random moments: count = recount and one event per change, whatever the interleaving', async () => {
@@ -423,9 +434,7 @@ describe('the list writer against an in-memory table', () => {
           );
           await bulk;
           const after = audit(table, events, id);
-          expect(after.counted).toEqual(after.recount);
-          expect(after.wrongEvents).toEqual([]);
-          expect(after.writer).toBe(0);
+          expectExact(after);
         },
       ),
       { numRuns: 16, seed: 31 },
@@ -449,9 +458,7 @@ describe('the list writer against an in-memory table', () => {
     table.failAt(undefined);
     await later(leaseMs() + 1_000, () => sweepListWriters(events.record, Date.now()));
     const after = audit(table, events);
-    expect(after.counted).toEqual(after.recount);
-    expect(after.wrongEvents).toEqual([]);
-    expect(after.writer).toBe(0);
+    expectExact(after);
   });
 
   it('a writer killed before its fold, after a transactional write changed an address of a chunk that had landed: the sweeper counts that chunk’s lines all the same (the flight item lists its entry as landed)', async () => {
@@ -460,33 +467,15 @@ describe('the list writer against an in-memory table', () => {
     // was counted.
     const table = memoryTable();
     const events = recorder();
-    let resume!: () => void;
-    const resumed = new Promise<void>((done) => (resume = done));
-    let reached!: () => void;
-    const inGap = new Promise<void>((done) => (reached = done));
-    let entries = 0;
-    // The second chunk stalls after its journal entry: the first (a0000–a0199) has landed and taken its claims back.
-    table.pauseAfter((command) => {
-      if (!(command instanceof PutCommand) || !String(command.input.Item?.sk).startsWith('J#') || ++entries !== 2) return undefined;
-      reached();
-      return resumed;
-    });
+    // The second chunk stalls after its journal entry: the first (a0000–a0199) lands and takes its claims back.
+    const stall = stallSecondChunk(table);
     knockedJustNow(table);
     const bulk = applyLinesInBulk(CLIENT, LIST, linesOf(300), events.record, CHUNK);
     bulk.catch(() => undefined);
-    await inGap;
-    const flight = () => table.items.get(`${keys.listWriterPartition(CLIENT, LIST)}\u0000${keys.listWriterFlight(CLIENT, LIST).sk}`);
-    await vi.waitFor(() => expect((flight()?.landed as Set<string> | undefined)?.size).toBe(1));
+    await stall.reached;
+    await vi.waitFor(() => expect((flight(table)?.landed as Set<string> | undefined)?.size).toBe(1));
     await applyLines(CLIENT, LIST, [{ line: 1, email: 'a0010@x.co', subscribed: false }], { record: events.record, deadline: Date.now() + 5_000 });
-    // Killed now: the release (and its fold) never happens.
-    table.failAt((name) => {
-      if (name === 'TransactWriteCommand' || name === 'BatchWriteCommand') throw Object.assign(new Error('killed'), { name: 'Killed' });
-    });
-    resume();
-    await expect(bulk).rejects.toThrow();
-    table.failAt(undefined);
-    await later(leaseMs() + 1_000, () => sweepListWriters(events.record, Date.now()));
-    const after = audit(table, events);
+    const after = await killBeforeFoldAndSweep(table, events, stall, bulk);
     expect(after.counted).toEqual(after.recount);
     expect(after.counted.unsubscribed).toBe(1);
     expect(after.wrongEvents).toEqual([]);
@@ -530,9 +519,7 @@ describe('the list writer against an in-memory table', () => {
     await bulk;
     const after = audit(table, events);
     expect(after.counted).toEqual({ subscribed: 450 + 8_000 - 1, unsubscribed: 1 });
-    expect(after.counted).toEqual(after.recount);
-    expect(after.wrongEvents).toEqual([]);
-    expect(after.writer).toBe(0);
+    expectExact(after);
   }, 20_000);
 
   it('a writer killed before its fold, after a transaction let in mid-hold changed an address of a chunk that had ended before: the sweeper counts that chunk’s lines (the opening marked its entry landed)', async () => {
@@ -547,14 +534,7 @@ describe('the list writer against an in-memory table', () => {
     await vi.waitFor(() => expect(events.subscribed().length).toBeGreaterThan(0));
     const ended = events.subscribed()[0];
     await applyLines(CLIENT, LIST, [{ line: 1, email: ended, subscribed: false }], { record: events.record, deadline: Date.now() + 10_000 });
-    table.failAt((name) => {
-      if (name === 'TransactWriteCommand' || name === 'BatchWriteCommand') throw Object.assign(new Error('killed'), { name: 'Killed' });
-    });
-    stall.resume();
-    await expect(bulk).rejects.toThrow();
-    table.failAt(undefined);
-    await later(leaseMs() + 1_000, () => sweepListWriters(events.record, Date.now()));
-    const after = audit(table, events);
+    const after = await killBeforeFoldAndSweep(table, events, stall, bulk);
     expect(after.counted).toEqual(after.recount);
     expect(after.counted.unsubscribed).toBe(1);
     expect(after.wrongEvents).toEqual([]);
