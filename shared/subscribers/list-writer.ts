@@ -14,11 +14,14 @@
  *   `J#<writeId>` (one PutItem), the items with BatchWriteItem stamped with
  *   the writeId, then the chunk's events are stored. At release the entries
  *   are folded into the counters and the day shards (one transaction per 98 entries and their days).
- * - Claims: a bulk chunk adds its addresses (hashed) to the flight item before
- *   it reads them, and takes them out once its items and journal entry are
- *   done (the entry marked `landed`); a transaction commits beside the bulk
- *   writer unless one of its addresses is claimed, and waits for that chunk
- *   only. The bulk writer never stops for small writes.
+ * - Claims: once a transaction asked to commit beside the bulk writer (the
+ *   flight item's `wantAt`, read every 100 ms), the hold opens the flight
+ *   item to transactions and claims the chunks in flight; from then on a bulk
+ *   chunk adds its addresses (hashed) to the flight item before it reads them,
+ *   and takes them out once its items landed (the entry marked `landed`); a
+ *   transaction commits beside the bulk writer unless one of its addresses is
+ *   claimed, and waits for that chunk only. The bulk writer never stops for
+ *   small writes.
  * - Short holds: a bulk write holds the lease for at most HOLD_MS of chunk
  *   starts, then folds its journal, releases and takes the lease again (other
  *   bulk writers of the list get their turn).
@@ -185,8 +188,8 @@ function leaseFreeCheck(clientId: string, listId: number) {
 /* ------------------------------------------------------------------ flight */
 
 /**
- * The flight item (keys.listWriterFlight): while a bulk writer holds the list, `holder` is its owner, `until` its
- * lease's end and `gen` its generation (shard 0's `g`); `f` holds the tags of the addresses its chunks are writing
+ * The flight item (keys.listWriterFlight): while a bulk writer holds the list, `holder` is its owner and `gen` its
+ * generation (shard 0's `g`); `until` (its lease's end) is set once it lets transactions commit beside it; `f` holds the tags of the addresses its chunks are writing
  * now (claimed before their read, taken back once their items landed), `landed` the writeIds of the journal
  * entries whose items all landed (marked as their claims are taken back: their settle counts every line, even
  * where a later write replaced the stamped item); `b` counts the transactions that committed beside a bulk
@@ -212,7 +215,7 @@ const flightTag = (email: string) => createHash('sha256').update(email).digest('
 
 /**
  * The item of a transaction that commits beside a bulk writer: counts itself on the flight item (`b`), conditioned
- * on a live holder whose chunks in flight claim none of `tags`.
+ * on a live holder that lets transactions in (`until`) and whose chunks in flight claim none of `tags`.
  */
 function besideCheck(clientId: string, listId: number, tags: string[]) {
   const values: Record<string, unknown> = { ':one': 1, ':now': Date.now() };
@@ -236,7 +239,7 @@ function besideCheck(clientId: string, listId: number, tags: string[]) {
  * Conditioned on an older generation, so a writer that stalled in acquire cannot take it over a newer holder.
  * Returns `b` as it is now.
  */
-async function openFlight(hold: Hold, generation: number, beside: boolean): Promise<number> {
+async function takeFlight(hold: Hold, generation: number, beside: boolean): Promise<number> {
   for (let attempt = 0; ; attempt++) {
     try {
       const out = await ddb.send(
@@ -251,7 +254,7 @@ async function openFlight(hold: Hold, generation: number, beside: boolean): Prom
         }),
       );
       hold.generation = generation;
-      hold.flightOpen = true;
+      hold.flightTaken = true;
       hold.open = beside;
       return Number((out.Attributes as FlightItem | undefined)?.b ?? 0);
     } catch (err) {
@@ -275,12 +278,13 @@ const knocked = (flight: FlightItem | undefined) => Date.now() - Number(flight?.
  * while it opens waits for it (to know whether its addresses were claimed).
  */
 async function heedKnocks(hold: Hold): Promise<void> {
-  if (hold.open) return clearInterval(hold.knockTimer);
+  // A poisoned hold is never opened: a chunk of it may have landed items that only their stamps account for.
+  if (hold.open || hold.poisoned) return clearInterval(hold.knockTimer);
   if (hold.opening) return hold.opening;
   if (Date.now() - hold.knockCheckedAt < KNOCK_POLL_MS) return;
   hold.knockCheckedAt = Date.now();
   const flight = await readFlight(hold.clientId, hold.listId);
-  if (hold.open || hold.opening) return hold.opening;
+  if (hold.open || hold.opening || hold.poisoned) return hold.opening;
   if (knocked(flight)) await openBeside(hold);
 }
 
@@ -288,8 +292,9 @@ async function heedKnocks(hold: Hold): Promise<void> {
  * Lets transactions commit beside the hold from now on (the flight item's `until`), in one update with the
  * claims of every chunk in flight under it and the landed marks of every entry it already wrote: from the moment
  * a transaction can commit beside the hold, no address a chunk is writing is free, and no entry whose items a
- * transaction may now rewrite needs its stamps to be settled. A failure leaves the hold closed (safe: nothing
- * commits beside it).
+ * transaction may now rewrite needs its stamps to be settled. Conflicts are retried; after another failure the
+ * update may or may not have been applied, so the hold counts as open all the same (its chunks claim from then on:
+ * safe either way; at worst transactions wait for the release).
  */
 function openBeside(hold: Hold): Promise<void> {
   hold.opening ??= (async () => {
@@ -297,23 +302,32 @@ function openBeside(hold: Hold): Promise<void> {
     const tags = chunks.flatMap((chunk) => chunk.tags);
     const landed = hold.journals.map((entry) => entry.writeId);
     for (const chunk of chunks) chunk.claimed = true;
-    try {
-      await ddb.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.listWriterFlight(hold.clientId, hold.listId),
-          UpdateExpression: ['SET #u = :u', ...(tags.length > 0 || landed.length > 0 ? [`ADD ${[...(tags.length > 0 ? ['#f :tags'] : []), ...(landed.length > 0 ? ['#l :landed'] : [])].join(', ')}`] : [])].join(' '),
-          ConditionExpression: '#h = :o',
-          ExpressionAttributeNames: { '#u': 'until', '#h': 'holder', ...(tags.length > 0 ? { '#f': 'f' } : {}), ...(landed.length > 0 ? { '#l': 'landed' } : {}) },
-          ExpressionAttributeValues: { ':u': hold.expiresAt, ':o': hold.owner, ...(tags.length > 0 ? { ':tags': new Set(tags) } : {}), ...(landed.length > 0 ? { ':landed': new Set(landed) } : {}) },
-        }),
-      );
-      hold.open = true;
-    } catch (err) {
-      for (const chunk of chunks) chunk.claimed = false;
-      hold.opening = undefined;
-      logger.warn('flight item not opened', { clientId: hold.clientId, listId: hold.listId, error: err as Error });
+    const adds = [...(tags.length > 0 ? ['#f :tags'] : []), ...(landed.length > 0 ? ['#l :landed'] : [])];
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await ddb.send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: keys.listWriterFlight(hold.clientId, hold.listId),
+            UpdateExpression: adds.length > 0 ? `SET #u = :u ADD ${adds.join(', ')}` : 'SET #u = :u',
+            ConditionExpression: '#h = :o',
+            ExpressionAttributeNames: { '#u': 'until', '#h': 'holder', ...(tags.length > 0 ? { '#f': 'f' } : {}), ...(landed.length > 0 ? { '#l': 'landed' } : {}) },
+            ExpressionAttributeValues: { ':u': hold.expiresAt, ':o': hold.owner, ...(tags.length > 0 ? { ':tags': new Set(tags) } : {}), ...(landed.length > 0 ? { ':landed': new Set(landed) } : {}) },
+          }),
+        );
+        break;
+      } catch (err) {
+        if (isTransactionConflict(err) && attempt < MAX_CONFLICT_RETRIES) {
+          await sleep(backoffMs(attempt));
+          continue;
+        }
+        // Not this holder's item any more (its lease was taken over): nothing commits beside it; else, maybe applied.
+        logger.warn('flight item not opened', { clientId: hold.clientId, listId: hold.listId, error: err as Error });
+        break;
+      }
     }
+    hold.open = true;
+    clearInterval(hold.knockTimer);
   })();
   return hold.opening;
 }
@@ -433,8 +447,8 @@ class Hold {
   beside = 0;
   /** Shard 0's `g` once this hold took the lease (the flight item's `gen`). */
   generation = 0;
-  /** Set once this hold took the flight item (its release then clears it). */
-  flightOpen = false;
+  /** Set once this hold took the flight item (its release then clears holder, claims and landed marks). */
+  flightTaken = false;
   /** Whether transactions may commit beside this hold (the flight item's `until`): then every chunk claims its addresses. */
   open = false;
   /** While the flight item is being opened to them (openBeside): chunks wait for it. */
@@ -567,7 +581,7 @@ async function acquire(clientId: string, listId: number, deadline: number, recor
     const dead = partition.filter((i) => i.sk.startsWith(keys.listWriterJournalPrefix())) as unknown as JournalItem[];
     // A dead writer's claims stand until its journal is settled (its stamps are how the settle knows what landed).
     await settleJournal(hold, dead, flight?.landed);
-    hold.beside = await openFlight(hold, Number(shards.find((shard) => shard.sk === keys.listWriterShard(clientId, listId, 0).sk)?.g ?? 0), knocked(flight));
+    hold.beside = await takeFlight(hold, Number(shards.find((shard) => shard.sk === keys.listWriterShard(clientId, listId, 0).sk)?.g ?? 0), knocked(flight));
     hold.seen = { writes: shards.reduce((sum, shard) => sum + Number(shard.w ?? 0), 0) + hold.beside, generation: hold.generation };
     hold.filter = await filterForHold(container.known, clientId, listId, hold.seen, async () => {
       const key = holdKey(clientId, listId);
@@ -809,7 +823,7 @@ function releaseUpdates(hold: Hold) {
         ExpressionAttributeValues: { ':o': hold.owner },
       },
     })),
-    ...(hold.flightOpen
+    ...(hold.flightTaken
       ? [
           {
             Update: {
@@ -1146,7 +1160,7 @@ class ChunkFailure extends Error {
 async function writeChunk(hold: Hold, lines: SubscriberLine[], record: RecordEvents) {
   const { clientId, listId } = hold;
   hold.checkTime();
-  await heedKnocks(hold);
+  await heedKnocks(hold).catch(() => undefined); // a failed read: the hold stays as it was
   // Claimed now when transactions may commit beside the hold, else by openBeside if one asks while it is in flight.
   const chunk = { tags: lines.map((l) => flightTag(l.email)), claimed: hold.open };
   const { tags } = chunk;

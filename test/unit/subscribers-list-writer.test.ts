@@ -27,11 +27,14 @@ afterEach(() => vi.restoreAllMocks());
 function recorder() {
   const stored = new Map<string, EventRecord[]>();
   let failing = false;
+  let refused = 0;
   return {
     stored,
     fail: (on: boolean) => (failing = on),
+    /** How many stores were refused while failing. */
+    refused: () => refused,
     record: (_clientId: string, events: EventRecord[], name: string) => {
-      if (failing) return Promise.reject(new Error('S3 down'));
+      if (failing) return (refused++, Promise.reject(new Error('S3 down')));
       stored.set(name, events);
       return Promise.resolve();
     },
@@ -540,4 +543,30 @@ describe('the list writer against an in-memory table', () => {
     expect(after.wrongEvents).toEqual([]);
     expect(after.writer).toBe(0);
   }, 20_000);
+
+  it('a hold poisoned by a chunk whose events could not be stored never lets transactions beside it, though one asks: that chunk’s items keep their stamps for the settle', async () => {
+    // Regression (review of the opening on request): the opening claimed only the chunks in flight, and the poisoned
+    // chunk had left them with its entry unsettled and unmarked; a transaction beside the hold could then rewrite
+    // its item and the takeover's settle, reading the stamps, would lose that line.
+    const table = memoryTable();
+    const events = recorder();
+    const stall = stallSecondChunk(table);
+    events.fail(true);
+    const bulk = applyLinesInBulk(CLIENT, LIST, linesOf(300), events.record, CHUNK);
+    bulk.catch(() => undefined);
+    await stall.reached;
+    // The first chunk's items landed, its events were refused four times (the first try and three retries): poisoned.
+    await vi.waitFor(() => expect(events.refused()).toBeGreaterThanOrEqual(4), { timeout: 5_000 });
+    await new Promise((wait) => setTimeout(wait, 20));
+    await expect(applyLines(CLIENT, LIST, [{ line: 1, email: 'a0010@x.co', subscribed: false }], { record: events.record, deadline: Date.now() + 1_000 })).rejects.toBeInstanceOf(ListBusyError);
+    expect(flight(table)?.wantAt).toBeDefined();
+    expect(flight(table)?.until).toBeUndefined();
+    events.fail(false);
+    stall.resume();
+    await expect(bulk).rejects.toThrow();
+    await later(leaseMs() + 1_000, () => sweepListWriters(events.record, Date.now()));
+    const after = audit(table, events);
+    expectExact(after);
+    expect(after.counted).toEqual({ subscribed: 300, unsubscribed: 0 });
+  });
 });
