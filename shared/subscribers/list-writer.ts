@@ -40,7 +40,7 @@
  */
 import { randomUUID, createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import {
   backoffMs,
   batchGet,
@@ -233,6 +233,22 @@ function besideCheck(clientId: string, listId: number, tags: string[]) {
 }
 
 /**
+ * One update of the list's flight item, tried again on a transaction conflict (a transaction beside the hold on
+ * the same item) up to MAX_CONFLICT_RETRIES times; any other error, a refused condition included, is thrown.
+ */
+async function updateFlight(clientId: string, listId: number, update: Omit<UpdateCommandInput, 'TableName' | 'Key'>): Promise<Record<string, unknown> | undefined> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const out = await ddb.send(new UpdateCommand({ TableName: tableName(), Key: keys.listWriterFlight(clientId, listId), ...update }));
+      return out.Attributes;
+    } catch (err) {
+      if (!isTransactionConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
+      await sleep(backoffMs(attempt));
+    }
+  }
+}
+
+/**
  * Takes the flight item for a hold (after a dead writer's journal was settled: its claims stood until then):
  * this holder and generation, no claims, and `until` (transactions may commit beside the hold) only when a
  * transaction asked for it in the last KNOCK_MEMORY_MS; else it is opened when one asks (openBeside).
@@ -240,30 +256,23 @@ function besideCheck(clientId: string, listId: number, tags: string[]) {
  * Returns `b` as it is now.
  */
 async function takeFlight(hold: Hold, generation: number, beside: boolean): Promise<number> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const out = await ddb.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.listWriterFlight(hold.clientId, hold.listId),
-          UpdateExpression: beside ? 'SET #h = :o, #u = :u, #g = :g ADD #b :zero REMOVE #f, #l' : 'SET #h = :o, #g = :g ADD #b :zero REMOVE #f, #l, #u',
-          ConditionExpression: 'attribute_not_exists(#g) OR #g < :g',
-          ExpressionAttributeNames: { '#h': 'holder', '#u': 'until', '#g': 'gen', '#f': 'f', '#l': 'landed', '#b': 'b' },
-          ExpressionAttributeValues: { ':o': hold.owner, ':g': generation, ':zero': 0, ...(beside ? { ':u': hold.expiresAt } : {}) },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      hold.generation = generation;
-      hold.flightTaken = true;
-      hold.open = beside;
-      return Number((out.Attributes as FlightItem | undefined)?.b ?? 0);
-    } catch (err) {
-      if (isConditionFailure(err)) throw new ListLeaseLostError('another writer took the list over');
-      // Beside a transaction on the item (a small write beside the last holder): try again.
-      if (!isTransactionConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
-      await sleep(backoffMs(attempt));
-    }
+  let taken: FlightItem | undefined;
+  try {
+    taken = await updateFlight(hold.clientId, hold.listId, {
+      UpdateExpression: beside ? 'SET #h = :o, #u = :u, #g = :g ADD #b :zero REMOVE #f, #l' : 'SET #h = :o, #g = :g ADD #b :zero REMOVE #f, #l, #u',
+      ConditionExpression: 'attribute_not_exists(#g) OR #g < :g',
+      ExpressionAttributeNames: { '#h': 'holder', '#u': 'until', '#g': 'gen', '#f': 'f', '#l': 'landed', '#b': 'b' },
+      ExpressionAttributeValues: { ':o': hold.owner, ':g': generation, ':zero': 0, ...(beside ? { ':u': hold.expiresAt } : {}) },
+      ReturnValues: 'ALL_NEW',
+    });
+  } catch (err) {
+    if (isConditionFailure(err)) throw new ListLeaseLostError('another writer took the list over');
+    throw err;
   }
+  hold.generation = generation;
+  hold.flightTaken = true;
+  hold.open = beside;
+  return Number(taken?.b ?? 0);
 }
 
 /** How often a hold that lets no transaction beside it reads the flight item for a knock (at a chunk's start). */
@@ -303,28 +312,16 @@ function openBeside(hold: Hold): Promise<void> {
     const landed = hold.journals.map((entry) => entry.writeId);
     for (const chunk of chunks) chunk.claimed = true;
     const adds = [...(tags.length > 0 ? ['#f :tags'] : []), ...(landed.length > 0 ? ['#l :landed'] : [])];
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await ddb.send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: keys.listWriterFlight(hold.clientId, hold.listId),
-            UpdateExpression: adds.length > 0 ? `SET #u = :u ADD ${adds.join(', ')}` : 'SET #u = :u',
-            ConditionExpression: '#h = :o',
-            ExpressionAttributeNames: { '#u': 'until', '#h': 'holder', ...(tags.length > 0 ? { '#f': 'f' } : {}), ...(landed.length > 0 ? { '#l': 'landed' } : {}) },
-            ExpressionAttributeValues: { ':u': hold.expiresAt, ':o': hold.owner, ...(tags.length > 0 ? { ':tags': new Set(tags) } : {}), ...(landed.length > 0 ? { ':landed': new Set(landed) } : {}) },
-          }),
-        );
-        break;
-      } catch (err) {
-        if (isTransactionConflict(err) && attempt < MAX_CONFLICT_RETRIES) {
-          await sleep(backoffMs(attempt));
-          continue;
-        }
-        // Not this holder's item any more (its lease was taken over): nothing commits beside it; else, maybe applied.
-        logger.warn('flight item not opened', { clientId: hold.clientId, listId: hold.listId, error: err as Error });
-        break;
-      }
+    try {
+      await updateFlight(hold.clientId, hold.listId, {
+        UpdateExpression: adds.length > 0 ? `SET #u = :u ADD ${adds.join(', ')}` : 'SET #u = :u',
+        ConditionExpression: '#h = :o',
+        ExpressionAttributeNames: { '#u': 'until', '#h': 'holder', ...(tags.length > 0 ? { '#f': 'f' } : {}), ...(landed.length > 0 ? { '#l': 'landed' } : {}) },
+        ExpressionAttributeValues: { ':u': hold.expiresAt, ':o': hold.owner, ...(tags.length > 0 ? { ':tags': new Set(tags) } : {}), ...(landed.length > 0 ? { ':landed': new Set(landed) } : {}) },
+      });
+    } catch (err) {
+      // Not this holder's item any more (its lease was taken over): nothing commits beside it; else, maybe applied.
+      logger.warn('flight item not opened', { clientId: hold.clientId, listId: hold.listId, error: err as Error });
     }
     hold.open = true;
     clearInterval(hold.knockTimer);
@@ -353,25 +350,17 @@ async function knock(clientId: string, listId: number): Promise<void> {
  * that did may have added an address the filter rules out, so the filter is dropped and the chunk reads.
  */
 async function claim(hold: Hold, tags: string[]): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
+  for (;;) {
     const checkBeside = hold.filter !== undefined;
     try {
-      await ddb.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.listWriterFlight(hold.clientId, hold.listId),
-          UpdateExpression: 'ADD #f :tags',
-          ConditionExpression: checkBeside ? '#h = :o AND #b = :b' : '#h = :o',
-          ExpressionAttributeNames: checkBeside ? { '#f': 'f', '#h': 'holder', '#b': 'b' } : { '#f': 'f', '#h': 'holder' },
-          ExpressionAttributeValues: { ':tags': new Set(tags), ':o': hold.owner, ...(checkBeside ? { ':b': hold.beside } : {}) },
-        }),
-      );
+      await updateFlight(hold.clientId, hold.listId, {
+        UpdateExpression: 'ADD #f :tags',
+        ConditionExpression: checkBeside ? '#h = :o AND #b = :b' : '#h = :o',
+        ExpressionAttributeNames: checkBeside ? { '#f': 'f', '#h': 'holder', '#b': 'b' } : { '#f': 'f', '#h': 'holder' },
+        ExpressionAttributeValues: { ':tags': new Set(tags), ':o': hold.owner, ...(checkBeside ? { ':b': hold.beside } : {}) },
+      });
       return;
     } catch (err) {
-      if (isTransactionConflict(err) && attempt < MAX_CONFLICT_RETRIES) {
-        await sleep(backoffMs(attempt));
-        continue;
-      }
       if (!isConditionFailure(err)) throw err;
       const flight = await readFlight(hold.clientId, hold.listId);
       if (!checkBeside || flight?.holder !== hold.owner) throw new ListLeaseLostError('another writer took the list over');
@@ -385,27 +374,17 @@ async function claim(hold: Hold, tags: string[]): Promise<void> {
  * update. False when it could not: the claims then stay until the release, which folds the entry first.
  */
 async function unclaim(hold: Hold, tags: string[], writeId: string | undefined): Promise<boolean> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await ddb.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.listWriterFlight(hold.clientId, hold.listId),
-          UpdateExpression: writeId ? 'DELETE #f :tags ADD #l :w' : 'DELETE #f :tags',
-          ConditionExpression: '#h = :o',
-          ExpressionAttributeNames: { '#f': 'f', '#h': 'holder', ...(writeId ? { '#l': 'landed' } : {}) },
-          ExpressionAttributeValues: { ':tags': new Set(tags), ':o': hold.owner, ...(writeId ? { ':w': new Set([writeId]) } : {}) },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (isTransactionConflict(err) && attempt < MAX_CONFLICT_RETRIES) {
-        await sleep(backoffMs(attempt));
-        continue;
-      }
-      if (!isConditionFailure(err)) logger.warn('flight claims not taken back', { clientId: hold.clientId, listId: hold.listId, error: err as Error });
-      return false;
-    }
+  try {
+    await updateFlight(hold.clientId, hold.listId, {
+      UpdateExpression: writeId ? 'DELETE #f :tags ADD #l :w' : 'DELETE #f :tags',
+      ConditionExpression: '#h = :o',
+      ExpressionAttributeNames: { '#f': 'f', '#h': 'holder', ...(writeId ? { '#l': 'landed' } : {}) },
+      ExpressionAttributeValues: { ':tags': new Set(tags), ':o': hold.owner, ...(writeId ? { ':w': new Set([writeId]) } : {}) },
+    });
+    return true;
+  } catch (err) {
+    if (!isConditionFailure(err)) logger.warn('flight claims not taken back', { clientId: hold.clientId, listId: hold.listId, error: err as Error });
+    return false;
   }
 }
 
