@@ -7,8 +7,8 @@
  * while small writes (single-subscriber POSTs, opt-in confirmations,
  * unsubscribes, users/delete; bench/small-writes.ts) go to that list through
  * the local gateway; and, as a control, into another such list while the
- * same small writes go to a third list (the same load on the machine, no
- * give-way of the lease); and the raw BatchWriteItem of the rows into a list
+ * same small writes go to a third list (the same load on the machine,
+ * nothing shared with the import); and the raw BatchWriteItem of the rows into a list
  * of 2,000 members while the same small writes go to it (what the stream
  * costs plain writes on this machine). BENCH_RUNS runs (default 3), after a
  * run 0 that warms DynamoDB Local and the handlers up and is not counted;
