@@ -13,7 +13,12 @@
  * costs plain writes on this machine). BENCH_RUNS runs (default 3), after a
  * run 0 that warms DynamoDB Local and the handlers up and is not counted;
  * every other run takes its phases in the reverse order; medians of the
- * ratios and of the small writes' p50/p99. Exits non-zero when the median
+ * ratios and of the small writes' p50/p99. Each phase also reports its
+ * machine CPU over its timed part (DynamoDB Local's JVM, the import's
+ * process, this process: the gateway's handlers, s3rver, the raw writes;
+ * bench/local-stack.ts cpuSpan): on this 2-core machine a phase's time
+ * follows the CPU all of them need, so the split says where a difference
+ * goes (2026-11-27, docs/benchmarks.md). Exits non-zero when the median
  * ratio of the import with small writes to the raw beside the same small
  * writes is above 1.5, a small write is not 200 or its kind's p99 is
  * above 3 s, or a count is not its recount (issue 31). The import runs in a
@@ -28,7 +33,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { startBenchStack } from './local-stack.js';
+import { cpuSpan, startBenchStack } from './local-stack.js';
 import { checkRawItem, clientWithMembers, describeSmall, importRawItems, type ImportChildResult, importWithSmallWrites, median, overall, rawBesideSmallWrites, runImportChild, smallFailures } from './small-writes.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -73,6 +78,7 @@ async function child(clientId: string, listId: number, url: string, lines: numbe
   calls.enable(metered);
   const rss = rssSampler();
   const startRss = MiB(process.memoryUsage().rss);
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const file = await importFromUrl(clientId, { email_list_id: listId, url });
   const t1 = performance.now();
@@ -86,10 +92,11 @@ async function child(clientId: string, listId: number, url: string, lines: numbe
   console.log(JSON.stringify({ workerStarted: file.id }));
   const outcome = await runImport(clientId, file.id).finally(() => clearInterval(ticker));
   const t2 = performance.now();
+  const used = process.cpuUsage(cpu0);
   const workerPeakRss = rss.peak();
   const final = await getImportedFile(clientId, file.id);
   if (outcome !== 'done') throw new Error(`import ended ${outcome}: ${JSON.stringify(final)}`);
-  const result: ImportChildResult = { fileId: file.id, size: file.size, uploadMs: t1 - t0, workerMs: t2 - t1, startRss, uploadPeakRss, workerPeakRss, linesRead: final.progress.lines_read, calls: calls.report(lines) };
+  const result: ImportChildResult = { fileId: file.id, size: file.size, uploadMs: t1 - t0, workerMs: t2 - t1, startRss, uploadPeakRss, workerPeakRss, linesRead: final.progress.lines_read, calls: calls.report(lines), cpuMs: (used.user + used.system) / 1000 };
   console.log(JSON.stringify(result));
 }
 
@@ -127,12 +134,22 @@ async function main() {
     const { readSubscribers } = await import('../shared/subscribers/store.js');
     const { recountList } = await import('./recount.js');
 
+    // The CPU time of DynamoDB Local's JVM and of this process (the gateway's handlers, s3rver, the small writes'
+    // client, and the raw writes) over a phase's timed part; the import process counts its own (ImportChildResult).
+    const span = () => cpuSpan(stack.dynamoPid);
+    type Cpu = ReturnType<ReturnType<typeof span>>;
+    /** A phase's machine CPU: DynamoDB Local, the import's process (none for the raw writes) and this process, in s. */
+    const machine = (cpu: Cpu, importCpuMs = 0) => ({ dynamo: (cpu.dynamo ?? Number.NaN) / 1000, importer: importCpuMs / 1000, self: cpu.self / 1000, all: ((cpu.dynamo ?? Number.NaN) + importCpuMs + cpu.self) / 1000 });
+    const describeCpu = (m: ReturnType<typeof machine>) => `${m.all.toFixed(1)} s (DynamoDB Local ${m.dynamo.toFixed(1)}${m.importer > 0 ? `, import process ${m.importer.toFixed(1)}` : ''}, bench process ${m.self.toFixed(1)})`;
+
     async function importRun(lines: number, metered = false) {
       const { client } = await createClient(`bench-${lines}-${Date.now()}`);
+      const took = span();
       const run = await runImportChild([client.id, String(client.defaultListId), fileUrl(lines), String(lines), String(metered)]);
+      const cpu = machine(took(), run.cpuMs);
       const count = await countSubscribers(client.id, client.defaultListId);
       if (run.linesRead !== lines || count.subscribed !== lines) throw new Error(`benchmark result is wrong: ${JSON.stringify(run)} ${JSON.stringify(count)}`);
-      return { ...run, clientId: client.id, listId: client.defaultListId, totalMs: run.uploadMs + run.workerMs };
+      return { ...run, clientId: client.id, listId: client.defaultListId, totalMs: run.uploadMs + run.workerMs, cpu };
     }
 
     const rate = (n: number, ms: number) => Math.round(n / (ms / 1000));
@@ -155,11 +172,13 @@ async function main() {
     let rawList = 900;
     const timedRaw = async () => {
       const items = await rawItems(rawList++);
+      const took = span();
       const r0 = performance.now();
       await batchWrite(items);
-      return performance.now() - r0;
+      return { ms: performance.now() - r0, cpu: machine(took()) };
     };
-    const runs: Array<{ rawMs: number; rawBefore: number; rawAfter: number; rawBusyMs: number; alone: Awaited<ReturnType<typeof importRun>>; busyMs: number; busy: ImportChildResult; controlMs: number; small: ReturnType<typeof overall> }> = [];
+    type MachineCpu = ReturnType<typeof machine>;
+    const runs: Array<{ rawMs: number; rawBefore: number; rawAfter: number; rawBusyMs: number; alone: Awaited<ReturnType<typeof importRun>>; busyMs: number; busy: ImportChildResult; controlMs: number; small: ReturnType<typeof overall>; rawCpu: MachineCpu; busyCpu: MachineCpu; rawBusyCpu: MachineCpu }> = [];
     let rawBefore = await timedRaw();
     // Run 0 warms up, and is not counted: DynamoDB Local's JVM and the gateway's handlers compile the small writes'
     // paths (transactions, conditional updates, reads) only once they run, and the first imports beside them ran far
@@ -173,8 +192,10 @@ async function main() {
       // with small writes and the raw beside them) always runs on the warmer or the more loaded DynamoDB Local.
       const busyPhase = async () => {
         const target = await clientWithMembers(stack.url, `imports-${r}`, MEMBERS);
+        const took = span();
         const { run, small } = await importWithSmallWrites(stack.url, target, target.listId, MEMBERS, `imports${r}`, [target.id, String(target.listId), fileUrl(N), String(N), 'false']);
-        return { run, small, count: await countSubscribers(target.id, target.listId), truth: await recountList(target.id, target.listId) };
+        const cpu = machine(took(), run.cpuMs);
+        return { run, small, cpu, count: await countSubscribers(target.id, target.listId), truth: await recountList(target.id, target.listId) };
       };
       // The control: the same import and the same stream of small writes, but to another list (the same load on this
       // machine, nothing shared with the import): what the small writes cost the import through the shared CPU alone.
@@ -186,27 +207,31 @@ async function main() {
       // The raw baseline beside the same stream of small writes to its list (a list of MEMBERS members, the raw items
       // written into its partition while the small writes go to it): what the stream costs plain writes on this
       // machine. The import with small writes against it is what the write path itself costs under that traffic.
-      const rawPhase = () => rawBesideSmallWrites(stack.url, `rawbusy${r}`, MEMBERS, (clientId, listId) => importRawItems(clientId, listId, warm.fileId, HEADER, rows()));
+      const rawPhase = () => rawBesideSmallWrites(stack.url, `rawbusy${r}`, MEMBERS, (clientId, listId) => importRawItems(clientId, listId, warm.fileId, HEADER, rows()), span);
       let busyOut!: Awaited<ReturnType<typeof busyPhase>>;
       let controlMs = 0;
       let rawBeside!: Awaited<ReturnType<typeof rawPhase>>;
       const phases = [async () => (busyOut = await busyPhase()), async () => (controlMs = await controlPhase()), async () => (rawBeside = await rawPhase())];
       for (const phase of r % 2 === 0 ? phases.reverse() : phases) await phase();
-      const { run: busy, small, count, truth } = busyOut;
+      const { run: busy, small, count, truth, cpu: busyCpu } = busyOut;
       const rawBusyMs = rawBeside.ms;
+      const rawBusyCpu = machine(rawBeside.cpu!);
       const rawSmall = overall(rawBeside.small);
       failures.push(...smallFailures(`${label}, raw beside the small writes`, rawBeside.small));
       const rawAfter = await timedRaw();
-      const rawMs = Math.min(rawBefore, rawAfter);
+      const fasterRaw = rawBefore.ms <= rawAfter.ms ? rawBefore : rawAfter;
+      const rawMs = fasterRaw.ms;
       const busyMs = busy.uploadMs + busy.workerMs;
-      if (r > 0) runs.push({ rawMs, rawBefore, rawAfter, rawBusyMs, alone, busyMs, busy, controlMs, small: overall(small) });
-      console.log(`  ${label}${r % 2 === 0 ? ' (raw beside the small writes, control, then the import with them)' : ''}: raw ${rawMs.toFixed(0)} ms (before ${rawBefore.toFixed(0)}, after ${rawAfter.toFixed(0)}; the faster counts)`);
+      if (r > 0) runs.push({ rawMs, rawBefore: rawBefore.ms, rawAfter: rawAfter.ms, rawBusyMs, alone, busyMs, busy, controlMs, small: overall(small), rawCpu: fasterRaw.cpu, busyCpu, rawBusyCpu });
+      console.log(`  ${label}${r % 2 === 0 ? ' (raw beside the small writes, control, then the import with them)' : ''}: raw ${rawMs.toFixed(0)} ms (before ${rawBefore.ms.toFixed(0)}, after ${rawAfter.ms.toFixed(0)}; the faster counts)`);
       console.log(`    alone, new list: ${alone.totalMs.toFixed(0)} ms (worker ${alone.workerMs.toFixed(0)} ms, ${rate(N, alone.workerMs)} lines/s, peak RSS ${alone.workerPeakRss} MiB)  ratio ${(alone.totalMs / rawMs).toFixed(2)}x`);
       console.log(`    with small writes, list of ${MEMBERS} members: ${busyMs.toFixed(0)} ms (worker ${busy.workerMs.toFixed(0)} ms)  ratio ${(busyMs / rawMs).toFixed(2)}x`);
       console.log(describeSmall(small, '      '));
       console.log(`    control, the same small writes to another list: ${controlMs.toFixed(0)} ms  ratio ${(controlMs / rawMs).toFixed(2)}x`);
       console.log(`    raw beside the same small writes to its list: ${rawBusyMs.toFixed(0)} ms (${(rawBusyMs / rawMs).toFixed(2)}x raw alone; small writes p50 ${rawSmall.p50.toFixed(0)} ms, p99 ${rawSmall.p99.toFixed(0)} ms); the import with small writes against it: ${(busyMs / rawBusyMs).toFixed(2)}x`);
       console.log(`      count ${JSON.stringify(count)} recount ${JSON.stringify(truth)}`);
+      console.log(`    machine CPU: raw ${describeCpu(fasterRaw.cpu)}; import alone ${describeCpu(alone.cpu)}: ${(alone.cpu.all / fasterRaw.cpu.all).toFixed(2)}x`);
+      console.log(`      raw beside the small writes ${describeCpu(rawBusyCpu)}; import with them ${describeCpu(busyCpu)}: ${(busyCpu.all / rawBusyCpu.all).toFixed(2)}x`);
       failures.push(...smallFailures(label, small));
       if (JSON.stringify(count) !== JSON.stringify(truth)) failures.push(`${label}: count ${JSON.stringify(count)} ≠ recount ${JSON.stringify(truth)}`);
       if (busy.linesRead !== N) failures.push(`${label}: the import with small writes read ${busy.linesRead} of ${N} lines`);
@@ -224,6 +249,15 @@ async function main() {
     console.log(`  ratio import / raw, with small writes (list of ${MEMBERS}): ${list((run) => run.busyMs / run.rawMs)}  median ${busyRatio.toFixed(2)}x`);
     console.log(`  ratio import with small writes / raw beside the same small writes: ${list((run) => run.busyMs / run.rawBusyMs)}  median ${busyToBusyRaw.toFixed(2)}x (bound ${RATIO_BOUND}x); that raw against raw alone: ${list((run) => run.rawBusyMs / run.rawMs)}  median ${medianOf((run) => run.rawBusyMs / run.rawMs).toFixed(2)}x`);
     console.log(`  ratio import / raw, small writes to another list (control): ${list((run) => run.controlMs / run.rawMs)}  median ${medianOf((run) => run.controlMs / run.rawMs).toFixed(2)}x`);
+    const share = (pick: (run: (typeof runs)[number]) => MachineCpu, part: 'dynamo' | 'importer' | 'self') => medianOf((run) => pick(run)[part]).toFixed(1);
+    console.log(
+      `  machine CPU (DynamoDB Local + the import process + the bench process, over the timed part), import / raw: alone ${list((run) => run.alone.cpu.all / run.rawCpu.all)}  median ${medianOf((run) => run.alone.cpu.all / run.rawCpu.all).toFixed(2)}x; ` +
+        `with small writes / raw beside them ${list((run) => run.busyCpu.all / run.rawBusyCpu.all)}  median ${medianOf((run) => run.busyCpu.all / run.rawBusyCpu.all).toFixed(2)}x`,
+    );
+    console.log(
+      `    medians in s: raw beside the small writes: DynamoDB Local ${share((run) => run.rawBusyCpu, 'dynamo')}, bench process ${share((run) => run.rawBusyCpu, 'self')} (the raw writes' and the small writes' handlers); ` +
+        `import with them: DynamoDB Local ${share((run) => run.busyCpu, 'dynamo')}, import process ${share((run) => run.busyCpu, 'importer')}, bench process ${share((run) => run.busyCpu, 'self')} (the handlers, s3rver)`,
+    );
     console.log(`  small writes during the import: p50 ${list((run) => run.small.p50, 0)} ms (median ${medianOf((run) => run.small.p50).toFixed(0)}), p99 ${list((run) => run.small.p99, 0)} ms (median ${medianOf((run) => run.small.p99).toFixed(0)}), ${list((run) => run.small.n, 0)} writes`);
     console.log(`  DynamoDB calls of the worker per line (counted on the 10,000-line warm-up import):\n${warm.calls.map((l) => `    ${l}`).join('\n')}`);
     if (busyToBusyRaw > RATIO_BOUND) failures.push(`the median ratio with small writes is ${busyToBusyRaw.toFixed(2)}x of raw beside the same small writes, above ${RATIO_BOUND}x`);

@@ -3,7 +3,7 @@
  * s3rver in a temporary folder, the table, the buckets and the gateway, and
  * points this process's handlers at them.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -33,6 +33,8 @@ export async function startBenchStack(o: { jobsInThread?: { simClock?: SharedArr
   return {
     url,
     dataDir,
+    /** DynamoDB Local's JVM (its CPU time: {@link cpuSpan}). */
+    dynamoPid: dynamo.pid,
     queues,
     jobs,
     async stop() {
@@ -92,6 +94,34 @@ export async function timed(work: () => Promise<unknown>): Promise<number> {
   const start = performance.now();
   await work();
   return performance.now() - start;
+}
+
+/** A process's CPU time (user + system) so far, in ms, from /proc (Linux); undefined where it cannot be read. */
+function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th (clock ticks of 10 ms).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts counting the CPU time of this process (the gateway's handlers, the S3 emulator, the load) and of DynamoDB
+ * Local's JVM (`dynamoPid`); the returned function gives each one's since then, in ms (`dynamo` undefined where
+ * /proc cannot be read). On a machine whose cores are all busy, a phase's time follows the CPU time all its
+ * processes need, so these say where a difference between two phases goes.
+ */
+export function cpuSpan(dynamoPid: number | undefined): () => { self: number; dynamo: number | undefined } {
+  const self0 = process.cpuUsage();
+  const dynamo0 = processCpuMs(dynamoPid);
+  return () => {
+    const self = process.cpuUsage(self0);
+    const dynamo = processCpuMs(dynamoPid);
+    return { self: (self.user + self.system) / 1000, dynamo: dynamo === undefined || dynamo0 === undefined ? undefined : dynamo - dynamo0 };
+  };
 }
 
 /** Peak resident set size of this process so far, in MiB. */

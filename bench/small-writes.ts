@@ -147,6 +147,8 @@ export interface ImportChildResult {
   workerPeakRss: number;
   linesRead: number;
   calls: string[];
+  /** The import process's CPU time (user + system) from the download's start to the worker's end, in ms. */
+  cpuMs: number;
 }
 
 /**
@@ -206,24 +208,29 @@ export async function importWithSmallWrites(
  * The raw baseline beside the small writes: a fresh client's list of `members` members, its raw items (`itemsFor`)
  * written with BatchWriteItem while the stream of smallWritesDuring goes to that list. What the stream costs plain
  * writes on this machine; the write path's bulk writes with the same stream are judged against it. Returns the
- * BatchWriteItem's time and the small writes.
+ * BatchWriteItem's time and the small writes, and with `cpu` (a span's start: bench/local-stack.ts cpuSpan) what
+ * it counted over the BatchWriteItem's time.
  */
-export async function rawBesideSmallWrites(
+export async function rawBesideSmallWrites<Cpu>(
   url: string,
   tag: string,
   members: number,
   itemsFor: (clientId: string, listId: number) => Promise<Array<Record<string, unknown>>> | Array<Record<string, unknown>>,
-): Promise<{ ms: number; small: SmallResult[] }> {
+  cpu?: () => () => Cpu,
+): Promise<{ ms: number; small: SmallResult[]; cpu?: Cpu }> {
   const { batchWrite } = await import('../shared/db/client.js');
   const target = await clientWithMembers(url, tag, members);
   const requests = (await itemsFor(target.id, target.listId)).map((Item) => ({ PutRequest: { Item } }));
   let ms = 0;
+  let used: Cpu | undefined;
   const small = await smallWritesDuring(url, target, target.listId, members, tag, async () => {
+    const span = cpu?.();
     const started = performance.now();
     await batchWrite(requests);
     ms = performance.now() - started;
+    used = span?.();
   });
-  return { ms, small };
+  return { ms, small, cpu: used };
 }
 
 /** A fresh client (rate limits out of the way) whose default list holds `members` members, added through the gateway. */

@@ -64,6 +64,8 @@ export function freePort(): Promise<number> {
 
 export interface Running {
   endpoint: string;
+  /** The emulator's process, where it runs in one of its own (DynamoDB Local's JVM): benchmarks read its CPU time. */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -102,6 +104,7 @@ export async function startDynamoLocal({ port, dataDir }: { port: number; dataDi
   ]);
   return {
     endpoint: `http://127.0.0.1:${port}`,
+    pid: child.pid,
     stop: () =>
       new Promise<void>((done) => {
         if (exited) return done();
