@@ -208,8 +208,10 @@ interface FlightItem {
 
 /**
  * An address's tag in the flight item: 30 bits of its SHA-256, 5 characters. A collision only makes a small write
- * wait for a chunk: with 4,000 addresses in flight, one write in 270,000. The item holds one tag per address in
- * flight: ≈ 20 KB for 8 chunks of 500 (8 characters took 32 KB).
+ * wait for a chunk: with 4,000 addresses in flight, one write in 270,000. With 8 chunks of 500 in flight, two of them
+ * share a tag about once per 600 chunks claimed: the hold counts its claims per tag (Hold.claimedTags), so that one
+ * chunk's claims back do not free the other's address. The item holds one tag per address in flight: ≈ 20 KB for 8
+ * chunks of 500 (8 characters took 32 KB).
  */
 const flightTag = (email: string) => createHash('sha256').update(email).digest('base64url').slice(0, 5);
 
@@ -310,7 +312,10 @@ function openBeside(hold: Hold): Promise<void> {
     const chunks = [...hold.flying];
     const tags = chunks.flatMap((chunk) => chunk.tags);
     const landed = hold.journals.map((entry) => entry.writeId);
-    for (const chunk of chunks) chunk.claimed = true;
+    for (const chunk of chunks) {
+      if (!chunk.claimed) countClaims(hold, chunk.tags);
+      chunk.claimed = true;
+    }
     const adds = [...(tags.length > 0 ? ['#f :tags'] : []), ...(landed.length > 0 ? ['#l :landed'] : [])];
     try {
       await updateFlight(hold.clientId, hold.listId, {
@@ -350,6 +355,10 @@ async function knock(clientId: string, listId: number): Promise<void> {
  * that did may have added an address the filter rules out, so the filter is dropped and the chunk reads.
  */
 async function claim(hold: Hold, tags: string[]): Promise<void> {
+  countClaims(hold, tags);
+  // An update taking one of these tags back for another chunk may still be in flight: it must not land after this
+  // claim. None starts from now on (this chunk counts in claimedTags).
+  await Promise.all([...new Set(tags)].map((tag) => hold.unclaiming.get(tag)).filter((update) => update !== undefined));
   for (;;) {
     const checkBeside = hold.filter !== undefined;
     try {
@@ -374,18 +383,49 @@ async function claim(hold: Hold, tags: string[]): Promise<void> {
  * update. False when it could not: the claims then stay until the release, which folds the entry first.
  */
 async function unclaim(hold: Hold, tags: string[], writeId: string | undefined): Promise<boolean> {
+  // Only the tags no other claimed chunk in flight shares (two addresses may share a tag: flightTag).
+  const free = uncountClaims(hold, tags);
+  if (free.length === 0 && !writeId) return true;
+  const actions = [...(free.length > 0 ? ['DELETE #f :tags'] : []), ...(writeId ? ['ADD #l :w'] : [])];
+  const update = updateFlight(hold.clientId, hold.listId, {
+    UpdateExpression: actions.join(' '),
+    ConditionExpression: '#h = :o',
+    ExpressionAttributeNames: { '#h': 'holder', ...(free.length > 0 ? { '#f': 'f' } : {}), ...(writeId ? { '#l': 'landed' } : {}) },
+    ExpressionAttributeValues: { ':o': hold.owner, ...(free.length > 0 ? { ':tags': new Set(free) } : {}), ...(writeId ? { ':w': new Set([writeId]) } : {}) },
+  });
+  const settled = update.then(
+    () => undefined,
+    () => undefined,
+  );
+  for (const tag of free) hold.unclaiming.set(tag, settled);
   try {
-    await updateFlight(hold.clientId, hold.listId, {
-      UpdateExpression: writeId ? 'DELETE #f :tags ADD #l :w' : 'DELETE #f :tags',
-      ConditionExpression: '#h = :o',
-      ExpressionAttributeNames: { '#f': 'f', '#h': 'holder', ...(writeId ? { '#l': 'landed' } : {}) },
-      ExpressionAttributeValues: { ':tags': new Set(tags), ':o': hold.owner, ...(writeId ? { ':w': new Set([writeId]) } : {}) },
-    });
+    await update;
     return true;
   } catch (err) {
     if (!isConditionFailure(err)) logger.warn('flight claims not taken back', { clientId: hold.clientId, listId: hold.listId, error: err as Error });
     return false;
+  } finally {
+    for (const tag of free) if (hold.unclaiming.get(tag) === settled) hold.unclaiming.delete(tag);
   }
+}
+
+/** Counts a chunk's tags as claimed under its hold, before the update that claims them. */
+function countClaims(hold: Hold, tags: string[]): void {
+  for (const tag of tags) hold.claimedTags.set(tag, (hold.claimedTags.get(tag) ?? 0) + 1);
+}
+
+/** Uncounts a chunk's tags; returns those no other claimed chunk of the hold holds (the ones to take back). */
+function uncountClaims(hold: Hold, tags: string[]): string[] {
+  const free = new Set<string>();
+  for (const tag of tags) {
+    const left = (hold.claimedTags.get(tag) ?? 0) - 1;
+    if (left > 0) hold.claimedTags.set(tag, left);
+    else {
+      hold.claimedTags.delete(tag);
+      free.add(tag);
+    }
+  }
+  return [...free];
 }
 
 const readFlight = async (clientId: string, listId: number) =>
@@ -434,6 +474,13 @@ class Hold {
   opening?: Promise<void>;
   /** The chunks in flight under this hold: their tags, and whether they are claimed. */
   readonly flying = new Set<{ tags: string[]; claimed: boolean }>();
+  /**
+   * How many claimed chunks of this hold claim each tag. Two addresses in flight may share a tag (flightTag): a
+   * chunk's claims back leave out the tags another chunk still claims, or an address being written would be free.
+   */
+  readonly claimedTags = new Map<string, number>();
+  /** Tags an update in flight is taking back, and that update (settled either way): a claim of one waits for it. */
+  readonly unclaiming = new Map<string, Promise<void>>();
   /** When the flight item was last read for a knock. */
   knockCheckedAt = 0;
   /** Reads the flight item for knocks while the hold lets nobody beside it (cleared at release). */

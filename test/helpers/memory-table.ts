@@ -121,6 +121,8 @@ export function memoryTable() {
   let latencyMs = 0;
   /** Called after a call took effect; the caller gets its answer once the returned promise settles (a paused writer). */
   let pauseAfter: ((command: unknown) => Promise<void> | undefined) | undefined;
+  /** Called before a call takes effect; it takes effect once the returned promise settles (a request delayed in the network). */
+  let pauseBefore: ((command: unknown) => Promise<void> | undefined) | undefined;
 
   const writeOne = (op: { Put?: { Item: Item; ConditionExpression?: string; ExpressionAttributeNames?: Names; ExpressionAttributeValues?: Values }; Delete?: { Key: Item; ConditionExpression?: string; ExpressionAttributeNames?: Names; ExpressionAttributeValues?: Values }; Update?: { Key: Item; UpdateExpression: string; ConditionExpression?: string; ExpressionAttributeNames?: Names; ExpressionAttributeValues?: Values } }, apply: boolean): boolean => {
     if (op.Put) {
@@ -147,6 +149,7 @@ export function memoryTable() {
   };
 
   const send = async (command: unknown): Promise<unknown> => {
+    await pauseBefore?.(command);
     const out = await apply(command);
     await pauseAfter?.(command);
     return out;
@@ -216,6 +219,10 @@ export function memoryTable() {
     /** Holds the answer of a call that took effect until the promise `hook` returns for it settles. */
     pauseAfter(hook: ((command: unknown) => Promise<void> | undefined) | undefined) {
       pauseAfter = hook;
+    },
+    /** Delays a call before it takes effect until the promise `hook` returns for it settles (later calls may overtake it). */
+    pauseBefore(hook: ((command: unknown) => Promise<void> | undefined) | undefined) {
+      pauseBefore = hook;
     },
     /** Makes every later call take `ms` (on a timer, like network I/O). */
     latency(ms: number) {

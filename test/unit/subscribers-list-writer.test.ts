@@ -3,8 +3,9 @@
  * (test/helpers/memory-table.ts): no network. A writer is killed by making
  * every call fail from a chosen one on.
  */
+import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { keys } from '../../shared/db/keys.js';
@@ -97,6 +98,19 @@ function audit(table: ReturnType<typeof memoryTable>, events: ReturnType<typeof 
 function knockedJustNow(table: ReturnType<typeof memoryTable>) {
   const key = keys.listWriterFlight(CLIENT, LIST);
   table.items.set(`${key.pk}\u0000${key.sk}`, { ...key, wantAt: Date.now() });
+}
+
+/** An address's tag in the flight item, as list-writer.ts flightTag makes it. */
+const flightTag = (email: string) => createHash('sha256').update(email).digest('base64url').slice(0, 5);
+
+/** Two addresses with the same flight tag, `m<i>@x.co` and `n<j>@x.co` (found by search: 30-bit tags). */
+function sharingTag(): [string, string] {
+  const first = new Map<string, string>();
+  for (let i = 0; i < 2 ** 16; i++) first.set(flightTag(`m${i}@x.co`), `m${i}@x.co`);
+  for (let j = 0; ; j++) {
+    const other = first.get(flightTag(`n${j}@x.co`));
+    if (other) return [other, `n${j}@x.co`];
+  }
 }
 
 /** The list's flight item as the table holds it. */
@@ -483,6 +497,83 @@ describe('the list writer against an in-memory table', () => {
     expect(after.counted.unsubscribed).toBe(1);
     expect(after.wrongEvents).toEqual([]);
     expect(after.writer).toBe(0);
+  });
+
+  it('two chunks in flight whose addresses share a flight tag: the first one’s claims back leave the tag while the second writes its address; a transaction of that address waits for it', async () => {
+    // Regression (2026-11-27): a chunk's claims back deleted its tags from the flight item whatever the other chunks
+    // in flight claimed. Tags are 5 characters (30 bits): with 8 chunks of 500 in flight two share one about once per
+    // 600 chunks. The second chunk's address was then free while it was written: a transaction committed on it, and
+    // the chunk's BatchWriteItem (from its earlier read) overwrote it. Count ≠ recount.
+    const [inFirst, inSecond] = sharingTag();
+    // Sorted: 199 × a…, then m… closes the first chunk of 200; n… opens the second, then 99 × z….
+    const lines = [...linesOf(199, 'a'), { line: 0, email: inFirst }, { line: 0, email: inSecond }, ...linesOf(99, 'z')].map((l, i) => ({ ...l, line: i + 1 }));
+    const table = memoryTable();
+    const events = recorder();
+    const stall = stallSecondChunk(table);
+    knockedJustNow(table);
+    const bulk = applyLinesInBulk(CLIENT, LIST, lines, events.record, CHUNK);
+    expect(await stall.reached).toBe(inSecond);
+    // The first chunk landed and took its claims back; the second, stalled, still writes `inSecond`.
+    await vi.waitFor(() => expect((flight(table)?.landed as Set<string> | undefined)?.size).toBe(1));
+    expect([...((flight(table)?.f as Set<string> | undefined) ?? [])]).toContain(flightTag(inSecond));
+    let done = false;
+    const small = applyLines(CLIENT, LIST, [{ line: 1, email: inSecond, subscribed: false }], { record: events.record, deadline: Date.now() + 10_000 }).finally(() => (done = true));
+    await new Promise((wait) => setTimeout(wait, 100));
+    expect(done).toBe(false);
+    stall.resume();
+    await expect(small).resolves.toMatchObject({ nb_unsubscribed: 1 });
+    await bulk;
+    const after = audit(table, events);
+    expect(after.counted).toEqual({ subscribed: 299, unsubscribed: 1 });
+    expectExact(after);
+  });
+
+  it('a chunk claiming a tag whose taking back for another chunk is still on its way waits for that update: the tag stays claimed while the chunk writes', async () => {
+    // Regression (2026-11-27): had the claim gone out at once, a delayed update taking the tag back for an earlier
+    // chunk could land after it and free the address the later chunk is writing.
+    const [inFirst, inNinth] = sharingTag();
+    const tag = flightTag(inFirst);
+    // Sorted: 199 × a… and m… (the first chunk), 1,400 × mz… (chunks 2-8), then n… and 199 × z… (the ninth, which
+    // starts once a chunk of the first 8 ends).
+    const lines = [...linesOf(199, 'a'), { line: 0, email: inFirst }, ...linesOf(1_400, 'mz'), { line: 0, email: inNinth }, ...linesOf(199, 'z')].map((l, i) => ({ ...l, line: i + 1 }));
+    const table = memoryTable();
+    table.latency(1);
+    const events = recorder();
+    knockedJustNow(table);
+    // A claim: `ADD #f :tags`; claims back: `DELETE #f :tags` (with `ADD #l :w`, the landed mark).
+    const hasTag = (command: unknown, action: 'ADD #f' | 'DELETE #f') =>
+      command instanceof UpdateCommand && String(command.input.UpdateExpression).includes(action) && ((command.input.ExpressionAttributeValues?.[':tags'] as Set<string> | undefined)?.has(tag) ?? false);
+    // The first chunk's claims back are delayed on their way for 300 ms, or until a claim of the shared tag took effect.
+    let overtake!: () => void;
+    const overtaken = new Promise<void>((done) => (overtake = done));
+    let delayed!: Promise<void>;
+    table.pauseBefore((command) => {
+      if (!hasTag(command, 'DELETE #f')) return undefined;
+      delayed = Promise.race([overtaken, new Promise<void>((done) => setTimeout(done, 300))]);
+      return delayed;
+    });
+    // The ninth chunk stalls after its journal entry (claimed, read, not written) until `resume`.
+    let claimsOfTag = 0;
+    let resume!: () => void;
+    const resumed = new Promise<void>((done) => (resume = done));
+    let reach!: () => void;
+    const reached = new Promise<void>((done) => (reach = done));
+    table.pauseAfter((command) => {
+      // The first claim is the first chunk's own; the second, the ninth chunk's.
+      if (hasTag(command, 'ADD #f') && ++claimsOfTag === 2) overtake();
+      if (!(command instanceof PutCommand) || !String(command.input.Item?.sk).startsWith('J#')) return undefined;
+      if (!gunzipSync(command.input.Item!.lines as Uint8Array).toString().startsWith(`${inNinth}\t`)) return undefined;
+      reach();
+      return resumed;
+    });
+    const bulk = applyLinesInBulk(CLIENT, LIST, lines, events.record, CHUNK);
+    await reached;
+    await delayed;
+    expect(claimsOfTag).toBe(2);
+    expect([...((flight(table)?.f as Set<string> | undefined) ?? [])]).toContain(tag);
+    resume();
+    await bulk;
+    expectExact(audit(table, events));
   });
 
   it('a bulk writer whose flight item meets a transaction conflict right after it took the lease tries that update again, not the lease it holds', async () => {
