@@ -62,11 +62,12 @@ export function backoffMs(attempt: number): number {
  * Throws after `maxAttempts` rounds that still leave items unprocessed.
  * `beforeCall` runs right before each call and before each of the SDK's
  * attempts of it; what it throws stops the write (a lease holder's fence:
- * list-writer.ts).
+ * list-writer.ts). `slot`, when given, runs each call (a {@link limiter}
+ * shared by several writes: the call waits for its turn, then `beforeCall`).
  */
 export async function batchWrite(
   requests: WriteRequest[],
-  { concurrency = 8, maxAttempts = 10, beforeCall }: { concurrency?: number; maxAttempts?: number; beforeCall?: () => void } = {},
+  { concurrency = 8, maxAttempts = 10, beforeCall, slot }: { concurrency?: number; maxAttempts?: number; beforeCall?: () => void; slot?: Limiter } = {},
 ): Promise<void> {
   const chunks: WriteRequest[][] = [];
   for (let i = 0; i < requests.length; i += 25) chunks.push(requests.slice(i, i + 25));
@@ -76,21 +77,45 @@ export async function batchWrite(
       if (attempt >= maxAttempts) throw new UnprocessedError(`BatchWriteItem left ${pending.length} items unprocessed`);
       if (attempt > 0) await sleep(backoffMs(attempt));
       const command = new BatchWriteCommand({ RequestItems: { [tableName()]: pending } });
-      if (beforeCall) {
-        beforeCall();
-        // Again before each of the SDK's own attempts (its retries of throttling and 5xx), just before signing and sending.
-        command.middlewareStack.add(
-          (next) => (args) => {
-            beforeCall();
-            return next(args);
-          },
-          { step: 'finalizeRequest', priority: 'low' },
-        );
-      }
-      const out = await ddb.send(command);
+      const call = () => {
+        if (beforeCall) {
+          beforeCall();
+          // Again before each of the SDK's own attempts (its retries of throttling and 5xx), just before signing and sending.
+          command.middlewareStack.add(
+            (next) => (args) => {
+              beforeCall();
+              return next(args);
+            },
+            { step: 'finalizeRequest', priority: 'low' },
+          );
+        }
+        return ddb.send(command);
+      };
+      const out = slot ? await slot(call) : await call();
       pending = (out.UnprocessedItems?.[tableName()] ?? []);
     }
   });
+}
+
+/** Runs calls at most a given number at a time: {@link limiter}. */
+export type Limiter = <T>(call: () => Promise<T>) => Promise<T>;
+
+/** A {@link Limiter} of `n` calls at a time; the others wait their turn, first come first served. */
+export function limiter(n: number): Limiter {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async (call) => {
+    if (active < n) active++;
+    else await new Promise<void>((turn) => waiting.push(turn));
+    try {
+      return await call();
+    } finally {
+      // The slot passes to the next waiter as it is, or is given back.
+      const next = waiting.shift();
+      if (next) next();
+      else active--;
+    }
+  };
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { keys } from '../../shared/db/keys.js';
@@ -575,6 +575,29 @@ describe('the list writer against an in-memory table', () => {
     await bulk;
     expectExact(audit(table, events));
   });
+
+  it('the chunks of a hold share 8 BatchWriteItem calls in flight (as the raw baseline), a chunk alone uses 4', async () => {
+    const table = memoryTable();
+    table.latency(2);
+    const events = recorder();
+    let inFlight = 0;
+    let most = 0;
+    table.pauseBefore((command) => {
+      if (command instanceof BatchWriteCommand) most = Math.max(most, ++inFlight);
+      return undefined;
+    });
+    table.pauseAfter((command) => {
+      if (command instanceof BatchWriteCommand) inFlight--;
+      return undefined;
+    });
+    // 40 chunks of 200 lines (8 calls each), 8 chunks in flight: up to 32 calls without the hold's limit.
+    await applyLinesInBulk(CLIENT, LIST, linesOf(8_000), events.record, CHUNK);
+    expect(most).toBe(8);
+    most = 0;
+    await applyLinesInBulk(CLIENT, 2, linesOf(200), events.record, CHUNK);
+    expect(most).toBe(4);
+    expectExact(audit(table, events));
+  }, 20_000);
 
   it('a bulk writer whose flight item meets a transaction conflict right after it took the lease tries that update again, not the lease it holds', async () => {
     // Regression (review of the flight item): the conflict sent acquire back to its lease transaction, which its own

@@ -1,0 +1,30 @@
+/** shared/db/client.ts `limiter`: at most n calls at a time, the others in turn, a failed call's slot passed on. */
+import { describe, expect, it } from 'vitest';
+import { limiter } from '../../shared/db/client.js';
+
+describe('limiter', () => {
+  it('runs at most n calls at a time, the waiting ones first come first served, and passes a failed call’s slot on', async () => {
+    const slot = limiter(2);
+    let running = 0;
+    let most = 0;
+    const started: number[] = [];
+    const call = (i: number, fail = false) =>
+      slot(async () => {
+        started.push(i);
+        most = Math.max(most, ++running);
+        await new Promise((wait) => setTimeout(wait, 5));
+        running--;
+        if (fail) throw new Error(`call ${i} failed`);
+        return i;
+      });
+    const results = await Promise.allSettled([call(0), call(1, true), call(2), call(3), call(4)]);
+    expect(most).toBe(2);
+    expect(started).toEqual([0, 1, 2, 3, 4]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+    // Every slot was given back: two more run at once.
+    running = 0;
+    most = 0;
+    await Promise.all([call(5), call(6)]);
+    expect(most).toBe(2);
+  });
+});
