@@ -97,13 +97,13 @@ export const BULK_CHUNK_LINES = 500;
 /** Bulk chunks in flight per write. */
 export const BULK_CHUNKS_IN_FLIGHT = 8;
 /**
- * BatchWriteItem calls in flight under one hold, shared by its chunks (each uses up to BULK_CALLS_PER_CHUNK): as many
- * as the raw baseline's. With 4 per chunk and no cap (up to 32), DynamoDB Local spent ≈ 6 % more CPU on the same
- * import (2026-11-27, 30,000-line A/B with small writes); in AWS a list's partition takes ≈ 1,000 lines a second
- * (docs/capacity.md), which 8 calls of 25 items keep up with.
+ * BatchWriteItem calls in flight under one hold, shared by the chunks of every write joined to it: as many as the raw
+ * baseline's. With 4 per chunk and no cap (up to 32 for one write), DynamoDB Local spent about 5 % more CPU on the
+ * same import (2026-11-27, 30,000-line A/B with small writes, docs/benchmarks.md); in AWS a list's partition takes
+ * ≈ 1,000 lines a second (docs/capacity.md), which 8 calls of 25 items keep up with.
  */
 const BULK_CALLS_IN_FLIGHT = 8;
-/** BatchWriteItem calls in flight per chunk, within BULK_CALLS_IN_FLIGHT (more when fewer chunks are in flight). */
+/** BatchWriteItem calls in flight per chunk, within the hold's BULK_CALLS_IN_FLIGHT (a chunk alone gets its 4). */
 const BULK_CALLS_PER_CHUNK = 4;
 /** Sweep mark partitions. */
 const SWEEP_SHARDS = 8;
@@ -393,6 +393,8 @@ async function claim(hold: Hold, tags: string[]): Promise<void> {
  * update. False when it could not: the claims then stay until the release, which folds the entry first.
  */
 async function unclaim(hold: Hold, tags: string[], writeId: string | undefined): Promise<boolean> {
+  // After any update taking one of these tags back for another chunk (if it failed, that chunk's claims stand).
+  await Promise.all([...new Set(tags)].map((tag) => hold.unclaiming.get(tag)).filter((update) => update !== undefined));
   // Only the tags no other claimed chunk in flight shares (two addresses may share a tag: flightTag).
   const free = uncountClaims(hold, tags);
   if (free.length === 0 && !writeId) return true;
@@ -413,6 +415,8 @@ async function unclaim(hold: Hold, tags: string[], writeId: string | undefined):
     return true;
   } catch (err) {
     if (!isConditionFailure(err)) logger.warn('flight claims not taken back', { clientId: hold.clientId, listId: hold.listId, error: err as Error });
+    // The claims stand until the release (the entry is not marked landed): another chunk's claims back keep its tags.
+    countClaims(hold, tags);
     return false;
   } finally {
     for (const tag of free) if (hold.unclaiming.get(tag) === settled) hold.unclaiming.delete(tag);
@@ -1199,6 +1203,9 @@ async function writeChunk(hold: Hold, lines: SubscriberLine[], record: RecordEve
   const { clientId, listId } = hold;
   hold.checkTime();
   await heedKnocks(hold).catch(() => undefined); // a failed read: the hold stays as it was
+  // An opening begun meanwhile (by the knock timer) claims only the chunks in flight when it began: this one waits
+  // for it, then claims itself.
+  if (hold.opening) await hold.opening;
   // Claimed now when transactions may commit beside the hold, else by openBeside if one asks while it is in flight.
   const chunk = { tags: lines.map((l) => flightTag(l.email)), claimed: hold.open };
   const { tags } = chunk;

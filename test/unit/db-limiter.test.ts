@@ -21,6 +21,10 @@ describe('limiter', () => {
     expect(most).toBe(2);
     expect(started).toEqual([0, 1, 2, 3, 4]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+    // A call that throws before its first await (as a lease fence does) gives its slot back too.
+    await expect(slot(() => {
+      throw new Error('fenced');
+    })).rejects.toThrow('fenced');
     // Every slot was given back: two more run at once.
     running = 0;
     most = 0;

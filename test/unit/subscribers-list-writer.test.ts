@@ -100,6 +100,13 @@ function knockedJustNow(table: ReturnType<typeof memoryTable>) {
   table.items.set(`${key.pk}\u0000${key.sk}`, { ...key, wantAt: Date.now() });
 }
 
+/** A promise and its resolve (Promise.withResolvers is Node 22's). */
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
 /** An address's tag in the flight item, as list-writer.ts flightTag makes it. */
 const flightTag = (email: string) => createHash('sha256').update(email).digest('base64url').slice(0, 5);
 
@@ -568,6 +575,8 @@ describe('the list writer against an in-memory table', () => {
     });
     const bulk = applyLinesInBulk(CLIENT, LIST, lines, events.record, CHUNK);
     await reached;
+    // The first chunk's claims back were on their way when the ninth chunk claimed (else this tests nothing).
+    expect(delayed).toBeDefined();
     await delayed;
     expect(claimsOfTag).toBe(2);
     expect([...((flight(table)?.f as Set<string> | undefined) ?? [])]).toContain(tag);
@@ -575,6 +584,90 @@ describe('the list writer against an in-memory table', () => {
     await bulk;
     expectExact(audit(table, events));
   });
+
+  it('a chunk whose claims back failed keeps its claims until the release: a chunk sharing its flight tag does not take the tag back', async () => {
+    // The failed update did not mark the first chunk's entry landed, so its stamps still count: a transaction on its
+    // address must not commit beside the hold (review of the per-tag counts, 2026-11-27).
+    const [inFirst, inSecond] = sharingTag();
+    const tag = flightTag(inFirst);
+    const lines = [...linesOf(199, 'a'), { line: 0, email: inFirst }, { line: 0, email: inSecond }, ...linesOf(99, 'z')].map((l, i) => ({ ...l, line: i + 1 }));
+    const table = memoryTable();
+    const events = recorder();
+    const isClaimsBack = (command: unknown) => command instanceof UpdateCommand && String(command.input.UpdateExpression).includes('ADD #l :w');
+    // The first claims back are the first chunk's (the second one stalls before its items).
+    let failed = false;
+    table.pauseBefore((command) => {
+      if (!failed && isClaimsBack(command)) {
+        failed = true;
+        return Promise.reject(Object.assign(new Error('We encountered an internal error'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } }));
+      }
+      return undefined;
+    });
+    const stall = stallSecondChunk(table);
+    let tagAfterSecondClaimsBack: boolean | undefined;
+    knockedJustNow(table);
+    const bulk = applyLinesInBulk(CLIENT, LIST, lines, events.record, CHUNK);
+    expect(await stall.reached).toBe(inSecond);
+    await vi.waitFor(() => expect(failed).toBe(true));
+    // The second chunk lands and takes its claims back: look at the flight item right after that update.
+    table.pauseAfter((command) => {
+      if (isClaimsBack(command)) tagAfterSecondClaimsBack = [...((flight(table)?.f as Set<string> | undefined) ?? [])].includes(tag);
+      return undefined;
+    });
+    stall.resume();
+    await bulk;
+    expect(tagAfterSecondClaimsBack).toBe(true);
+    expectExact(audit(table, events));
+  });
+
+  it('a chunk the opening claimed and a later chunk sharing its flight tag: the first one’s claims back leave the tag while the later one writes', async () => {
+    // The opening mid-hold claims the chunks in flight; those claims count per tag as a chunk's own claim does, else
+    // the first chunk's claims back would free the tag of a chunk that claimed it after the opening.
+    const [inFirst, inLast] = sharingTag();
+    const tag = flightTag(inFirst);
+    // Sorted: 199 × a… and m… (the first chunk), 11,600 × mz… (chunks 2-59), then n… and 199 × z… (the 60th, which
+    // starts long after a transaction asked and the hold opened).
+    const lines = [...linesOf(199, 'a'), { line: 0, email: inFirst }, ...linesOf(11_600, 'mz'), { line: 0, email: inLast }, ...linesOf(199, 'z')].map((l, i) => ({ ...l, line: i + 1 }));
+    const table = memoryTable();
+    table.latency(3);
+    const events = recorder();
+    const tagsOf = (command: unknown) => (command instanceof UpdateCommand ? ((command.input.ExpressionAttributeValues?.[':tags'] as Set<string> | undefined) ?? new Set<string>()) : new Set<string>());
+    let opened = false;
+    let openingClaimedTag = false;
+    let lastClaimedAfterOpening: boolean | undefined;
+    let firstWriteId = '';
+    const stalls = new Map([inFirst, inLast].map((email) => [email, deferred()]));
+    const reached = new Map([inFirst, inLast].map((email) => [email, deferred()]));
+    table.pauseAfter((command) => {
+      if (command instanceof UpdateCommand && String(command.input.UpdateExpression).startsWith('SET #u')) {
+        opened = true;
+        openingClaimedTag = tagsOf(command).has(tag);
+      }
+      if (command instanceof UpdateCommand && String(command.input.UpdateExpression).startsWith('ADD #f') && tagsOf(command).has(tag)) lastClaimedAfterOpening = opened;
+      if (!(command instanceof PutCommand) || !String(command.input.Item?.sk).startsWith('J#')) return undefined;
+      const emails = gunzipSync(command.input.Item!.lines as Uint8Array).toString().split('\n').map((line) => line.split('\t')[0]);
+      const stalled = [inFirst, inLast].find((email) => emails.includes(email));
+      if (!stalled) return undefined;
+      if (stalled === inFirst) firstWriteId = String(command.input.Item!.writeId);
+      reached.get(stalled)!.resolve();
+      return stalls.get(stalled)!.promise;
+    });
+    const bulk = applyLinesInBulk(CLIENT, LIST, lines, events.record, CHUNK);
+    await reached.get(inFirst)!.promise;
+    // A transaction asks to write beside the hold (its address is another chunk's: it waits, it only asks).
+    const small = applyLines(CLIENT, LIST, [{ line: 1, email: 'mz0005@x.co', subscribed: false }], { record: events.record, deadline: Date.now() + 20_000 });
+    await reached.get(inLast)!.promise;
+    expect(openingClaimedTag).toBe(true);
+    expect(lastClaimedAfterOpening).toBe(true);
+    // The first chunk lands and takes its claims back; the last one, stalled, still writes `inLast`.
+    stalls.get(inFirst)!.resolve();
+    await vi.waitFor(() => expect([...((flight(table)?.landed as Set<string> | undefined) ?? [])]).toContain(firstWriteId));
+    expect([...((flight(table)?.f as Set<string> | undefined) ?? [])]).toContain(tag);
+    stalls.get(inLast)!.resolve();
+    await expect(small).resolves.toMatchObject({ nb_unsubscribed: 1 });
+    await bulk;
+    expectExact(audit(table, events));
+  }, 20_000);
 
   it('the chunks of a hold share 8 BatchWriteItem calls in flight (as the raw baseline), a chunk alone uses 4', async () => {
     const table = memoryTable();
