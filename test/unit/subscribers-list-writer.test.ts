@@ -110,13 +110,20 @@ function deferred() {
 /** An address's tag in the flight item, as list-writer.ts flightTag makes it. */
 const flightTag = (email: string) => createHash('sha256').update(email).digest('base64url').slice(0, 5);
 
-/** Two addresses with the same flight tag, `m<i>@x.co` and `n<j>@x.co` (found by search: 30-bit tags). */
-function sharingTag(): [string, string] {
-  const first = new Map<string, string>();
-  for (let i = 0; i < 2 ** 16; i++) first.set(flightTag(`m${i}@x.co`), `m${i}@x.co`);
+/**
+ * Two addresses with the same flight tag, `m<i>@x.co` and `n<j>@x.co` (found by search: 30-bit tags), and lines
+ * around them, in sorted order: 199 × a… then the first (the two close the first chunk of 200), `between` × mz…,
+ * then the second and `after` × z….
+ */
+function aroundSharedTag(between: number, after: number) {
+  const firsts = new Map<string, string>();
+  for (let i = 0; i < 2 ** 16; i++) firsts.set(flightTag(`m${i}@x.co`), `m${i}@x.co`);
   for (let j = 0; ; j++) {
-    const other = first.get(flightTag(`n${j}@x.co`));
-    if (other) return [other, `n${j}@x.co`];
+    const first = firsts.get(flightTag(`n${j}@x.co`));
+    if (!first) continue;
+    const second = `n${j}@x.co`;
+    const lines = [...linesOf(199, 'a'), { line: 0, email: first }, ...linesOf(between, 'mz'), { line: 0, email: second }, ...linesOf(after, 'z')].map((l, i) => ({ ...l, line: i + 1 }));
+    return { first, second, tag: flightTag(first), lines };
   }
 }
 
@@ -143,6 +150,33 @@ function expectExact(audited: ReturnType<typeof audit>): void {
   expect(audited.counted).toEqual(audited.recount);
   expect(audited.wrongEvents).toEqual([]);
   expect(audited.writer).toBe(0);
+}
+
+/**
+ * A transaction unsubscribing `email`, which the stalled chunk is writing, waits for that chunk, then applies on top
+ * of it; once the bulk write ends, the list is exact with `counted`.
+ */
+async function unsubscribeWaitsForStalledChunk(
+  table: ReturnType<typeof memoryTable>,
+  events: ReturnType<typeof recorder>,
+  stall: { resume: () => void },
+  bulk: Promise<unknown>,
+  email: string,
+  counted: { subscribed: number; unsubscribed: number },
+  /** Awaited once the transaction was sent. */
+  meanwhile?: () => Promise<void>,
+): Promise<void> {
+  let done = false;
+  const small = applyLines(CLIENT, LIST, [{ line: 1, email, subscribed: false }], { record: events.record, deadline: Date.now() + 10_000 }).finally(() => (done = true));
+  await meanwhile?.();
+  await new Promise((wait) => setTimeout(wait, 100));
+  expect(done).toBe(false);
+  stall.resume();
+  await expect(small).resolves.toMatchObject({ nb_unsubscribed: 1 });
+  await bulk;
+  const after = audit(table, events);
+  expect(after.counted).toEqual(counted);
+  expectExact(after);
 }
 
 /**
@@ -417,16 +451,7 @@ describe('the list writer against an in-memory table', () => {
     expect(table.calls.slice(calls).filter((c) => c === 'TransactWriteCommand').length).toBeLessThanOrEqual(2);
     expect(state(table).owner).toBe(true);
     // An address the stalled chunk is writing waits for it, then unsubscribes what the chunk subscribed.
-    let done = false;
-    const small = applyLines(CLIENT, LIST, [{ line: 1, email: stalled, subscribed: false }], { record: events.record, deadline: Date.now() + 10_000 }).then((report) => ((done = true), report));
-    await new Promise((wait) => setTimeout(wait, 100));
-    expect(done).toBe(false);
-    stall.resume();
-    await expect(small).resolves.toMatchObject({ nb_unsubscribed: 1 });
-    await bulk;
-    const after = audit(table, events);
-    expect(after.counted).toEqual({ subscribed: 450, unsubscribed: 1 });
-    expectExact(after);
+    await unsubscribeWaitsForStalledChunk(table, events, stall, bulk, stalled, { subscribed: 450, unsubscribed: 1 });
   });
 
   it('bulk writes and transactional writes of the same addresses at random moments: count = recount and one event per change, whatever the interleaving', async () => {
@@ -511,9 +536,8 @@ describe('the list writer against an in-memory table', () => {
     // in flight claimed. Tags are 5 characters (30 bits): with 8 chunks of 500 in flight two share one about once per
     // 600 chunks. The second chunk's address was then free while it was written: a transaction committed on it, and
     // the chunk's BatchWriteItem (from its earlier read) overwrote it. Count ≠ recount.
-    const [inFirst, inSecond] = sharingTag();
-    // Sorted: 199 × a…, then m… closes the first chunk of 200; n… opens the second, then 99 × z….
-    const lines = [...linesOf(199, 'a'), { line: 0, email: inFirst }, { line: 0, email: inSecond }, ...linesOf(99, 'z')].map((l, i) => ({ ...l, line: i + 1 }));
+    // The second address opens the second chunk.
+    const { second: inSecond, lines } = aroundSharedTag(0, 99);
     const table = memoryTable();
     const events = recorder();
     const stall = stallSecondChunk(table);
@@ -523,26 +547,14 @@ describe('the list writer against an in-memory table', () => {
     // The first chunk landed and took its claims back; the second, stalled, still writes `inSecond`.
     await vi.waitFor(() => expect((flight(table)?.landed as Set<string> | undefined)?.size).toBe(1));
     expect([...((flight(table)?.f as Set<string> | undefined) ?? [])]).toContain(flightTag(inSecond));
-    let done = false;
-    const small = applyLines(CLIENT, LIST, [{ line: 1, email: inSecond, subscribed: false }], { record: events.record, deadline: Date.now() + 10_000 }).finally(() => (done = true));
-    await new Promise((wait) => setTimeout(wait, 100));
-    expect(done).toBe(false);
-    stall.resume();
-    await expect(small).resolves.toMatchObject({ nb_unsubscribed: 1 });
-    await bulk;
-    const after = audit(table, events);
-    expect(after.counted).toEqual({ subscribed: 299, unsubscribed: 1 });
-    expectExact(after);
+    await unsubscribeWaitsForStalledChunk(table, events, stall, bulk, inSecond, { subscribed: 299, unsubscribed: 1 });
   });
 
   it('a chunk claiming a tag whose taking back for another chunk is still on its way waits for that update: the tag stays claimed while the chunk writes', async () => {
     // Regression (2026-11-27): had the claim gone out at once, a delayed update taking the tag back for an earlier
     // chunk could land after it and free the address the later chunk is writing.
-    const [inFirst, inNinth] = sharingTag();
-    const tag = flightTag(inFirst);
-    // Sorted: 199 × a… and m… (the first chunk), 1,400 × mz… (chunks 2-8), then n… and 199 × z… (the ninth, which
-    // starts once a chunk of the first 8 ends).
-    const lines = [...linesOf(199, 'a'), { line: 0, email: inFirst }, ...linesOf(1_400, 'mz'), { line: 0, email: inNinth }, ...linesOf(199, 'z')].map((l, i) => ({ ...l, line: i + 1 }));
+    // Chunks 2-8 are mz…; the second address opens the ninth, which starts once a chunk of the first 8 ends.
+    const { second: inNinth, tag, lines } = aroundSharedTag(1_400, 199);
     const table = memoryTable();
     table.latency(1);
     const events = recorder();
@@ -588,9 +600,7 @@ describe('the list writer against an in-memory table', () => {
   it('a chunk whose claims back failed keeps its claims until the release: a chunk sharing its flight tag does not take the tag back', async () => {
     // The failed update did not mark the first chunk's entry landed, so its stamps still count: a transaction on its
     // address must not commit beside the hold (review of the per-tag counts, 2026-11-27).
-    const [inFirst, inSecond] = sharingTag();
-    const tag = flightTag(inFirst);
-    const lines = [...linesOf(199, 'a'), { line: 0, email: inFirst }, { line: 0, email: inSecond }, ...linesOf(99, 'z')].map((l, i) => ({ ...l, line: i + 1 }));
+    const { second: inSecond, tag, lines } = aroundSharedTag(0, 99);
     const table = memoryTable();
     const events = recorder();
     const isClaimsBack = (command: unknown) => command instanceof UpdateCommand && String(command.input.UpdateExpression).includes('ADD #l :w');
@@ -623,11 +633,9 @@ describe('the list writer against an in-memory table', () => {
   it('a chunk the opening claimed and a later chunk sharing its flight tag: the first one’s claims back leave the tag while the later one writes', async () => {
     // The opening mid-hold claims the chunks in flight; those claims count per tag as a chunk's own claim does, else
     // the first chunk's claims back would free the tag of a chunk that claimed it after the opening.
-    const [inFirst, inLast] = sharingTag();
-    const tag = flightTag(inFirst);
-    // Sorted: 199 × a… and m… (the first chunk), 11,600 × mz… (chunks 2-59), then n… and 199 × z… (the 60th, which
-    // starts long after a transaction asked and the hold opened).
-    const lines = [...linesOf(199, 'a'), { line: 0, email: inFirst }, ...linesOf(11_600, 'mz'), { line: 0, email: inLast }, ...linesOf(199, 'z')].map((l, i) => ({ ...l, line: i + 1 }));
+    // Chunks 2-59 are mz…; the second address opens the 60th, which starts long after a transaction asked and the
+    // hold opened.
+    const { first: inFirst, second: inLast, tag, lines } = aroundSharedTag(11_600, 199);
     const table = memoryTable();
     table.latency(3);
     const events = recorder();
@@ -718,18 +726,10 @@ describe('the list writer against an in-memory table', () => {
     const bulk = applyLinesInBulk(CLIENT, LIST, linesOf(8_000), events.record, CHUNK);
     const stalled = await stall.reached;
     expect(flight(table)?.until).toBeUndefined();
-    let done = false;
-    const small = applyLines(CLIENT, LIST, [{ line: 1, email: stalled, subscribed: false }], { record: events.record, deadline: Date.now() + 10_000 }).finally(() => (done = true));
-    await vi.waitFor(() => expect(flight(table)?.until).toBeDefined());
     // Let in beside the hold, but not on the stalled chunk's address: it waits for that chunk.
-    await new Promise((wait) => setTimeout(wait, 100));
-    expect(done).toBe(false);
-    stall.resume();
-    await expect(small).resolves.toMatchObject({ nb_unsubscribed: 1 });
-    await bulk;
-    const after = audit(table, events);
-    expect(after.counted).toEqual({ subscribed: 450 + 8_000 - 1, unsubscribed: 1 });
-    expectExact(after);
+    await unsubscribeWaitsForStalledChunk(table, events, stall, bulk, stalled, { subscribed: 450 + 8_000 - 1, unsubscribed: 1 }, () =>
+      vi.waitFor(() => expect(flight(table)?.until).toBeDefined()),
+    );
   }, 20_000);
 
   it('a writer killed before its fold, after a transaction let in mid-hold changed an address of a chunk that had ended before: the sweeper counts that chunk’s lines (the opening marked its entry landed)', async () => {
