@@ -368,7 +368,7 @@ async function claim(hold: Hold, tags: string[]): Promise<void> {
   countClaims(hold, tags);
   // An update taking one of these tags back for another chunk may still be in flight: it must not land after this
   // claim. None starts from now on (this chunk counts in claimedTags).
-  await Promise.all([...new Set(tags)].map((tag) => hold.unclaiming.get(tag)).filter((update) => update !== undefined));
+  await takenBack(hold, tags);
   for (;;) {
     const checkBeside = hold.filter !== undefined;
     try {
@@ -394,7 +394,7 @@ async function claim(hold: Hold, tags: string[]): Promise<void> {
  */
 async function unclaim(hold: Hold, tags: string[], writeId: string | undefined): Promise<boolean> {
   // After any update taking one of these tags back for another chunk (if it failed, that chunk's claims stand).
-  await Promise.all([...new Set(tags)].map((tag) => hold.unclaiming.get(tag)).filter((update) => update !== undefined));
+  await takenBack(hold, tags);
   // Only the tags no other claimed chunk in flight shares (two addresses may share a tag: flightTag).
   const free = uncountClaims(hold, tags);
   if (free.length === 0 && !writeId) return true;
@@ -421,6 +421,11 @@ async function unclaim(hold: Hold, tags: string[], writeId: string | undefined):
   } finally {
     for (const tag of free) if (hold.unclaiming.get(tag) === settled) hold.unclaiming.delete(tag);
   }
+}
+
+/** Settles once no update taking one of `tags` back (for another chunk of the hold) is on its way. */
+async function takenBack(hold: Hold, tags: string[]): Promise<void> {
+  await Promise.all([...new Set(tags)].map((tag) => hold.unclaiming.get(tag)).filter((update) => update !== undefined));
 }
 
 /** Counts a chunk's tags as claimed under its hold, before the update that claims them. */
