@@ -97,22 +97,30 @@ export async function batchWrite(
   });
 }
 
-/** Runs calls at most a given number at a time: {@link limiter}. */
-export type Limiter = <T>(call: () => Promise<T>) => Promise<T>;
+/** Runs calls at most a given number at a time, the lower `rank` first: {@link limiter}. */
+export type Limiter = <T>(call: () => Promise<T>, rank?: number) => Promise<T>;
 
-/** A {@link Limiter} of `n` calls at a time; the others wait their turn, first come first served. */
+/**
+ * A {@link Limiter} of `n` calls at a time; the others wait their turn, the lowest `rank` first (0 when not
+ * given), first come first served within a rank.
+ */
 export function limiter(n: number): Limiter {
   let active = 0;
-  const waiting: Array<() => void> = [];
-  return async (call) => {
+  const waiting: Array<{ rank: number; turn: () => void }> = [];
+  return async (call, rank = 0) => {
     if (active < n) active++;
-    else await new Promise<void>((turn) => waiting.push(turn));
+    else
+      await new Promise<void>((turn) => {
+        let at = waiting.length;
+        while (at > 0 && waiting[at - 1].rank > rank) at--;
+        waiting.splice(at, 0, { rank, turn });
+      });
     try {
       return await call();
     } finally {
       // The slot passes to the next waiter as it is, or is given back.
       const next = waiting.shift();
-      if (next) next();
+      if (next) next.turn();
       else active--;
     }
   };

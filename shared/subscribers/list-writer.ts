@@ -478,6 +478,12 @@ class Hold {
   readonly released: Promise<void>;
   markReleased!: () => void;
   seq = 0;
+  /**
+   * Chunks started under this hold: a chunk's number is its rank for the hold's BatchWriteItem calls (batchCalls),
+   * so the oldest chunk in flight is served first and chunks end one after another; first come first served, the
+   * chunks in flight ended together, and the next ones claimed and journaled with no write in flight.
+   */
+  chunksStarted = 0;
   filter?: AddressFilter;
   /** Transactional writes counted on the lease shards (`w`) and beside bulk writers (the flight item's `b`), and shard 0's `g`, read once the lease was taken. */
   seen = { writes: 0, generation: 0 };
@@ -500,7 +506,7 @@ class Hold {
   readonly claimedTags = new Map<string, number>();
   /** Tags an update in flight is taking back, and that update (settled either way): a claim of one waits for it. */
   readonly unclaiming = new Map<string, Promise<void>>();
-  /** The chunks' BatchWriteItem calls, BULK_CALLS_IN_FLIGHT at a time. */
+  /** The chunks' BatchWriteItem calls, BULK_CALLS_IN_FLIGHT at a time, the oldest chunk's first (chunksStarted). */
   readonly batchCalls = limiter(BULK_CALLS_IN_FLIGHT);
   /** When the flight item was last read for a knock. */
   knockCheckedAt = 0;
@@ -1207,6 +1213,7 @@ class ChunkFailure extends Error {
 async function writeChunk(hold: Hold, lines: SubscriberLine[], record: RecordEvents) {
   const { clientId, listId } = hold;
   hold.checkTime();
+  const rank = hold.chunksStarted++;
   await heedKnocks(hold).catch(() => undefined); // a failed read: the hold stays as it was
   // An opening begun meanwhile (by the knock timer) claims only the chunks in flight when it began: this one waits
   // for it, then claims itself.
@@ -1250,7 +1257,7 @@ async function writeChunk(hold: Hold, lines: SubscriberLine[], record: RecordEve
       // however long this writer was paused since its journal entry (see "Fencing" in docs/architecture.md).
       await batchWrite(
         written.map(({ change }) => ({ PutRequest: { Item: { ...toItem(clientId, listId, change.next!), ...(entry ? { writeId: entry.writeId } : {}) } } })),
-        { concurrency: BULK_CALLS_PER_CHUNK, slot: hold.batchCalls, beforeCall: () => hold.fence() },
+        { concurrency: BULK_CALLS_PER_CHUNK, slot: (call) => hold.batchCalls(call, rank), beforeCall: () => hold.fence() },
       );
     } catch (err) {
       // Which items landed: this writer holds the list, so an item at the version it wrote is its own.

@@ -1,4 +1,4 @@
-/** shared/db/client.ts `limiter`: at most n calls at a time, the others in turn, a failed call's slot passed on. */
+/** shared/db/client.ts `limiter`: at most n calls at a time, the others in turn (lowest rank first), a failed call's slot passed on. */
 import { describe, expect, it } from 'vitest';
 import { limiter } from '../../shared/db/client.js';
 
@@ -30,5 +30,22 @@ describe('limiter', () => {
     most = 0;
     await Promise.all([call(5), call(6)]);
     expect(most).toBe(2);
+  });
+
+  it('serves the waiting calls lowest rank first, first come first served within a rank', async () => {
+    const slot = limiter(1);
+    const started: string[] = [];
+    let open!: () => void;
+    const gate = new Promise<void>((done) => (open = done));
+    const call = (name: string, rank?: number) =>
+      slot(async () => {
+        started.push(name);
+        if (name === 'first') await gate;
+      }, rank);
+    const all = [call('first', 5), call('c3', 3), call('none'), call('a1', 1), call('c3 again', 3), call('b1', 1)];
+    open();
+    await Promise.all(all);
+    // A call without a rank has rank 0.
+    expect(started).toEqual(['first', 'none', 'a1', 'b1', 'c3', 'c3 again']);
   });
 });

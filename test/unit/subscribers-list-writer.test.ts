@@ -736,6 +736,34 @@ describe('the list writer against an in-memory table', () => {
     expectExact(audit(table, events));
   }, 20_000);
 
+  it('the hold serves its chunks’ calls oldest chunk first: chunks end one after another, not in waves', async () => {
+    // Regression (2026-11-27, thirteenth session): served first come first served, the 8 chunks in flight shared the
+    // calls evenly and ended together, then the next 8 claimed and journaled together, with no write in flight
+    // meanwhile: a bubble per wave of 8 chunks (a 20,000-line POST with small writes to its list: 7.6 of the 8
+    // calls in flight on average, against 7.95 served oldest first).
+    const table = memoryTable();
+    table.latency(2);
+    const events = recorder();
+    let calls = 0;
+    const callsAtStore: number[] = [];
+    table.pauseBefore((command) => {
+      if (command instanceof BatchWriteCommand) calls++;
+      return undefined;
+    });
+    const record = (clientId: string, stored: EventRecord[], name: string) => {
+      callsAtStore.push(calls);
+      return events.record(clientId, stored, name);
+    };
+    // 16 chunks of 200 lines (8 calls each), 8 in flight.
+    await applyLinesInBulk(CLIENT, LIST, linesOf(3_200), record, CHUNK);
+    expect(calls).toBe(128);
+    // The first chunk's events are stored once its 8 calls and about as many of the others' were made (24 calls, then
+    // 29, 32, 45, ...); first come first served, the 8 chunks in flight made most of theirs first (44, 48, ... 72, then
+    // 100: two waves).
+    expect(callsAtStore[0]).toBeLessThanOrEqual(32);
+    expectExact(audit(table, events));
+  }, 20_000);
+
   it('a bulk writer whose flight item meets a transaction conflict right after it took the lease tries that update again, not the lease it holds', async () => {
     // Regression (review of the flight item): the conflict sent acquire back to its lease transaction, which its own
     // unexpired owner refused until the deadline: the list stayed held by nobody alive for the lease's 60 s.
