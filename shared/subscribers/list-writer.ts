@@ -199,26 +199,36 @@ function leaseFreeCheck(clientId: string, listId: number) {
 
 /**
  * The flight item (keys.listWriterFlight): while a bulk writer holds the list, `holder` is its owner and `gen` its
- * generation (shard 0's `g`); `until` (its lease's end) is set once it lets transactions commit beside it; `f` holds the tags of the addresses its chunks are writing
- * now (claimed before their read, taken back once their items landed), `landed` the writeIds of the journal
- * entries whose items all landed (marked as their claims are taken back: their settle counts every line, even
- * where a later write replaced the stamped item); `b` counts the transactions that committed beside a bulk
- * writer (the address filter's knowledge, members.ts, must see them).
+ * generation (shard 0's `g`); `openUntil` (its lease's end) is set once it lets transactions commit beside it;
+ * `claims` holds the tags of the addresses its chunks are writing now (claimed before their read, taken back once
+ * their items landed), one string of 5-character tags; `landed` the writeIds of the journal entries whose items all
+ * landed (marked as their claims are taken back: their settle counts every line, even where a later write replaced
+ * the stamped item); `b` counts the transactions that committed beside a bulk writer (the address filter's
+ * knowledge, members.ts, must see them). The holder writes `claims`, `landed` and `openUntil` whole, one update at a
+ * time (syncFlight): an update rewrites the state the hold has now.
+ *
+ * Before 2026-11-28 holders kept the claims in a string set `f` (ADD and DELETE of each chunk's tags) and opened the
+ * item with `until`. On DynamoDB Local each ADD or DELETE of 500 tags on a set of 3,500 took 7.6 ms of CPU, as much
+ * as three BatchWriteItem calls of the chunk, against 3.3 ms for a SET of the whole 20 KB string (docs/benchmarks.md,
+ * fourteenth session). A holder of either kind lets in only transactions of its own kind (`until` or `openUntil`), so
+ * while both kinds run (a deployment) a transaction waits for the other kind's release instead of committing beside
+ * it; takeFlight removes what a holder of the old kind left.
  */
 interface FlightItem {
   holder?: string;
-  until?: number;
+  openUntil?: number;
   gen?: number;
-  f?: Set<string>;
+  claims?: string;
   landed?: Set<string>;
   b?: number;
-  /** When a transaction last asked the holder to let it commit beside (the holder then opens the item: `until`). */
+  /** When a transaction last asked the holder to let it commit beside (the holder then opens the item: `openUntil`). */
   wantAt?: number;
 }
 
 /**
  * An address's tag in the flight item: 30 bits of its SHA-256, 5 characters. A collision only makes a small write
- * wait for a chunk: with 4,000 addresses in flight, one write in 270,000. With 8 chunks of 500 in flight, two of them
+ * wait for a chunk: with 4,000 addresses in flight, one write in 270,000 (the claims string is the tags one after
+ * another, so a tag may also be found across two of them: five more chances each, as harmless). With 8 chunks of 500 in flight, two of them
  * share a tag about once per 600 chunks claimed: the hold counts its claims per tag (Hold.claimedTags), so that one
  * chunk's claims back do not free the other's address. The item holds one tag per address in flight: ≈ 20 KB for 8
  * chunks of 500 (8 characters took 32 KB).
@@ -237,8 +247,8 @@ function besideCheck(clientId: string, listId: number, tags: string[]) {
       TableName: tableName(),
       Key: keys.listWriterFlight(clientId, listId),
       UpdateExpression: 'ADD #b :one',
-      ConditionExpression: ['#u > :now', ...tags.map((_, i) => `NOT contains(#f, :t${i})`)].join(' AND '),
-      ExpressionAttributeNames: { '#b': 'b', '#u': 'until', '#f': 'f' },
+      ConditionExpression: ['#u > :now', ...tags.map((_, i) => `NOT contains(#c, :t${i})`)].join(' AND '),
+      ExpressionAttributeNames: { '#b': 'b', '#u': 'openUntil', '#c': 'claims' },
       ExpressionAttributeValues: values,
     },
   };
@@ -262,7 +272,7 @@ async function updateFlight(clientId: string, listId: number, update: Omit<Updat
 
 /**
  * Takes the flight item for a hold (after a dead writer's journal was settled: its claims stood until then):
- * this holder and generation, no claims, and `until` (transactions may commit beside the hold) only when a
+ * this holder and generation, no claims, and `openUntil` (transactions may commit beside the hold) only when a
  * transaction asked for it in the last KNOCK_MEMORY_MS; else it is opened when one asks (openBeside).
  * Conditioned on an older generation, so a writer that stalled in acquire cannot take it over a newer holder.
  * Returns `b` as it is now.
@@ -271,9 +281,10 @@ async function takeFlight(hold: Hold, generation: number, beside: boolean): Prom
   let taken: FlightItem | undefined;
   try {
     taken = await updateFlight(hold.clientId, hold.listId, {
-      UpdateExpression: beside ? 'SET #h = :o, #u = :u, #g = :g ADD #b :zero REMOVE #f, #l' : 'SET #h = :o, #g = :g ADD #b :zero REMOVE #f, #l, #u',
+      // Also what a holder of the old kind left: its claims set `f` and `until` (FlightItem).
+      UpdateExpression: beside ? 'SET #h = :o, #u = :u, #g = :g ADD #b :zero REMOVE #c, #l, #f, #ou' : 'SET #h = :o, #g = :g ADD #b :zero REMOVE #c, #l, #u, #f, #ou',
       ConditionExpression: 'attribute_not_exists(#g) OR #g < :g',
-      ExpressionAttributeNames: { '#h': 'holder', '#u': 'until', '#g': 'gen', '#f': 'f', '#l': 'landed', '#b': 'b' },
+      ExpressionAttributeNames: { '#h': 'holder', '#u': 'openUntil', '#g': 'gen', '#c': 'claims', '#l': 'landed', '#b': 'b', '#f': 'f', '#ou': 'until' },
       ExpressionAttributeValues: { ':o': hold.owner, ':g': generation, ':zero': 0, ...(beside ? { ':u': hold.expiresAt } : {}) },
       ReturnValues: 'ALL_NEW',
     });
@@ -310,36 +321,28 @@ async function heedKnocks(hold: Hold): Promise<void> {
 }
 
 /**
- * Lets transactions commit beside the hold from now on (the flight item's `until`), in one update with the
+ * Lets transactions commit beside the hold from now on (the flight item's `openUntil`), in one update with the
  * claims of every chunk in flight under it and the landed marks of every entry it already wrote: from the moment
  * a transaction can commit beside the hold, no address a chunk is writing is free, and no entry whose items a
- * transaction may now rewrite needs its stamps to be settled. Conflicts are retried; after another failure the
- * update may or may not have been applied, so the hold counts as open all the same (its chunks claim from then on:
- * safe either way; at worst transactions wait for the release).
+ * transaction may now rewrite needs its stamps to be settled. After a failure the update may or may not have been
+ * applied, so the hold counts as open all the same (its chunks claim from then on, and the next update writes the
+ * whole state again: safe either way; at worst transactions wait for the release).
  */
 function openBeside(hold: Hold): Promise<void> {
   hold.opening ??= (async () => {
-    const chunks = [...hold.flying];
-    const tags = chunks.flatMap((chunk) => chunk.tags);
-    const landed = hold.journals.map((entry) => entry.writeId);
-    for (const chunk of chunks) {
+    for (const chunk of hold.flying) {
       if (!chunk.claimed) countClaims(hold, chunk.tags);
       chunk.claimed = true;
     }
-    const adds = [...(tags.length > 0 ? ['#f :tags'] : []), ...(landed.length > 0 ? ['#l :landed'] : [])];
+    for (const entry of hold.journals) hold.landed.add(entry.writeId);
+    hold.open = true;
+    clearInterval(hold.knockTimer);
     try {
-      await updateFlight(hold.clientId, hold.listId, {
-        UpdateExpression: adds.length > 0 ? `SET #u = :u ADD ${adds.join(', ')}` : 'SET #u = :u',
-        ConditionExpression: '#h = :o',
-        ExpressionAttributeNames: { '#u': 'until', '#h': 'holder', ...(tags.length > 0 ? { '#f': 'f' } : {}), ...(landed.length > 0 ? { '#l': 'landed' } : {}) },
-        ExpressionAttributeValues: { ':u': hold.expiresAt, ':o': hold.owner, ...(tags.length > 0 ? { ':tags': new Set(tags) } : {}), ...(landed.length > 0 ? { ':landed': new Set(landed) } : {}) },
-      });
+      await syncFlight(hold);
     } catch (err) {
       // Not this holder's item any more (its lease was taken over): nothing commits beside it; else, maybe applied.
       logger.warn('flight item not opened', { clientId: hold.clientId, listId: hold.listId, error: err as Error });
     }
-    hold.open = true;
-    clearInterval(hold.knockTimer);
   })();
   return hold.opening;
 }
@@ -360,23 +363,89 @@ async function knock(clientId: string, listId: number): Promise<void> {
 }
 
 /**
- * Claims a chunk's addresses before it reads them: from now on no transaction of them commits beside this hold.
- * With an address filter, also checks that no transaction committed beside the hold since it was opened (`b`): one
- * that did may have added an address the filter rules out, so the filter is dropped and the chunk reads.
+ * Claims a chunk's addresses before it reads them: from now on no transaction of them commits beside this hold
+ * (settles once an update of the flight item carrying them committed; syncFlight).
  */
 async function claim(hold: Hold, tags: string[]): Promise<void> {
   countClaims(hold, tags);
-  // An update taking one of these tags back for another chunk may still be in flight: it must not land after this
-  // claim. None starts from now on (this chunk counts in claimedTags).
-  await takenBack(hold, tags);
+  await syncFlight(hold);
+}
+
+/**
+ * Takes a chunk's claims back once its items landed, and marks its journal entry (`writeId`) landed in the same
+ * update. False when that update failed: the claims then stand, with the entry not marked landed, until an update
+ * of the hold succeeds (it writes both) or the release.
+ */
+async function unclaim(hold: Hold, tags: string[], writeId: string | undefined): Promise<boolean> {
+  uncountClaims(hold, tags);
+  if (writeId) hold.landed.add(writeId);
+  try {
+    await syncFlight(hold);
+    return true;
+  } catch (err) {
+    if (!(err instanceof ListLeaseLostError)) logger.warn('flight claims not taken back', { clientId: hold.clientId, listId: hold.listId, error: err as Error });
+    return false;
+  }
+}
+
+/**
+ * Brings the flight item to the hold's state as it is now (its claims, landed marks, and `openUntil` once open),
+ * conditioned on this holder: settles once an update carrying that state, or a later one, committed. One update at
+ * a time per hold, each the whole state (SET, not ADD or DELETE of tags): changes made while one is on its way go
+ * together in the next, and no update can land after a later one. An update that fails fails the calls it carried;
+ * the next one writes their changes again. With an address filter, the update also checks that no transaction
+ * committed beside the hold since it took the item (`b`): one that did may have added an address the filter rules
+ * out, so the filter is dropped (the chunks claimed from then on read) and the update goes again without the check.
+ * ListLeaseLostError when the item is another holder's.
+ */
+function syncFlight(hold: Hold): Promise<void> {
+  const version = ++hold.flightVersion;
+  const done = new Promise<void>((resolve, reject) => hold.flightWaiters.push({ version, resolve, reject }));
+  pumpFlight(hold);
+  return done;
+}
+
+function pumpFlight(hold: Hold): void {
+  if (hold.flightWriting || hold.flightWaiters.length === 0) return;
+  hold.flightWriting = (async () => {
+    const version = hold.flightVersion;
+    let failure: unknown;
+    try {
+      await writeFlightState(hold);
+    } catch (err) {
+      failure = err;
+    }
+    const carried = hold.flightWaiters.filter((w) => w.version <= version);
+    hold.flightWaiters = hold.flightWaiters.filter((w) => w.version > version);
+    for (const waiter of carried) {
+      if (failure === undefined) waiter.resolve();
+      else waiter.reject(failure);
+    }
+    hold.flightWriting = undefined;
+    pumpFlight(hold);
+  })();
+}
+
+/** One update of the flight item to the hold's state (claims, landed marks, `openUntil`): see syncFlight. */
+async function writeFlightState(hold: Hold): Promise<void> {
   for (;;) {
+    const claims = [...hold.claimedTags.keys()].join('');
+    const landed = [...hold.landed];
     const checkBeside = hold.filter !== undefined;
+    const sets = [...(claims ? ['#c = :c'] : []), ...(landed.length > 0 ? ['#l = :l'] : []), ...(hold.open ? ['#u = :u'] : [])];
+    const removes = [...(claims ? [] : ['#c']), ...(landed.length > 0 ? [] : ['#l'])];
     try {
       await updateFlight(hold.clientId, hold.listId, {
-        UpdateExpression: 'ADD #f :tags',
+        UpdateExpression: [...(sets.length > 0 ? [`SET ${sets.join(', ')}`] : []), ...(removes.length > 0 ? [`REMOVE ${removes.join(', ')}`] : [])].join(' '),
         ConditionExpression: checkBeside ? '#h = :o AND #b = :b' : '#h = :o',
-        ExpressionAttributeNames: checkBeside ? { '#f': 'f', '#h': 'holder', '#b': 'b' } : { '#f': 'f', '#h': 'holder' },
-        ExpressionAttributeValues: { ':tags': new Set(tags), ':o': hold.owner, ...(checkBeside ? { ':b': hold.beside } : {}) },
+        ExpressionAttributeNames: { '#h': 'holder', '#c': 'claims', '#l': 'landed', ...(hold.open ? { '#u': 'openUntil' } : {}), ...(checkBeside ? { '#b': 'b' } : {}) },
+        ExpressionAttributeValues: {
+          ':o': hold.owner,
+          ...(claims ? { ':c': claims } : {}),
+          ...(landed.length > 0 ? { ':l': new Set(landed) } : {}),
+          ...(hold.open ? { ':u': hold.expiresAt } : {}),
+          ...(checkBeside ? { ':b': hold.beside } : {}),
+        },
       });
       return;
     } catch (err) {
@@ -388,63 +457,18 @@ async function claim(hold: Hold, tags: string[]): Promise<void> {
   }
 }
 
-/**
- * Takes a chunk's claims back once its items landed, and marks its journal entry (`writeId`) landed in the same
- * update. False when it could not: the claims then stay until the release, which folds the entry first.
- */
-async function unclaim(hold: Hold, tags: string[], writeId: string | undefined): Promise<boolean> {
-  // After any update taking one of these tags back for another chunk (if it failed, that chunk's claims stand).
-  await takenBack(hold, tags);
-  // Only the tags no other claimed chunk in flight shares (two addresses may share a tag: flightTag).
-  const free = uncountClaims(hold, tags);
-  if (free.length === 0 && !writeId) return true;
-  const actions = [...(free.length > 0 ? ['DELETE #f :tags'] : []), ...(writeId ? ['ADD #l :w'] : [])];
-  const update = updateFlight(hold.clientId, hold.listId, {
-    UpdateExpression: actions.join(' '),
-    ConditionExpression: '#h = :o',
-    ExpressionAttributeNames: { '#h': 'holder', ...(free.length > 0 ? { '#f': 'f' } : {}), ...(writeId ? { '#l': 'landed' } : {}) },
-    ExpressionAttributeValues: { ':o': hold.owner, ...(free.length > 0 ? { ':tags': new Set(free) } : {}), ...(writeId ? { ':w': new Set([writeId]) } : {}) },
-  });
-  const settled = update.then(
-    () => undefined,
-    () => undefined,
-  );
-  for (const tag of free) hold.unclaiming.set(tag, settled);
-  try {
-    await update;
-    return true;
-  } catch (err) {
-    if (!isConditionFailure(err)) logger.warn('flight claims not taken back', { clientId: hold.clientId, listId: hold.listId, error: err as Error });
-    // The claims stand until the release (the entry is not marked landed): another chunk's claims back keep its tags.
-    countClaims(hold, tags);
-    return false;
-  } finally {
-    for (const tag of free) if (hold.unclaiming.get(tag) === settled) hold.unclaiming.delete(tag);
-  }
-}
-
-/** Settles once no update taking one of `tags` back (for another chunk of the hold) is on its way. */
-async function takenBack(hold: Hold, tags: string[]): Promise<void> {
-  await Promise.all([...new Set(tags)].map((tag) => hold.unclaiming.get(tag)).filter((update) => update !== undefined));
-}
-
 /** Counts a chunk's tags as claimed under its hold, before the update that claims them. */
 function countClaims(hold: Hold, tags: string[]): void {
   for (const tag of tags) hold.claimedTags.set(tag, (hold.claimedTags.get(tag) ?? 0) + 1);
 }
 
-/** Uncounts a chunk's tags; returns those no other claimed chunk of the hold holds (the ones to take back). */
-function uncountClaims(hold: Hold, tags: string[]): string[] {
-  const free = new Set<string>();
+/** Uncounts a chunk's tags: a tag stays claimed while another claimed chunk of the hold holds it. */
+function uncountClaims(hold: Hold, tags: string[]): void {
   for (const tag of tags) {
     const left = (hold.claimedTags.get(tag) ?? 0) - 1;
     if (left > 0) hold.claimedTags.set(tag, left);
-    else {
-      hold.claimedTags.delete(tag);
-      free.add(tag);
-    }
+    else hold.claimedTags.delete(tag);
   }
-  return [...free];
 }
 
 const readFlight = async (clientId: string, listId: number) =>
@@ -493,7 +517,7 @@ class Hold {
   generation = 0;
   /** Set once this hold took the flight item (its release then clears holder, claims and landed marks). */
   flightTaken = false;
-  /** Whether transactions may commit beside this hold (the flight item's `until`): then every chunk claims its addresses. */
+  /** Whether transactions may commit beside this hold (the flight item's `openUntil`): then every chunk claims its addresses. */
   open = false;
   /** While the flight item is being opened to them (openBeside): chunks wait for it. */
   opening?: Promise<void>;
@@ -504,8 +528,12 @@ class Hold {
    * chunk's claims back leave out the tags another chunk still claims, or an address being written would be free.
    */
   readonly claimedTags = new Map<string, number>();
-  /** Tags an update in flight is taking back, and that update (settled either way): a claim of one waits for it. */
-  readonly unclaiming = new Map<string, Promise<void>>();
+  /** The writeIds of the entries whose items all landed, marked so in the flight item since it was opened (`landed`). */
+  readonly landed = new Set<string>();
+  /** The flight item's writer (syncFlight): changes asked for, the update on its way, and who waits for which change. */
+  flightVersion = 0;
+  flightWriting?: Promise<void>;
+  flightWaiters: Array<{ version: number; resolve: () => void; reject: (err: unknown) => void }> = [];
   /** The chunks' BatchWriteItem calls, BULK_CALLS_IN_FLIGHT at a time, the oldest chunk's first (chunksStarted). */
   readonly batchCalls = limiter(BULK_CALLS_IN_FLIGHT);
   /** When the flight item was last read for a knock. */
@@ -713,10 +741,10 @@ async function waitForFlight(clientId: string, listId: number, tags: string[], d
       await withListLease(clientId, listId, deadline, record, () => Promise.resolve());
       return false;
     }
-    if (flight?.holder === shard.owner && Number(flight.until ?? 0) > Date.now() && !tags.some((tag) => flight.f?.has(tag))) return true;
+    if (flight?.holder === shard.owner && Number(flight.openUntil ?? 0) > Date.now() && !tags.some((tag) => flight.claims?.includes(tag))) return true;
     if (Date.now() > deadline) throw new ListBusyError(clientId, listId);
     // A holder that lets nobody beside it yet opens the flight item at its next chunk once asked.
-    if (flight?.holder === shard.owner && flight.until === undefined && Date.now() - knockedAt > 1_000) {
+    if (flight?.holder === shard.owner && flight.openUntil === undefined && Date.now() - knockedAt > 1_000) {
       knockedAt = Date.now();
       await knock(clientId, listId);
     }
@@ -735,6 +763,9 @@ async function release(hold: Hold): Promise<void> {
   clearInterval(hold.knockTimer);
   try {
     if (hold.poisoned) return;
+    // After the flight item's last update (an opening begun by the knock timer may still be on its way).
+    await hold.opening;
+    while (hold.flightWriting) await hold.flightWriting;
     await foldJournal(hold, true);
     if (hold.filter) keepKnowledge(container.known, hold.clientId, hold.listId, { filter: hold.filter, ...hold.seen });
   } catch (err) {
@@ -882,9 +913,9 @@ function releaseUpdates(hold: Hold) {
             Update: {
               TableName: tableName(),
               Key: keys.listWriterFlight(hold.clientId, hold.listId),
-              UpdateExpression: 'REMOVE #h, #u, #f, #l',
+              UpdateExpression: 'REMOVE #h, #u, #c, #l',
               ConditionExpression: '#h = :o',
-              ExpressionAttributeNames: { '#h': 'holder', '#u': 'until', '#f': 'f', '#l': 'landed' },
+              ExpressionAttributeNames: { '#h': 'holder', '#u': 'openUntil', '#c': 'claims', '#l': 'landed' },
               ExpressionAttributeValues: { ':o': hold.owner },
             },
           },

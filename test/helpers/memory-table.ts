@@ -52,7 +52,7 @@ function resolveName(token: string, names: Names): string {
   return token.startsWith('#') ? names![token] : token;
 }
 
-/** Evaluates the condition expressions the writer uses: a = b, a < b, a > b, attribute_(not_)exists(a), (NOT) contains(a, b), joined by OR / AND (no parentheses). */
+/** Evaluates the condition expressions the writer uses: a = b, a < b, a > b, attribute_(not_)exists(a), (NOT) contains(a, b) (a set or a string), joined by OR / AND (no parentheses). */
 function holds(item: Item | undefined, expression: string | undefined, names: Names, values: Values): boolean {
   if (!expression) return true;
   if (expression.includes(' OR ')) return expression.split(' OR ').some((part) => holds(item, part, names, values));
@@ -64,8 +64,10 @@ function holds(item: Item | undefined, expression: string | undefined, names: Na
   }
   const contains = /^(NOT )?contains\((\S+), (:\S+)\)$/.exec(expression.trim());
   if (contains) {
+    // A set holds the value; a string, as a substring (DynamoDB's contains on a String).
     const set = item?.[resolveName(contains[2], names)];
-    const found = set instanceof Set && set.has(values![contains[3]]);
+    const value = values![contains[3]];
+    const found = set instanceof Set ? set.has(value) : typeof set === 'string' && typeof value === 'string' && set.includes(value);
     return contains[1] ? !found : found;
   }
   const compare = /^(\S+) (=|<|>) (:\S+)$/.exec(expression.trim());

@@ -129,6 +129,13 @@ function aroundSharedTag(between: number, after: number) {
 
 /** The list's flight item as the table holds it. */
 const flight = (table: ReturnType<typeof memoryTable>) => table.items.get(`${keys.listWriterPartition(CLIENT, LIST)}\u0000${keys.listWriterFlight(CLIENT, LIST).sk}`);
+/** The flight item's claims: the tags of the addresses being written, one after another ('' when none). */
+const claimsOf = (table: ReturnType<typeof memoryTable>) => (flight(table)?.claims as string | undefined) ?? '';
+/** The claims an update of the holder's flight state writes (whole), or undefined for another command (taking the item included). */
+const claimsWritten = (command: unknown) =>
+  command instanceof UpdateCommand && String(command.input.ConditionExpression).startsWith('#h = :o') && command.input.ExpressionAttributeNames?.['#c'] === 'claims'
+    ? String(command.input.ExpressionAttributeValues?.[':c'] ?? '')
+    : undefined;
 
 /** Stalls the bulk chunk whose journal entry is put second, right after that put, until `resume`; `reached` gives its first address. */
 function stallSecondChunk(table: ReturnType<typeof memoryTable>) {
@@ -546,28 +553,35 @@ describe('the list writer against an in-memory table', () => {
     expect(await stall.reached).toBe(inSecond);
     // The first chunk landed and took its claims back; the second, stalled, still writes `inSecond`.
     await vi.waitFor(() => expect((flight(table)?.landed as Set<string> | undefined)?.size).toBe(1));
-    expect([...((flight(table)?.f as Set<string> | undefined) ?? [])]).toContain(flightTag(inSecond));
+    expect(claimsOf(table)).toContain(flightTag(inSecond));
     await unsubscribeWaitsForStalledChunk(table, events, stall, bulk, inSecond, { subscribed: 299, unsubscribed: 1 });
   });
 
   it('a chunk claiming a tag whose taking back for another chunk is still on its way waits for that update: the tag stays claimed while the chunk writes', async () => {
     // Regression (2026-11-27): had the claim gone out at once, a delayed update taking the tag back for an earlier
-    // chunk could land after it and free the address the later chunk is writing.
+    // chunk could land after it and free the address the later chunk is writing. Since 2026-11-28 the holder writes
+    // the whole claims string, one update at a time: the ninth chunk's claim goes in the update after the delayed one.
     // Chunks 2-8 are mz…; the second address opens the ninth, which starts once a chunk of the first 8 ends.
     const { second: inNinth, tag, lines } = aroundSharedTag(1_400, 199);
     const table = memoryTable();
     table.latency(1);
     const events = recorder();
     knockedJustNow(table);
-    // A claim: `ADD #f :tags`; claims back: `DELETE #f :tags` (with `ADD #l :w`, the landed mark).
-    const hasTag = (command: unknown, action: 'ADD #f' | 'DELETE #f') =>
-      command instanceof UpdateCommand && String(command.input.UpdateExpression).includes(action) && ((command.input.ExpressionAttributeValues?.[':tags'] as Set<string> | undefined)?.has(tag) ?? false);
+    // Whether the tag is claimed after each update of the claims: the first taking it back, and each claim of it.
+    let claimed = false;
+    let takingBack = false;
+    const hasTag = (command: unknown, action: 'claim' | 'take back') => {
+      const claims = claimsWritten(command);
+      if (claims === undefined) return false;
+      return action === 'claim' ? !claimed && claims.includes(tag) : claimed && !claims.includes(tag);
+    };
     // The first chunk's claims back are delayed on their way for 300 ms, or until a claim of the shared tag took effect.
     let overtake!: () => void;
     const overtaken = new Promise<void>((done) => (overtake = done));
     let delayed!: Promise<void>;
     table.pauseBefore((command) => {
-      if (!hasTag(command, 'DELETE #f')) return undefined;
+      if (takingBack || !hasTag(command, 'take back')) return undefined;
+      takingBack = true;
       delayed = Promise.race([overtaken, new Promise<void>((done) => setTimeout(done, 300))]);
       return delayed;
     });
@@ -578,8 +592,10 @@ describe('the list writer against an in-memory table', () => {
     let reach!: () => void;
     const reached = new Promise<void>((done) => (reach = done));
     table.pauseAfter((command) => {
+      const claims = claimsWritten(command);
       // The first claim is the first chunk's own; the second, the ninth chunk's.
-      if (hasTag(command, 'ADD #f') && ++claimsOfTag === 2) overtake();
+      if (hasTag(command, 'claim') && ++claimsOfTag === 2) overtake();
+      if (claims !== undefined) claimed = claims.includes(tag);
       if (!(command instanceof PutCommand) || !String(command.input.Item?.sk).startsWith('J#')) return undefined;
       if (!gunzipSync(command.input.Item!.lines as Uint8Array).toString().startsWith(`${inNinth}\t`)) return undefined;
       reach();
@@ -588,27 +604,33 @@ describe('the list writer against an in-memory table', () => {
     const bulk = applyLinesInBulk(CLIENT, LIST, lines, events.record, CHUNK);
     await reached;
     // The first chunk's claims back were on their way when the ninth chunk claimed (else this tests nothing).
+    expect(takingBack).toBe(true);
     expect(delayed).toBeDefined();
     await delayed;
     expect(claimsOfTag).toBe(2);
-    expect([...((flight(table)?.f as Set<string> | undefined) ?? [])]).toContain(tag);
+    expect(claimsOf(table)).toContain(tag);
     resume();
     await bulk;
     expectExact(audit(table, events));
   });
 
-  it('a chunk whose claims back failed keeps its claims until the release: a chunk sharing its flight tag does not take the tag back', async () => {
+  it('a chunk whose claims back failed keeps its claims until an update marks its entry landed: a chunk sharing its flight tag does not take the tag back before', async () => {
     // The failed update did not mark the first chunk's entry landed, so its stamps still count: a transaction on its
-    // address must not commit beside the hold (review of the per-tag counts, 2026-11-27).
+    // address must not commit beside the hold (review of the per-tag counts, 2026-11-27). Since 2026-11-28 each update
+    // writes the hold's whole state: the one that frees the tag also marks the first entry landed.
     const { second: inSecond, tag, lines } = aroundSharedTag(0, 99);
     const table = memoryTable();
     const events = recorder();
-    const isClaimsBack = (command: unknown) => command instanceof UpdateCommand && String(command.input.UpdateExpression).includes('ADD #l :w');
+    // An update that marks an entry landed (the claims back of a chunk); the first marks the first chunk's entry.
+    const landedBy = (command: unknown) => (command instanceof UpdateCommand ? [...((command.input.ExpressionAttributeValues?.[':l'] as Set<string> | undefined) ?? [])] : []);
+    const isClaimsBack = (command: unknown) => landedBy(command).length > 0;
+    let firstWriteId: string | undefined;
     // The first claims back are the first chunk's (the second one stalls before its items).
     let failed = false;
     table.pauseBefore((command) => {
       if (!failed && isClaimsBack(command)) {
         failed = true;
+        [firstWriteId] = landedBy(command);
         return Promise.reject(Object.assign(new Error('We encountered an internal error'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } }));
       }
       return undefined;
@@ -619,14 +641,19 @@ describe('the list writer against an in-memory table', () => {
     const bulk = applyLinesInBulk(CLIENT, LIST, lines, events.record, CHUNK);
     expect(await stall.reached).toBe(inSecond);
     await vi.waitFor(() => expect(failed).toBe(true));
-    // The second chunk lands and takes its claims back: look at the flight item right after that update.
+    // The second chunk lands and takes its claims back: look at the flight item right after that update. The tag may
+    // go only with the first chunk's entry marked landed (its stamps then no longer count).
+    let firstLandedThen: boolean | undefined;
     table.pauseAfter((command) => {
-      if (isClaimsBack(command)) tagAfterSecondClaimsBack = [...((flight(table)?.f as Set<string> | undefined) ?? [])].includes(tag);
+      if (isClaimsBack(command) && tagAfterSecondClaimsBack === undefined) {
+        tagAfterSecondClaimsBack = claimsOf(table).includes(tag);
+        firstLandedThen = ((flight(table)?.landed as Set<string> | undefined) ?? new Set()).has(firstWriteId!);
+      }
       return undefined;
     });
     stall.resume();
     await bulk;
-    expect(tagAfterSecondClaimsBack).toBe(true);
+    expect(tagAfterSecondClaimsBack === true || firstLandedThen === true).toBe(true);
     expectExact(audit(table, events));
   });
 
@@ -639,7 +666,6 @@ describe('the list writer against an in-memory table', () => {
     const table = memoryTable();
     table.latency(3);
     const events = recorder();
-    const tagsOf = (command: unknown) => (command instanceof UpdateCommand ? ((command.input.ExpressionAttributeValues?.[':tags'] as Set<string> | undefined) ?? new Set<string>()) : new Set<string>());
     let opened = false;
     let openingClaimedTag = false;
     let lastClaimedAfterOpening: boolean | undefined;
@@ -647,15 +673,17 @@ describe('the list writer against an in-memory table', () => {
     const stalls = new Map([inFirst, inLast].map((email) => [email, deferred()]));
     const reached = new Map([inFirst, inLast].map((email) => [email, deferred()]));
     table.pauseAfter((command) => {
-      if (command instanceof UpdateCommand && String(command.input.UpdateExpression).startsWith('SET #u')) {
+      // The opening: the first update of the claims that opens the item (`openUntil`).
+      if (!opened && claimsWritten(command) !== undefined && command instanceof UpdateCommand && command.input.ExpressionAttributeNames?.['#u'] === 'openUntil') {
         opened = true;
-        openingClaimedTag = tagsOf(command).has(tag);
+        openingClaimedTag = claimsWritten(command)!.includes(tag);
       }
-      if (command instanceof UpdateCommand && String(command.input.UpdateExpression).startsWith('ADD #f') && tagsOf(command).has(tag)) lastClaimedAfterOpening = opened;
       if (!(command instanceof PutCommand) || !String(command.input.Item?.sk).startsWith('J#')) return undefined;
       const emails = gunzipSync(command.input.Item!.lines as Uint8Array).toString().split('\n').map((line) => line.split('\t')[0]);
       const stalled = [inFirst, inLast].find((email) => emails.includes(email));
       if (!stalled) return undefined;
+      // A chunk journals after its claim: the last one claimed the tag after the opening, and it is claimed now.
+      if (stalled === inLast) lastClaimedAfterOpening = opened && claimsOf(table).includes(tag);
       if (stalled === inFirst) firstWriteId = String(command.input.Item!.writeId);
       reached.get(stalled)!.resolve();
       return stalls.get(stalled)!.promise;
@@ -670,7 +698,7 @@ describe('the list writer against an in-memory table', () => {
     // The first chunk lands and takes its claims back; the last one, stalled, still writes `inLast`.
     stalls.get(inFirst)!.resolve();
     await vi.waitFor(() => expect([...((flight(table)?.landed as Set<string> | undefined) ?? [])]).toContain(firstWriteId));
-    expect([...((flight(table)?.f as Set<string> | undefined) ?? [])]).toContain(tag);
+    expect(claimsOf(table)).toContain(tag);
     stalls.get(inLast)!.resolve();
     await expect(small).resolves.toMatchObject({ nb_unsubscribed: 1 });
     await bulk;
@@ -789,10 +817,10 @@ describe('the list writer against an in-memory table', () => {
     // 40 chunks, 8 in flight: chunk starts go on while the stalled one holds its addresses, read but not written.
     const bulk = applyLinesInBulk(CLIENT, LIST, linesOf(8_000), events.record, CHUNK);
     const stalled = await stall.reached;
-    expect(flight(table)?.until).toBeUndefined();
+    expect(flight(table)?.openUntil).toBeUndefined();
     // Let in beside the hold, but not on the stalled chunk's address: it waits for that chunk.
     await unsubscribeWaitsForStalledChunk(table, events, stall, bulk, stalled, { subscribed: 450 + 8_000 - 1, unsubscribed: 1 }, () =>
-      vi.waitFor(() => expect(flight(table)?.until).toBeDefined()),
+      vi.waitFor(() => expect(flight(table)?.openUntil).toBeDefined()),
     );
   }, 20_000);
 
@@ -831,7 +859,7 @@ describe('the list writer against an in-memory table', () => {
     await new Promise((wait) => setTimeout(wait, 20));
     await expect(applyLines(CLIENT, LIST, [{ line: 1, email: 'a0010@x.co', subscribed: false }], { record: events.record, deadline: Date.now() + 1_000 })).rejects.toBeInstanceOf(ListBusyError);
     expect(flight(table)?.wantAt).toBeDefined();
-    expect(flight(table)?.until).toBeUndefined();
+    expect(flight(table)?.openUntil).toBeUndefined();
     events.fail(false);
     stall.resume();
     await expect(bulk).rejects.toThrow();
