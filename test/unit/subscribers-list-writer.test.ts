@@ -792,6 +792,27 @@ describe('the list writer against an in-memory table', () => {
     expectExact(audit(table, events));
   }, 20_000);
 
+  it('a holder of the kind before 2026-11-28 (claims in a set `f`, open with `until`) lets in no transaction of this kind; a holder of this kind that takes its lease over removes both', async () => {
+    // During a deployment both kinds run: a transaction of this kind checks `openUntil` and `claims`, which the old
+    // holder does not write, so it must wait for that holder instead of committing beside it unchecked.
+    const table = memoryTable();
+    const events = recorder();
+    const now = Date.now();
+    for (let shard = 0; shard < 16; shard++) {
+      const key = keys.listWriterShard(CLIENT, LIST, shard);
+      table.items.set(`${key.pk}\u0000${key.sk}`, { ...key, owner: 'old-kind', expiresAt: now + leaseMs(), g: 1 });
+    }
+    const key = keys.listWriterFlight(CLIENT, LIST);
+    table.items.set(`${key.pk}\u0000${key.sk}`, { ...key, holder: 'old-kind', gen: 1, until: now + leaseMs(), f: new Set([flightTag('other@x.co')]), b: 0 });
+    await expect(applyLines(CLIENT, LIST, [{ line: 1, email: 'new@x.co' }], { record: events.record, deadline: Date.now() + 500 })).rejects.toBeInstanceOf(ListBusyError);
+    expect(state(table).subscribed).toEqual([]);
+    await later(leaseMs() + 1_000, () => applyLinesInBulk(CLIENT, LIST, linesOf(300), events.record, CHUNK));
+    expect(flight(table)).toBeDefined();
+    expect(flight(table)?.f).toBeUndefined();
+    expect(flight(table)?.until).toBeUndefined();
+    expectExact(audit(table, events));
+  });
+
   it('a bulk writer whose flight item meets a transaction conflict right after it took the lease tries that update again, not the lease it holds', async () => {
     // Regression (review of the flight item): the conflict sent acquire back to its lease transaction, which its own
     // unexpired owner refused until the deadline: the list stayed held by nobody alive for the lease's 60 s.
