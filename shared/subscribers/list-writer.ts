@@ -228,7 +228,7 @@ interface FlightItem {
 /**
  * An address's tag in the flight item: 30 bits of its SHA-256, 5 characters. A collision only makes a small write
  * wait for a chunk: with 4,000 addresses in flight, one write in 270,000 (the claims string is the tags one after
- * another, so a tag may also be found across two of them: five more chances each, as harmless). With 8 chunks of 500 in flight, two of them
+ * another, so a tag may also match across two of them, at four more places per tag: as harmless). With 8 chunks of 500 in flight, two of them
  * share a tag about once per 600 chunks claimed: the hold counts its claims per tag (Hold.claimedTags), so that one
  * chunk's claims back do not free the other's address. The item holds one tag per address in flight: ≈ 20 KB for 8
  * chunks of 500 (8 characters took 32 KB).
