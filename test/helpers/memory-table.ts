@@ -203,7 +203,8 @@ export function memoryTable() {
       const between = /sk BETWEEN :a AND :b/.test(input.KeyConditionExpression);
       if (between) found = found.filter((i) => String(i.sk) >= String(input.ExpressionAttributeValues[':a']) && String(i.sk) <= String(input.ExpressionAttributeValues[':b']));
       const limited = input.Limit ? found.slice(0, input.Limit) : found;
-      const more = input.Limit && found.length > input.Limit;
+      // As DynamoDB: a LastEvaluatedKey whenever `Limit` items were evaluated, whether or not more follow.
+      const more = input.Limit !== undefined && found.length >= input.Limit;
       return { Items: limited.map((item) => project(item, input.ProjectionExpression, input.ExpressionAttributeNames)), Count: limited.length, LastEvaluatedKey: more ? { pk, sk: limited.at(-1)!.sk } : undefined };
     }
     throw new Error(`memory table: unsupported command ${name}`);

@@ -239,7 +239,7 @@ describe('the list writer against an in-memory table', () => {
       ],
       previousGuids: ['g-before'],
     });
-    // 300 addresses in chunks of 200 (one range read per chunk), 600 in one chunk (a range read of 500 that
+    // 300 addresses in chunks of 200 (one range read per chunk), 600 in one chunk (a range read of 501 that
     // overflows, the rest read by key), then 1 (a key read): each line changes one data field only.
     for (const [n, chunkLines] of [
       [300, 200],
@@ -263,6 +263,21 @@ describe('the list writer against an in-memory table', () => {
     }
     expect(table.calls).toContain('QueryCommand');
     expect(table.calls).toContain('BatchGetCommand');
+  });
+
+  it('a re-sent list in chunks of 500 reads each chunk with one range read, though DynamoDB answers a LastEvaluatedKey when a Query stops at its Limit', async () => {
+    const table = memoryTable();
+    const events = recorder();
+    const list = 31;
+    const lines = linesOf(1000, 'r');
+    await applyLinesInBulk(CLIENT, list, lines, events.record, 500);
+    const before = table.calls.length;
+    const report = await applyLinesInBulk(CLIENT, list, lines.map((l) => ({ ...l, data: { city: 'C' } })), events.record, 500);
+    expect(report).toMatchObject({ nb_data_changed: 1000, nb_created: 0 });
+    const reads = table.calls.slice(before).filter((c) => c === 'QueryCommand' || c === 'BatchGetCommand');
+    // Each chunk's range holds exactly its 500 items: one Query each (the writer partition's read at the lease is a Query too).
+    expect(reads.filter((c) => c === 'BatchGetCommand')).toEqual([]);
+    expect(reads.filter((c) => c === 'QueryCommand').length).toBeGreaterThanOrEqual(2);
   });
 
   it('a bulk write journals each chunk and folds the journal at release: count = items, one event per line, nothing left behind', async () => {
