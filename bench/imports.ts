@@ -23,7 +23,10 @@
  * writes is above 1.5, a small write is not 200 or its kind's p99 is
  * above 3 s, or a count is not its recount (issue 31). The import runs in a
  * child process of its own (as each Lambda function does), so its RSS is the
- * import's, not the emulators'. `--million` adds a 1,000,000-line import
+ * import's, not the emulators'; with the worker function's young generation
+ * (bench/small-writes.ts), and warm: a 5,000-line import into a list of its
+ * own runs first, untimed, as the raw baseline's writes run in this warm
+ * process (`BENCH_COLD_IMPORT=1` leaves it out). `--million` adds a 1,000,000-line import
  * reporting its peak RSS (slow on DynamoDB Local). BENCH_IMPORT_LINES
  * overrides the 100,000. `--shuffled` writes the file's addresses in a
  * scattered order (the default file lists them in key order, which lets the
@@ -54,23 +57,41 @@ const addressOf = (i: number, lines: number) => `reader${SHUFFLED ? (i * 7_919 +
 const MiB = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
 /**
- * Samples this process's RSS; `peak()` is the highest seen since `reset()`. With `process.memoryUsage.rss()`:
- * `process.memoryUsage()` also walks the V8 heap's spaces, and every 20 ms it took 1-2 % of the import's CPU
- * (98-210 ms of 8-11 s in the worker's CPU profiles, 2026-11-27), which the raw baseline does not pay.
+ * Samples this process's RSS every 100 ms; `peak()` is the highest seen since `reset()`. With
+ * `process.memoryUsage.rss()`: `process.memoryUsage()` also walks the V8 heap's spaces, and every 20 ms it took 1-2 %
+ * of the import's CPU (98-210 ms of 8-11 s in the worker's CPU profiles, 2026-11-27); `rss()` every 20 ms still took
+ * 270 ms of a 100,000-line import's 13.7 s (2026-11-28), which the raw baseline does not pay.
  */
 function rssSampler() {
   let peak = 0;
   const sample = () => (peak = Math.max(peak, process.memoryUsage.rss()));
-  const timer = setInterval(sample, 20);
+  const timer = setInterval(sample, 100);
   timer.unref();
   return { reset: () => ((peak = 0), sample()), peak: () => (sample(), MiB(peak)) };
 }
+
+/**
+ * Lines of the import a child runs first into a list of its own, untimed: the timed import then runs in a warm
+ * process, as the raw baseline's writes do (this process ran them before) and as a reused Lambda container runs.
+ * Cold, the same 50,000-line import took 0.6-0.9 s more of the process's CPU (5.3-6.0 s against 4.8-5.3 s,
+ * 2026-11-28): compiling and tiering up the SDK's and the writer's code, the first connections.
+ * `BENCH_COLD_IMPORT=1` leaves it out.
+ */
+const WARM_UP_LINES = 5_000;
 
 /** The child: one import (POST service, then the worker), as the two Lambda functions would run it. */
 async function child(clientId: string, listId: number, url: string, lines: number, metered: boolean) {
   const { importFromUrl } = await import('../shared/imports/create.js');
   const { getImportedFile } = await import('../shared/imports/files.js');
   const { runImport } = await import('../shared/imports/worker.js');
+  if (process.env.BENCH_COLD_IMPORT !== '1') {
+    const { createList } = await import('../shared/lists/lists.js');
+    const scratch = await createList(clientId, 'bench warm-up');
+    const warmUrl = new URL(url);
+    warmUrl.searchParams.set('lines', String(WARM_UP_LINES));
+    const warm = await importFromUrl(clientId, { email_list_id: scratch.id, url: warmUrl.href });
+    if ((await runImport(clientId, warm.id)) !== 'done') throw new Error('the warm-up import did not end');
+  }
   const { ddb } = await import('../shared/db/client.js');
   const { meter } = await import('./ddb-meter.js');
   const calls = meter(ddb as never);

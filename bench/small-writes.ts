@@ -8,6 +8,8 @@
 import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { semiSpaceMb } from '../infra/heap.js';
+import { jobs } from '../shared/jobs.js';
 import type { ApiBody } from '../test/helpers/api-body.js';
 
 /** Every small write of a scenario must answer within this (issue 31). */
@@ -152,15 +154,22 @@ export interface ImportChildResult {
 }
 
 /**
+ * The import process's V8 flags: the worker function's young generation in Lambda (its NODE_OPTIONS,
+ * infra/constructs/service-function.ts: 51 MiB semi-spaces at 1,024 MB), not Node's default of 16 MiB, with
+ * which it made three times as many scavenges (2026-11-28: 147 against 41-46 for 50,000 lines).
+ */
+const IMPORT_PROCESS_FLAGS = [`--max-semi-space-size=${semiSpaceMb(jobs.importsWorker.memoryMb)}`];
+
+/**
  * One import in a process of its own (bench/imports.ts --child: download + store, then the worker, as the two
- * Lambda functions run it); `onWorker` when the worker starts. Settles when the child prints its result (the
+ * Lambda functions run it, with the worker function's heap: IMPORT_PROCESS_FLAGS); `onWorker` when the worker starts. Settles when the child prints its result (the
  * import is done), then ends the child: it used to settle at the child's exit, which came ~19 s after its result
  * (the list writer's wait for another hold left a 20 s timer: shared/db/client.ts settledOrDeadline), and the small writes of `importWithSmallWrites` ran on against an idle list all that
  * time, a third or more of them after the import (found 2026-11-27).
  */
 export function runImportChild(args: string[], onWorker: () => void = () => undefined): Promise<ImportChildResult> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [...process.execArgv, join(import.meta.dirname, 'imports.ts'), '--child', ...args], { env: process.env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(process.execPath, [...process.execArgv, ...IMPORT_PROCESS_FLAGS, join(import.meta.dirname, 'imports.ts'), '--child', ...args], { env: process.env, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     let settled = false;
     proc.stdout.on('data', (d: Buffer) => {
