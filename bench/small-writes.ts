@@ -156,7 +156,7 @@ export interface ImportChildResult {
 /**
  * The import process's V8 flags: the worker function's young generation in Lambda (its NODE_OPTIONS,
  * infra/constructs/service-function.ts: 51 MiB semi-spaces at 1,024 MB), not Node's default of 16 MiB, with
- * which it made three times as many scavenges (2026-11-28: 147 against 41-46 for 50,000 lines).
+ * which it made three times as many scavenges (2026-11-28: 145-154 against 40-46 for 50,000 lines).
  */
 const IMPORT_PROCESS_FLAGS = [`--max-semi-space-size=${semiSpaceMb(jobs.importsWorker.memoryMb)}`];
 

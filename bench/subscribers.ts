@@ -37,7 +37,7 @@ const IMPORT_LINES = Number(process.env.BENCH_IMPORT_LINES ?? 200_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 /**
  * Runs of the POSTs alone (at least BENCH_RUNS): 7, for 20 s of the command's time. Single runs of the data-changed
- * POST spread over 1.16-1.43× in one stack (2026-11-28), wider than its distance to the bound, so a median of 3
+ * POST spread over 1.14-1.43× in one stack (2026-11-28), wider than its distance to the bound, so a median of 3
  * told 1.27× from 1.31× by chance.
  */
 const POST_RUNS = Number(process.env.BENCH_POST_RUNS ?? Math.max(RUNS, 7));
