@@ -10,7 +10,7 @@
  * during a 200,000-line import (whose time alone and with the small
  * writes is compared with a raw BatchWriteItem of its rows, alone and beside
  * the same small writes). BENCH_RUNS runs of each part (default 3; the
- * POSTs alone BENCH_POST_RUNS, default 7), medians;
+ * POSTs alone BENCH_POST_RUNS, default 15), medians;
  * the POSTs alone and the POST with small writes after a run 0 that warms
  * their paths up and is not counted, every other run of the POST with small
  * writes with the raw beside them first.
@@ -36,11 +36,12 @@ const N = Number(process.env.BENCH_LINES ?? 20_000);
 const IMPORT_LINES = Number(process.env.BENCH_IMPORT_LINES ?? 200_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 /**
- * Runs of the POSTs alone (at least BENCH_RUNS): 7, for 20 s of the command's time. Single runs of the data-changed
- * POST spread over 1.14-1.43× in one stack (2026-11-28), wider than its distance to the bound, so a median of 3
- * told 1.27× from 1.31× by chance.
+ * Runs of the POSTs alone (at least BENCH_RUNS): 15, about 2 minutes of the command's time. Single runs of the
+ * data-changed POST spread over 1.14-1.44× in one stack, wider than its distance to the bound: two invocations of
+ * the same code gave medians of 1.31× (7 runs) and 1.24× (15 runs), 1.25× over the 22 (2026-11-28). A median of 3
+ * told 1.27× from 1.31× by chance; one of 7 still moves by ±0.04 between invocations.
  */
-const POST_RUNS = Number(process.env.BENCH_POST_RUNS ?? Math.max(RUNS, 7));
+const POST_RUNS = Number(process.env.BENCH_POST_RUNS ?? Math.max(RUNS, 15));
 /** Members of the imported lists (the small writes unsubscribe and delete some of them). */
 const MEMBERS = 2_000;
 /** The issue's bounds (issue 31): a batch POST within 1.3× raw, an import with small writes within 1.5×. */
