@@ -1,7 +1,7 @@
 /**
  * The recount the tests and benchmarks check counters against (bench/recount.ts), on DynamoDB Local: it reads a
  * list in pages with a `Limit`. DynamoDB Local evaluates a Query without one over the whole rest of the partition
- * for every page, so an unlimited recount of a 202,000-member list took minutes a page and stalled
+ * for every page, so an unlimited recount of a 202,000-member list took minutes and stalled
  * `npm run bench:subscribers` (2026-11-28, docs/benchmarks.md).
  */
 import { randomUUID } from 'node:crypto';
