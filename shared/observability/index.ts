@@ -21,7 +21,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { createHash } from 'node:crypto';
@@ -86,17 +85,26 @@ const metricsLogger = {
   error: (...a: unknown[]) => logger.error(String(a[0])),
 };
 
-export const metrics = new Metrics({
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || METRICS_NAMESPACE,
-  serviceName: process.env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME,
-  logger: metricsLogger,
-});
+function newMetrics(): Metrics {
+  return new Metrics({
+    namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || METRICS_NAMESPACE,
+    serviceName: process.env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME,
+    logger: metricsLogger,
+  });
+}
+
+/**
+ * The metrics of the running invocation: a fresh instance per invocation, given its route or job dimension once
+ * (one shared instance re-added it on every invocation, a Powertools warning each time several ran in one process).
+ * Lambda runs one invocation per process; the local runtime runs many at once, so there a count may land in a
+ * concurrent invocation's metrics (off locally unless POWERTOOLS_METRICS_DISABLED=false).
+ */
+let current = newMetrics();
 
 /** The metrics an operator watches (CloudWatch EMF, namespace `NewsletterService`, dimensions `service` and `route` or `job`). */
 export type MetricName =
   | 'SubscribersApplied'
-  | 'ListWriterTakeovers'
-  | 'ListWriterCorrections'
+  | 'SubscriberChangesCounted'
   | 'ImportLinesApplied'
   | 'ImportLinesFailed'
   | 'ImportsFailed'
@@ -121,7 +129,7 @@ export type MetricName =
 
 /** Adds `value` to a counter of this invocation (published when the invocation ends). */
 export function count(name: MetricName, value = 1): void {
-  if (value > 0) metrics.addMetric(name, MetricUnit.Count, value);
+  if (value > 0) current.addMetric(name, MetricUnit.Count, value);
 }
 
 /**
@@ -149,10 +157,13 @@ const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * published when the invocation ends (also after an error).
  */
 export function observe<E, R>(kind: 'route' | 'job', name: string): middy.MiddlewareObj<E, R, Error, Context>[] {
+  const publish = (request: middy.Request<E, R, Error, Context>) => {
+    const own = (request.internal as { metrics?: Metrics }).metrics;
+    own?.publishStoredMetrics();
+  };
   return [
     ...(xray ? [xray.tracerMiddleware()] : []),
     injectLambdaContext(logger, { resetKeys: true }),
-    logMetrics(metrics),
     {
       before: (request) => {
         const event = (request.event ?? {}) as {
@@ -164,8 +175,16 @@ export function observe<E, R>(kind: 'route' | 'job', name: string): middy.Middle
         const correlationId = given && CORRELATION_ID.test(given) ? given : (event.requestContext?.requestId ?? event.id ?? request.context?.awsRequestId);
         logger.appendKeys({ [kind]: name });
         if (correlationId) logger.setCorrelationId(correlationId);
-        metrics.addDimension(kind, name);
       },
+    },
+    {
+      before: (request) => {
+        current = newMetrics().addDimension(kind, name);
+        (request.internal as { metrics?: Metrics }).metrics = current;
+      },
+      // Published when the invocation ends, also after an error (what Powertools' logMetrics middleware does).
+      after: publish,
+      onError: publish,
     },
   ];
 }

@@ -101,4 +101,32 @@ describe('Powertools Logger and Metrics in the middy stack', () => {
     const [failed] = await emf(event('500'));
     expect(failed).toMatchObject({ ServerErrors: 1, SubscribersApplied: 2 });
   });
+
+  it('logs no Powertools warning during requests and job runs, one at a time or several at once, each published with its own dimension', async () => {
+    const job = obs.jobHandler('probeJob', () => {
+      obs.count('JobFailures', 0);
+      obs.count('SubscribersApplied', 1);
+      return Promise.resolve('done');
+    });
+    const out = captureOutput();
+    try {
+      await probe(event('1'), context('s-1'));
+      await job({}, context('j-1'));
+      await job({}, context('j-2'));
+      await Promise.all([probe(event('1'), context('c-1')), probe(event('x'), context('c-2')), job({}, context('c-3')), job({}, context('c-4'))]);
+    } finally {
+      out.restore();
+    }
+    const lines = out.json();
+    expect(lines.filter((l) => l.level === 'WARN' || l.level === 'ERROR')).toEqual([]);
+    expect(out.text()).not.toMatch(/already been added|won't be added/);
+    const emf = lines.filter((l) => l._aws);
+    // One at a time (as in Lambda), each invocation is published with its own dimension only.
+    expect(emf.slice(0, 3).map((l) => [l.route, l.job, l.SubscribersApplied])).toEqual([
+      ['POST /v1/probe/{id}', undefined, 2],
+      [undefined, 'probeJob', 1],
+      [undefined, 'probeJob', 1],
+    ]);
+    for (const blob of emf) expect(blob._aws!.CloudWatchMetrics[0].Dimensions[0]).toHaveLength(2);
+  });
 });
