@@ -13,7 +13,7 @@ const WeightsSchema = v.object({ covisit: weight, content: weight, preferences: 
 const PartialWeightsSchema = v.partial(WeightsSchema);
 const until = v.pipe(v.number(), v.integer(), v.description('Unix seconds'));
 const VariantSchema = v.object({
-  name: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,32}$/), v.description('Not `default` nor `newsletter` (reserved); unique in the block')),
+  name: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,32}$/), v.description('Not `default` nor `newsletter` (reserved, in any case); unique in the block regardless of case')),
   share: v.pipe(v.number(), v.minValue(0), v.maxValue(100), v.description('Percent of readers; the shares add up to at most 100')),
   weights: v.optional(PartialWeightsSchema),
   holdout: v.optional(v.pipe(v.boolean(), v.description('Answers the control (the most-read list); at most one per block'))),

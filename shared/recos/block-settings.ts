@@ -161,7 +161,7 @@ function storedValue(name: BlockSettingName, value: unknown, siteHosts: string[]
         if (!isObject(x)) return fail(field, 'must be an object {name, share, weights?, holdout?}');
         for (const k of Object.keys(x)) if (!['name', 'share', 'weights', 'holdout'].includes(k)) fail(`${field}.${k}`, 'not a variant field (name, share, weights, holdout)');
         if (typeof x.name !== 'string' || !VARIANT_NAME.test(x.name)) return fail(`${field}.name`, 'must be 1 to 32 letters, digits, "_" or "-"');
-        if (RESERVED_VARIANTS.includes(x.name)) return fail(`${field}.name`, `"${x.name}" is reserved (${RESERVED_VARIANTS.join(', ')})`);
+        if (RESERVED_VARIANTS.includes(x.name.toLowerCase())) return fail(`${field}.name`, `"${x.name}" is reserved (${RESERVED_VARIANTS.join(', ')})`);
         const share = number(`${field}.share`, x.share, 0, 100, false);
         if (x.holdout !== undefined && typeof x.holdout !== 'boolean') fail(`${field}.holdout`, 'must be true or false');
         return {
@@ -171,8 +171,9 @@ function storedValue(name: BlockSettingName, value: unknown, siteHosts: string[]
           ...(x.holdout === true ? { holdout: true } : {}),
         };
       });
-      const names = variants.map((x) => x.name);
-      names.forEach((n, i) => names.indexOf(n) !== i && fail(`variants[${i}].name`, `"${n}" is named twice`));
+      // Regardless of case: `A` and `a` would read as one variant in a report or a `rid`.
+      const names = variants.map((x) => x.name.toLowerCase());
+      names.forEach((n, i) => names.indexOf(n) !== i && fail(`variants[${i}].name`, `"${variants[i].name}" is named twice${variants[names.indexOf(n)].name === variants[i].name ? '' : ' (names are compared regardless of case)'}`));
       if (variants.reduce((s, x) => s + x.share, 0) > 100) fail('variants', 'the shares add up to more than 100');
       if (variants.filter((x) => x.holdout).length > 1) fail('variants', 'at most one holdout variant');
       return variants;

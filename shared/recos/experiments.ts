@@ -52,7 +52,7 @@ export function assignVariant(blockKey: string, userId: string, variants: readon
   return undefined;
 }
 
-const configurable = (name: string) => VARIANT_NAME.test(name) && !RESERVED_VARIANTS.includes(name);
+const configurable = (name: string) => VARIANT_NAME.test(name) && !RESERVED_VARIANTS.includes(name.toLowerCase());
 
 /**
  * The settings one answer ranks with: a variant's `weights` override the

@@ -166,6 +166,9 @@ describe('PUT /v1/blocks/{block_key}', () => {
       [{ variants: [{ name: 'default', share: 10 }] }, 'body.variants[0].name: "default" is reserved (default, newsletter)'],
       [{ variants: [{ name: 'newsletter', share: 10 }] }, 'body.variants[0].name: "newsletter" is reserved (default, newsletter)'],
       [{ variants: [{ name: 'a', share: 10 }, { name: 'a', share: 10 }] }, 'body.variants[1].name: "a" is named twice'],
+      // Names differing only by case would be two variants in the settings and one in a reader's eyes (or a report's).
+      [{ variants: [{ name: 'A', share: 10 }, { name: 'a', share: 10 }] }, 'body.variants[1].name: "a" is named twice (names are compared regardless of case)'],
+      [{ variants: [{ name: 'Default', share: 10 }] }, 'body.variants[0].name: "Default" is reserved (default, newsletter)'],
       [{ variants: [{ name: 'a', share: 101 }] }, 'body.variants[0].share: must be from 0 to 100'],
       [{ variants: [{ name: 'a', share: 60 }, { name: 'b', share: 41 }] }, 'body.variants: the shares add up to more than 100'],
       [{ variants: [{ name: 'a', share: 10, holdout: true }, { name: 'b', share: 10, holdout: true }] }, 'body.variants: at most one holdout variant'],
