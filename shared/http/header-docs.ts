@@ -18,6 +18,7 @@ export const headerDocs = {
   'x-robots-tag': { description: '`noindex`.', schema: { type: 'string' } },
   'idempotent-replayed': { description: '`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`; nothing was applied again.', schema: { type: 'string', enum: ['true'] } },
   'content-security-policy': { description: 'What the page may load: nothing from elsewhere.', schema: { type: 'string' } },
+  'x-frame-options': { description: '`DENY`: no page may frame this one.', schema: { type: 'string', enum: ['DENY'] } },
 } as const;
 
 export type HeaderName = keyof typeof headerDocs;

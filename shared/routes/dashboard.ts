@@ -29,7 +29,7 @@ export const dashboardRoutes = {
         description: 'The page, or the file asked for',
         contentType: 'text/html; charset=utf-8',
         alternatives: [{ contentType: 'application/javascript; charset=utf-8' }, { contentType: 'text/css; charset=utf-8' }],
-        headers: ['cache-control', 'content-security-policy', 'x-content-type-options'],
+        headers: ['cache-control', 'content-security-policy', 'x-content-type-options', 'x-frame-options'],
       },
       400: errorResponses[400],
     },
