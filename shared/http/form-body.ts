@@ -36,7 +36,8 @@ export function formFields(event: Pick<APIGatewayProxyEventV2, 'body' | 'headers
     }
     return fields;
   }
-  if (type && type.essence !== 'application/x-www-form-urlencoded' && type.essence !== 'text/plain') return undefined;
+  // RFC 8058's two types only: a text/plain (or untyped) body is not a form.
+  if (type?.essence !== 'application/x-www-form-urlencoded') return undefined;
   for (const [name, value] of new URLSearchParams(raw)) add(fields, name, value);
   return fields;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { Client } from '../clients/clients.js';
 import { RateLimitedError } from './errors.js';
@@ -67,24 +68,27 @@ function tooManyLogins(retryAfterSeconds: number): RateLimitedError {
   return new RateLimitedError('login', retryAfterSeconds, `Too many failed logins from this address; retry in ${retryAfterSeconds} s`);
 }
 
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
 /** What a reader link request does: shows a page (GET) or changes subscriptions (POST); each has its own budget. */
 export type ReaderUse = 'page' | 'change';
 
 /**
  * Counts one reader link request (unsubscribe or preference link) of the
  * publisher the link names, in the budget of its use: per source address
- * (IPv6 by /64) before the link is checked (`checked` false), then overall
- * for the publisher once it checked. Throws RateLimitedError beyond either
+ * (IPv6 by /64) before the link is checked (`link` undefined), then per link
+ * (its checked token) once it checked, so one link replayed from many
+ * addresses spends its own budget only. Throws RateLimitedError beyond either
  * (READER_PAGE_LIMITS, READER_CHANGE_LIMITS).
  */
-export async function enforceReaderLimits(clientId: string, sourceIp: string, checked: boolean, use: ReaderUse, nowMs = Date.now()): Promise<void> {
-  const { perIpPerMinute, perClientPerMinute } = use === 'page' ? READER_PAGE_LIMITS : READER_CHANGE_LIMITS;
-  // The pages keep the scope names they had before changes were counted apart.
+export async function enforceReaderLimits(clientId: string, sourceIp: string, link: string | undefined, use: ReaderUse, nowMs = Date.now()): Promise<void> {
+  const { perIpPerMinute, perLinkPerMinute } = use === 'page' ? READER_PAGE_LIMITS : READER_CHANGE_LIMITS;
   const prefix = use === 'page' ? 'reader' : 'reader-change';
-  const [scope, limit] = checked ? [`${prefix}#${clientId}`, perClientPerMinute] : [`${prefix}-ip#${clientId}#${ipBucket(sourceIp)}`, perIpPerMinute];
+  // The token's hash, not the token: the window items are no credential.
+  const [scope, limit] = link !== undefined ? [`${prefix}-link#${clientId}#${sha256(link).slice(0, 32)}`, perLinkPerMinute] : [`${prefix}-ip#${clientId}#${ipBucket(sourceIp)}`, perIpPerMinute];
   const window = await consume(scope, limit, nowMs);
   if (!window.allowed) {
-    const from = checked ? " for this publisher's links" : ' from this IP address';
-    throw new RateLimitedError(checked ? 'key' : 'ip', window.retryAfterSeconds, `Too many requests${from}: at most ${limit} per minute; retry in ${window.retryAfterSeconds} s`);
+    const from = link !== undefined ? ' for this link' : ' from this IP address';
+    throw new RateLimitedError(link !== undefined ? 'key' : 'ip', window.retryAfterSeconds, `Too many requests${from}: at most ${limit} per minute; retry in ${window.retryAfterSeconds} s`);
   }
 }

@@ -45,7 +45,7 @@ export async function checkLink<K extends LinkTarget['kind']>(
   use: ReaderUse,
 ): Promise<CheckedLink<Extract<LinkTarget, { kind: K }>> | undefined> {
   if (!/^[a-z0-9][a-z0-9_-]{1,62}$/.test(p.client_id)) return undefined;
-  await enforceReaderLimits(p.client_id, sourceIp, false, use);
+  await enforceReaderLimits(p.client_id, sourceIp, undefined, use);
   const email = decodeAddress(p.address);
   const listId = kind === 'unsubscribe' && /^[1-9]\d{0,9}$/.test(p.list_id ?? '') ? Number(p.list_id) : undefined;
   if (!email || (kind === 'unsubscribe' && listId === undefined)) return undefined;
@@ -56,6 +56,6 @@ export async function checkLink<K extends LinkTarget['kind']>(
   // A failure against a kept copy: the secret may have been rotated since (the link is new), so read it once.
   if (!verifies(secrets) && kept) secrets = await readSecrets(p.client_id);
   if (!verifies(secrets)) return undefined;
-  await enforceReaderLimits(p.client_id, sourceIp, true, use);
+  await enforceReaderLimits(p.client_id, sourceIp, p.token, use);
   return { target, secrets };
 }

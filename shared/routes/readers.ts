@@ -8,8 +8,8 @@ import { ExportQuerySchema, ExportSchema, OneClickBodyDoc, PreferencesBodyDoc, P
 /** The headers of every reader page. */
 const PAGE: HeaderName[] = ['cache-control', 'referrer-policy', 'x-robots-tag', 'content-security-policy'];
 const HTML = 'text/html; charset=utf-8';
-const limitText = (what: string, l: { perIpPerMinute: number; perClientPerMinute: number }) =>
-  `Rate limits of ${what}, per publisher: ${l.perIpPerMinute} per minute per source address (IPv6: per /64), ${l.perClientPerMinute} per minute in all; 429 with Retry-After beyond.`;
+const limitText = (what: string, l: { perIpPerMinute: number; perLinkPerMinute: number }) =>
+  `Rate limits of ${what}, per publisher: ${l.perIpPerMinute} per minute per source address (IPv6: per /64), then ${l.perLinkPerMinute} per minute per link (a link replayed from many addresses limits only itself); 429 with Retry-After beyond.`;
 /** GETs (what mail scanners fetch) and POSTs (what readers and mailbox providers send) have separate budgets. */
 const limits = limitText('the pages (GET), counted apart from the changes', READER_PAGE_LIMITS);
 const changeLimits = limitText('the changes (POST: one-click, saved preferences), counted apart from the pages, so scanners cannot use them up', READER_CHANGE_LIMITS);

@@ -6,6 +6,7 @@
  * the export of a reader's data.
  */
 import { execFile } from 'node:child_process';
+import http from 'node:http';
 import { createHmac } from 'node:crypto';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -15,13 +16,13 @@ import { createForm } from '../../shared/clients/clients.js';
 import { ddb, tableName } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
 import { createList } from '../../shared/lists/lists.js';
-import { READER_PAGE_LIMITS } from '../../shared/ratelimit/policy.js';
+import { READER_CHANGE_LIMITS, READER_PAGE_LIMITS } from '../../shared/ratelimit/policy.js';
 import { LINK_SECRET_CACHE_SECONDS } from '../../shared/readers/check.js';
 import { consentRecords } from '../../shared/readers/consent.js';
 import { linkSecretsOf, rotateLinkSecret } from '../../shared/readers/link-secret.js';
-import { applySubscribers, countSubscribers, getSubscriber } from '../../shared/subscribers/service.js';
+import { applySubscribers, getSubscriber } from '../../shared/subscribers/service.js';
 import { newClient, request, useService, type ApiBody, type ErrorBody, type TestClient } from '../helpers/service.js';
-import { rawEventObjects, recount } from '../helpers/subscribers.js';
+import { rawEventObjects, recount, countSubscribers } from '../helpers/subscribers.js';
 import { monotonicAhead } from '../helpers/clock.js';
 
 const service = useService();
@@ -118,10 +119,16 @@ describe('the unsubscribe link', () => {
     expect(events[0]).toMatchObject({ email, cause: 'READER', email_list_id: listId });
   });
 
-  it('accepts the one-click body as multipart/form-data, and refuses a POST without it (400, nothing changed)', async () => {
+  it('accepts the one-click body as multipart/form-data, and refuses a POST without it or of another content type (400, nothing changed)', async () => {
     const { client, listId, email, links } = await withMember();
     const refused = await request(links.unsubscribe, { method: 'POST', raw: 'something=else', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(refused.status).toBe(400);
+    expect((await getSubscriber(client.username, listId, email))!.subscribed).toBe(true);
+    // Only the documented types (RFC 8058's two): text/plain, or no type at all, is not the form.
+    for (const type of ['text/plain', undefined]) {
+      const other = await fetch(links.unsubscribe, { method: 'POST', body: Buffer.from('List-Unsubscribe=One-Click'), headers: type ? { 'content-type': type } : {}, redirect: 'manual' });
+      expect({ type, status: other.status }).toEqual({ type, status: 400 });
+    }
     expect((await getSubscriber(client.username, listId, email))!.subscribed).toBe(true);
     const form = new FormData();
     form.set('List-Unsubscribe', 'One-Click');
@@ -195,20 +202,85 @@ describe('the unsubscribe link', () => {
     });
   });
 
-  it(`is rate-limited like the opt-in form: ${READER_PAGE_LIMITS.perIpPerMinute} per minute per address, then 429 with Retry-After`, async () => {
-    const { links } = await withMember();
-    // Near the end of a minute the window turns over: wait for a fresh one.
-    if (Date.now() % 60_000 > 45_000) await new Promise((done) => setTimeout(done, 60_000 - (Date.now() % 60_000) + 100));
-    const statuses: number[] = [];
-    for (let i = 0; i < READER_PAGE_LIMITS.perIpPerMinute; i++) statuses.push((await request(links.unsubscribe)).status);
-    expect(statuses.every((s) => s === 200)).toBe(true);
-    const limited = await request<ErrorBody>(links.unsubscribe);
-    expect(limited.status).toBe(429);
-    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+  it(`is rate-limited per address (${READER_PAGE_LIMITS.perIpPerMinute} a minute) and per link (${READER_PAGE_LIMITS.perLinkPerMinute}), then 429 with Retry-After`, async () => {
+    const client = await newClient(service);
+    const list = await createList(client.username, 'Limits');
+    const emails = ['l1@example.com', 'l2@example.com', 'l3@example.com'];
+    await applySubscribers(client.username, list.id, emails.map((email, i) => ({ line: i + 1, email })));
+    const [one, two, three] = await Promise.all(emails.map((email) => linksOf(client, list.id, email)));
+    await freshWindow(45_000);
+    const { perIpPerMinute, perLinkPerMinute } = READER_PAGE_LIMITS;
+    const gets = async (url: string, n: number) => Promise.all(Array.from({ length: n }, async () => (await request(url)).status));
+    expect(new Set(await gets(one.unsubscribe, perLinkPerMinute))).toEqual(new Set([200]));
+    const perLink = await request<ErrorBody>(one.unsubscribe);
+    expect([perLink.status, perLink.body.cause]).toEqual([429, expect.stringContaining('for this link')]);
+    expect(Number(perLink.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The same address, other links: its own budget ends first.
+    const rest = perIpPerMinute - perLinkPerMinute - 1;
+    expect(new Set([...(await gets(two.unsubscribe, perLinkPerMinute)), ...(await gets(three.preferences, rest - perLinkPerMinute))])).toEqual(new Set([200]));
+    const perIp = await request<ErrorBody>(three.unsubscribe);
+    expect([perIp.status, perIp.body.cause]).toEqual([429, expect.stringContaining('from this IP address')]);
     // Changes have a budget of their own: scanners that used up the pages' one do not turn an unsubscribe into a 429.
-    expect((await oneClick(links.unsubscribe)).status).toBe(200);
+    expect((await oneClick(one.unsubscribe)).status).toBe(200);
   }, 90_000);
+
+  it(`one link replayed from many addresses limits only itself: another reader's link still answers, its page and its one-click POST`, async () => {
+    const client = await newClient(service);
+    const list = await createList(client.username, 'Replayed');
+    await applySubscribers(client.username, list.id, [{ line: 1, email: 'mine@example.com' }, { line: 2, email: 'other@example.com' }, { line: 3, email: 'third@example.com' }]);
+    const [mine, other, third] = await Promise.all(['mine@example.com', 'other@example.com', 'third@example.com'].map((email) => linksOf(client, list.id, email)));
+    await freshWindow(30_000);
+    // 24 addresses, each its whole budget on one link: more than a publisher's pages had in all before (1,200 a minute).
+    const pages = await replay(mine.unsubscribe, 'GET', 24, READER_PAGE_LIMITS.perIpPerMinute, 1);
+    expect(await from('127.0.9.1', other.unsubscribe, 'GET')).toBe(200);
+    expect(await from('127.0.9.1', third.preferences, 'GET')).toBe(200);
+    expect(pages.get(200)).toBeLessThanOrEqual(READER_PAGE_LIMITS.perLinkPerMinute * pages.windows);
+    await freshWindow(30_000);
+    // The one-click POST: 11 addresses × 600, more than its publisher-wide budget was (6,000 a minute).
+    const posts = await replay(mine.unsubscribe, 'POST', 11, READER_CHANGE_LIMITS.perIpPerMinute, 2);
+    expect(await from('127.0.9.2', other.unsubscribe, 'POST')).toBe(200);
+    expect(posts.get(200)).toBeLessThanOrEqual(READER_CHANGE_LIMITS.perLinkPerMinute * posts.windows);
+    expect((await getSubscriber(client.username, list.id, 'other@example.com'))!.subscribed).toBe(false);
+  }, 240_000);
 });
+
+/** Waits for the next rate-limit window when less than `needMs` of this one is left. */
+async function freshWindow(needMs: number): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < needMs) await new Promise((done) => setTimeout(done, left + 100));
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+
+/** One reader link request from a loopback address of its own (the gateway's source address); answers the status. */
+function from(localAddress: string, url: string, method: 'GET' | 'POST'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, agent, localAddress, headers: method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {} }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(method === 'POST' ? 'List-Unsubscribe=One-Click' : undefined);
+  });
+}
+
+/** `perAddress` requests to `url` from each of `addresses` addresses 127.0.<subnet>.<n>, 16 at once: the count of each status, and the rate-limit windows they spanned. */
+async function replay(url: string, method: 'GET' | 'POST', addresses: number, perAddress: number, subnet: number): Promise<Map<number, number> & { windows: number }> {
+  const jobs = Array.from({ length: addresses * perAddress }, (_, i) => `127.0.${subnet}.${(i % addresses) + 1}`);
+  const first = Math.floor(Date.now() / 60_000);
+  const counts = Object.assign(new Map<number, number>(), { windows: 1 });
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < jobs.length) {
+        const status = await from(jobs[next++], url, method);
+        counts.set(status, (counts.get(status) ?? 0) + 1);
+      }
+    }),
+  );
+  counts.windows = Math.floor(Date.now() / 60_000) - first + 1;
+  return counts;
+}
 
 describe('admin link-secret', () => {
   const admin = async (...args: string[]) => (await adminCli(...args)) as { link_secret: string; previous_link_secret: string | null; previous_valid_until: string | null };
