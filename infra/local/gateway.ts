@@ -13,6 +13,7 @@ import { corsPolicy } from '../../shared/http/cors.js';
 import { matchRoute } from '../../shared/http/router.js';
 import { fallbackHandler } from '../../shared/routes.js';
 import { useOutboxMailer } from '../../shared/mail/outbox-mailer.js';
+import { requestLine } from './console.js';
 import { inFunction } from './recording.js';
 
 // Locally, MAIL_TRANSPORT=outbox writes .eml files (the Lambdas only know SES).
@@ -144,10 +145,17 @@ async function readBody(req: http.IncomingMessage): Promise<Buffer | undefined> 
   return Buffer.concat(chunks);
 }
 
-/** Creates the gateway server; `mounts` serve static files (browser library, demo site, dev pages). */
-export function createGateway({ mounts = [] }: { mounts?: StaticMount[] } = {}): http.Server {
+/**
+ * Creates the gateway server; `mounts` serve static files (browser library, demo site, dev pages); `log` gets one
+ * line per request when it has been answered (`npm start`'s console).
+ */
+export function createGateway({ mounts = [], log }: { mounts?: StaticMount[]; log?: (line: string) => void } = {}): http.Server {
   // Every fault is answered inside (the catch below): the server does not wait on the promise.
   const serve = async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (log) {
+      const started = performance.now();
+      res.once('finish', () => log(requestLine(req.method ?? 'GET', new URL(req.url ?? '/', 'http://localhost').pathname, res.statusCode, performance.now() - started)));
+    }
     try {
       const method = req.method ?? 'GET';
       const path = new URL(req.url ?? '/', 'http://localhost').pathname;

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { jobList, type JobDef } from '../../shared/jobs.js';
 import { useOutboxMailer } from '../../shared/mail/outbox-mailer.js';
+import { loggedInvoke } from './console.js';
 import { inFunction } from './recording.js';
 import { sendTo } from './notifications.js';
 
@@ -76,11 +77,8 @@ export function scheduledEvent(time = new Date()): Record<string, unknown> {
  * killed) is done at start, not one interval later.
  */
 export function startScheduledJobs(log: (line: string) => void = console.log, { catchUpAfterMs = 2_000 } = {}): () => void {
-  const run = (job: JobDef & { id: string }) =>
-    invokeJob(job, scheduledEvent()).then(
-      (result) => log(`job ${job.id}: ${JSON.stringify(result ?? 'done')}`),
-      (err: Error) => log(`job ${job.id} failed: ${err.message}`),
-    );
+  const invoke = loggedInvoke(invokeJob, log);
+  const run = (job: JobDef & { id: string }) => invoke(job, scheduledEvent()).catch(() => undefined);
   const timers = jobList.flatMap((job) => {
     if (!('schedule' in job.trigger) || !job.trigger.localEveryMinutes) return [];
     return [setTimeout(() => void run(job), catchUpAfterMs), setInterval(() => void run(job), job.trigger.localEveryMinutes * 60_000)];
@@ -100,10 +98,7 @@ export function startUploadJobs(emulator: { onEvent(listener: (event: unknown) =
       if (!record.eventName.startsWith('ObjectCreated')) continue;
       for (const job of jobList) {
         if (!('importsUpload' in job.trigger) || !record.s3.object.key.startsWith(job.trigger.importsUpload)) continue;
-        invokeAsync(job, { Records: [record] }).then(
-          (result) => log(`job ${job.id}: ${JSON.stringify(result ?? 'done')}`),
-          (err: Error) => log(`job ${job.id} failed: ${err.message}`),
-        );
+        loggedInvoke(invokeAsync, log)(job, { Records: [record] }).catch(() => undefined);
       }
     }
   });

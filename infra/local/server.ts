@@ -11,9 +11,9 @@ export const localMounts: StaticMount[] = [
   { prefix: '/dev/outbox/', serve: (path) => serveOutbox(outboxDir(), path) },
 ];
 
-/** Starts the local gateway with the local static mounts. */
-export async function startLocalServer(port: number): Promise<http.Server> {
-  const server = createGateway({ mounts: localMounts });
+/** Starts the local gateway with the local static mounts; `log` gets one line per request. */
+export async function startLocalServer(port: number, log?: (line: string) => void): Promise<http.Server> {
+  const server = createGateway({ mounts: localMounts, log });
   await listen(server, port);
   return server;
 }

@@ -4,6 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { consoleEnv, loggedInvoke } from './console.js';
 import { applyEnv, envForOtherProcesses, localNames, localServiceEnv } from './env.js';
 import { ensureBuckets, ensureTable, isPortFree, startDynamoLocal, startS3Emulator, type Running } from './services.js';
 
@@ -34,10 +35,11 @@ async function main() {
   running.push(s3);
   const baseUrl = `http://localhost:${port}`;
   const serviceEnv = localServiceEnv({ dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, publicBaseUrl: baseUrl, dataDir });
-  applyEnv(serviceEnv);
+  // One line per request and per job run; the handlers' Powertools logs with LOG_FORMAT=json (infra/local/console.ts).
+  applyEnv({ ...serviceEnv, ...consoleEnv() });
   // The SQS queues of the jobs (page views) with their pollers, on a free port: before any handler is loaded.
   const { startLocalQueues } = await import('./queues.js');
-  const queues = await startLocalQueues();
+  const queues = await startLocalQueues({ invoke: loggedInvoke(async (job, event) => (await import('./jobs.js')).invokeJob(job, event)) });
   running.push(queues);
   applyEnv(queues.env, { override: true });
   // What this process runs with (a variable the user set wins over serviceEnv's default), not the defaults.
@@ -55,7 +57,7 @@ async function main() {
   // Raw event objects → the change queue → the webhook fan-out (and the local change bus).
   const { forwardChangeNotifications } = await import('./notifications.js');
   forwardChangeNotifications(s3, queues.env.CHANGES_QUEUE_URL);
-  const server = await startLocalServer(port);
+  const server = await startLocalServer(port, console.log);
   running.push({ endpoint: baseUrl, stop: () => new Promise((done) => server.close(() => done())) });
   const stopJobs = startScheduledJobs();
   running.push({ endpoint: 'jobs', stop: () => Promise.resolve(stopJobs()) });
