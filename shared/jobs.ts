@@ -152,8 +152,8 @@ export const jobs = {
     summary: 'POSTs signed change events to webhooks in order; failures retried with backoff for about a day (same webhook-id), then dead-lettered',
     access: { table: 'R', webhookQueue: true },
     trigger: { webhookDeliveries: { batchSize: 10, maxBatchingWindowSeconds: 0, maxConcurrency: 20, maxReceiveCount: 5 } },
-    // 25 events of a message, each up to WEBHOOK_TIMEOUT_MS (10 s).
-    timeoutSeconds: 300,
+    // No POST starts after WEBHOOK_SLICE_MS (5 s), and each ends within WEBHOOK_TIMEOUT_MS (10 s).
+    timeoutSeconds: 60,
   },
 } as const satisfies Record<string, JobDef>;
 

@@ -13,6 +13,9 @@
  * failed message comes back after a second, and after `maxReceiveCount`
  * receives it is dead-lettered: logged and kept in `deadLetters`).
  *
+ * A message's MessageGroupId makes the queue fair as SQS fair queues are
+ * (see `take`): the webhook deliveries are grouped by client.
+ *
  * The same server takes EventBridge's PutEvents (AWS_ENDPOINT_URL_EVENTBRIDGE)
  * for the change bus: the entries are kept in `bus` (a rule's view of them);
  * and SendMessage's DelaySeconds (a webhook retry's backoff; at most 900, as in SQS). The webhook
@@ -45,6 +48,8 @@ interface Message {
   /** When a poller was handed it (performance.now()): the start of its batching window. */
   gatheredAt: number;
   receiveCount: number;
+  /** MessageGroupId: the tenant of a fair queue (absent: a tenant of its own). */
+  group?: string;
 }
 
 interface QueueOptions {
@@ -66,6 +71,8 @@ class LocalQueue {
     this.gather(waiting);
   }
   private running = 0;
+  /** Messages in flight per MessageGroupId (the fair queue's measure of a tenant). */
+  private readonly inFlight = new Map<string, number>();
   private retrying = 0;
   private timer: NodeJS.Timeout | undefined;
   private hurry = 0;
@@ -81,8 +88,8 @@ class LocalQueue {
     private readonly log: (line: string) => void,
   ) {}
 
-  send(body: string, delaySeconds = 0): string {
-    const message = { messageId: randomUUID(), body, sentAt: Date.now(), gatheredAt: performance.now(), receiveCount: 0 };
+  send(body: string, delaySeconds = 0, group?: string): string {
+    const message: Message = { messageId: randomUUID(), body, sentAt: Date.now(), gatheredAt: performance.now(), receiveCount: 0, group };
     if (delaySeconds > 0) {
       // Delayed like a retry: drain() waits for it.
       this.retrying++;
@@ -119,7 +126,7 @@ class LocalQueue {
       while (batch.length > 0 && this.running < this.options.maxConcurrency) {
         const windowOver = performance.now() - batch[0].gatheredAt >= this.options.maxBatchingWindowSeconds * 1000;
         if (!(batch.length >= this.options.batchSize || this.hurry > 0 || windowOver)) break;
-        this.run(batch.splice(0, this.options.batchSize));
+        this.run(this.take(batch));
       }
     }
     const oldest = Math.min(...this.gathering.filter((b) => b.length > 0).map((b) => b[0].gatheredAt));
@@ -133,8 +140,27 @@ class LocalQueue {
     this.checkIdle();
   }
 
+  /**
+   * The next batch of a poller: its own messages in order; or, as an SQS fair queue when messages carry a
+   * MessageGroupId, the waiting messages of the groups with the fewest in flight first, whichever poller asks.
+   * (SQS starts preferring quiet tenants once one holds more than a tenth of those in flight; this always does.)
+   */
+  private take(batch: Message[]): Message[] {
+    if (!this.gathering.some((b) => b.some((m) => m.group !== undefined))) return batch.splice(0, this.options.batchSize);
+    const load = (m: Message) => (m.group === undefined ? 0 : (this.inFlight.get(m.group) ?? 0));
+    const taken = new Set(
+      this.gathering
+        .flat()
+        .sort((a, b) => load(a) - load(b) || a.gatheredAt - b.gatheredAt)
+        .slice(0, this.options.batchSize),
+    );
+    for (const b of this.gathering) b.splice(0, b.length, ...b.filter((m) => !taken.has(m)));
+    return [...taken];
+  }
+
   private run(batch: Message[]): void {
     this.running++;
+    for (const m of batch) if (m.group !== undefined) this.inFlight.set(m.group, (this.inFlight.get(m.group) ?? 0) + 1);
     this.batches.push(batch.length);
     for (const m of batch) m.receiveCount++;
     const event = {
@@ -163,6 +189,7 @@ class LocalQueue {
       )
       .then((failed) => {
         this.running--;
+        for (const m of batch) if (m.group !== undefined) this.inFlight.set(m.group, this.inFlight.get(m.group)! - 1);
         this.retry(failed);
         this.schedule();
       });
@@ -273,7 +300,13 @@ export async function startLocalQueues({
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const target = String(req.headers['x-amz-target'] ?? '');
-      let input: { QueueUrl?: string; MessageBody?: string; DelaySeconds?: number; Entries?: Array<{ Id: string; MessageBody: string; DelaySeconds?: number }> };
+      let input: {
+        QueueUrl?: string;
+        MessageBody?: string;
+        DelaySeconds?: number;
+        MessageGroupId?: string;
+        Entries?: Array<{ Id: string; MessageBody: string; DelaySeconds?: number; MessageGroupId?: string }>;
+      };
       try {
         input = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof input;
       } catch {
@@ -302,10 +335,10 @@ export async function startLocalQueues({
         return reply(400, { __type: 'com.amazonaws.sqs#InvalidParameterValue', message: `Value ${badDelay} for parameter DelaySeconds is invalid. Reason: must be between 0 and ${MAX_DELAY_SECONDS}, if provided.` });
       }
       if (target === 'AmazonSQS.SendMessage' && typeof input.MessageBody === 'string') {
-        return reply(200, { MessageId: queue.send(input.MessageBody, input.DelaySeconds ?? 0), MD5OfMessageBody: md5(input.MessageBody) });
+        return reply(200, { MessageId: queue.send(input.MessageBody, input.DelaySeconds ?? 0, input.MessageGroupId), MD5OfMessageBody: md5(input.MessageBody) });
       }
       if (target === 'AmazonSQS.SendMessageBatch' && Array.isArray(input.Entries)) {
-        const Successful = input.Entries.map((e) => ({ Id: e.Id, MessageId: queue.send(e.MessageBody, e.DelaySeconds ?? 0), MD5OfMessageBody: md5(e.MessageBody) }));
+        const Successful = input.Entries.map((e) => ({ Id: e.Id, MessageId: queue.send(e.MessageBody, e.DelaySeconds ?? 0, e.MessageGroupId), MD5OfMessageBody: md5(e.MessageBody) }));
         return reply(200, { Successful, Failed: [] });
       }
       reply(400, { __type: 'com.amazonaws.sqs#UnsupportedOperation', message: `${target} is not supported locally` });

@@ -113,6 +113,7 @@ export type MetricName =
   | 'WebhooksDelivered'
   | 'WebhookDeliveryFailures'
   | 'WebhooksDeadLettered'
+  | 'WebhookDeliveriesRequeued'
   | 'PageViewsCounted'
   | 'PageViewEffectsLost'
   | 'RecommendationsServed'

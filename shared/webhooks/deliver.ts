@@ -6,6 +6,15 @@
  * (webhookSettings.retryDelays); after the last one they go to the
  * dead-letter queue (alarmed). The webhook-id is the event's id on every
  * attempt.
+ *
+ * Fair to every client: the queue is an SQS fair queue (MessageGroupId = the
+ * client), so a client with many messages in flight waits behind the others;
+ * and no invocation holds its slot for long: it starts no POST after
+ * `sliceMs`, sending what is left back to the queue (same attempt, in
+ * order), so a slow receiver costs a slot one slice and one timeout at most.
+ * A batch's messages run one webhook after the other per webhook (a receiver
+ * sees one connection per invocation) and all webhooks at once; once one of
+ * them failed, its later messages in the batch wait for their retry untried.
  */
 import { count, logger } from '../observability/index.js';
 import { safeFetch, UrlFetchError } from '../net/safe-fetch.js';
@@ -43,36 +52,63 @@ export async function postEvent(hook: Pick<StoredWebhook, 'url' | 'secret'>, cha
   }
 }
 
-async function deliverMessage(message: DeliveryMessage, hookOf: (m: DeliveryMessage) => Promise<StoredWebhook | undefined>): Promise<void> {
+/** What one message's delivery left: the failure its webhook answered, if any. */
+async function deliverMessage(
+  message: DeliveryMessage,
+  hookOf: (m: DeliveryMessage) => Promise<StoredWebhook | undefined>,
+  deadline: number,
+  earlierFailure: string | undefined,
+): Promise<string | undefined> {
   const wait = (message.notBefore ?? 0) - Date.now();
-  if (wait > 1000) return sendDelivery(webhookSettings.queueUrl, message, wait / 1000);
+  if (wait > 1000) {
+    await sendDelivery(webhookSettings.queueUrl, message, wait / 1000);
+    return undefined;
+  }
   const hook = await hookOf(message);
   if (!hook) {
     logger.info('webhook deleted: deliveries dropped', { webhookId: message.webhookId, events: message.events.length });
-    return;
+    return undefined;
+  }
+  // The receiver just failed in this batch: trying it again now would likely hold the slot one more timeout.
+  if (earlierFailure !== undefined) {
+    await retryLater(hook, message, message.events, earlierFailure);
+    return earlierFailure;
   }
   for (let i = 0; i < message.events.length; i++) {
+    if (Date.now() >= deadline) {
+      count('WebhookDeliveriesRequeued');
+      await sendDelivery(webhookSettings.queueUrl, { ...message, events: message.events.slice(i) });
+      return undefined;
+    }
     const failure = await postEvent(hook, message.events[i]);
     if (failure === undefined) {
       count('WebhooksDelivered');
       continue;
     }
     count('WebhookDeliveryFailures');
-    const delays = webhookSettings.retryDelays;
-    const rest: DeliveryMessage = { ...message, events: message.events.slice(i), lastError: failure };
-    if (message.attempt >= delays.length) {
-      logger.warn('webhook deliveries dead-lettered', { webhookId: hook.id, events: rest.events.length, attempts: message.attempt + 1, lastError: failure });
-      count('WebhooksDeadLettered', rest.events.length);
-      return sendDelivery(webhookSettings.deadLetterQueueUrl, rest);
-    }
-    const delay = delays[message.attempt];
-    logger.info('webhook delivery failed: retried later', { webhookId: hook.id, attempt: message.attempt + 1, retryInSeconds: delay, lastError: failure });
-    return sendDelivery(webhookSettings.queueUrl, { ...rest, attempt: message.attempt + 1, notBefore: Date.now() + delay * 1000 }, delay);
+    await retryLater(hook, message, message.events.slice(i), failure);
+    return failure;
   }
+  return undefined;
+}
+
+/** Queues the events for the next retry of the schedule, or dead-letters them after the last. */
+async function retryLater(hook: StoredWebhook, message: DeliveryMessage, events: DeliveryMessage['events'], failure: string): Promise<void> {
+  const delays = webhookSettings.retryDelays;
+  const rest: DeliveryMessage = { ...message, events, lastError: failure };
+  if (message.attempt >= delays.length) {
+    logger.warn('webhook deliveries dead-lettered', { webhookId: hook.id, events: rest.events.length, attempts: message.attempt + 1, lastError: failure });
+    count('WebhooksDeadLettered', rest.events.length);
+    return sendDelivery(webhookSettings.deadLetterQueueUrl, rest);
+  }
+  const delay = delays[message.attempt];
+  logger.info('webhook delivery failed: retried later', { webhookId: hook.id, attempt: message.attempt + 1, retryInSeconds: delay, lastError: failure });
+  return sendDelivery(webhookSettings.queueUrl, { ...rest, attempt: message.attempt + 1, notBefore: Date.now() + delay * 1000 }, delay);
 }
 
 /** The delivery job: a batch of delivery messages; one whose retry could not be queued comes back (partial batch response). */
 export async function deliverWebhooks(event: unknown): Promise<{ batchItemFailures: Array<{ itemIdentifier: string }> }> {
+  const deadline = Date.now() + webhookSettings.sliceMs;
   const hooks = new Map<string, Promise<StoredWebhook | undefined>>();
   const hookOf = (m: DeliveryMessage) => {
     const id = `${m.clientId}\u0000${m.webhookId}`;
@@ -81,13 +117,28 @@ export async function deliverWebhooks(event: unknown): Promise<{ batchItemFailur
     return found;
   };
   const batchItemFailures: Array<{ itemIdentifier: string }> = [];
+  // Per webhook, its messages in the batch's order.
+  const perHook = new Map<string, Array<{ messageId: string; message: DeliveryMessage }>>();
+  for (const record of sqsRecords(event)) {
+    try {
+      const message = JSON.parse(record.body) as DeliveryMessage;
+      const id = `${message.clientId}\u0000${message.webhookId}`;
+      perHook.set(id, [...(perHook.get(id) ?? []), { messageId: record.messageId, message }]);
+    } catch (err) {
+      logger.error('webhook delivery message failed', { error: err as Error, messageId: record.messageId });
+      batchItemFailures.push({ itemIdentifier: record.messageId });
+    }
+  }
   await Promise.all(
-    sqsRecords(event).map(async (record) => {
-      try {
-        await deliverMessage(JSON.parse(record.body) as DeliveryMessage, hookOf);
-      } catch (err) {
-        logger.error('webhook delivery message failed', { error: err as Error, messageId: record.messageId });
-        batchItemFailures.push({ itemIdentifier: record.messageId });
+    [...perHook.values()].map(async (messages) => {
+      let failure: string | undefined;
+      for (const { messageId, message } of messages) {
+        try {
+          failure = (await deliverMessage(message, hookOf, deadline, failure)) ?? failure;
+        } catch (err) {
+          logger.error('webhook delivery message failed', { error: err as Error, messageId });
+          batchItemFailures.push({ itemIdentifier: messageId });
+        }
       }
     }),
   );

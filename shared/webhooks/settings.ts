@@ -66,6 +66,13 @@ export const webhookSettings = {
   get timeoutMs(): number {
     return optionalInt('WEBHOOK_TIMEOUT_MS', 10_000);
   },
+  /**
+   * How long one delivery invocation starts new POSTs (default 5 s): what is left goes back to the queue, so a
+   * slow receiver holds a slot for this and one WEBHOOK_TIMEOUT_MS at most.
+   */
+  get sliceMs(): number {
+    return optionalInt('WEBHOOK_SLICE_MS', 5_000);
+  },
   /** Webhooks per client (default 10). */
   get maxPerClient(): number {
     return optionalInt('WEBHOOK_MAX_PER_CLIENT', 10);

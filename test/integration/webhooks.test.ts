@@ -426,6 +426,73 @@ describe('deliveries', () => {
   });
 });
 
+describe('fair delivery', () => {
+  /** A receiver that answers 200 after `delayMs` (until released: then at once), and counts the requests open at once. */
+  function slowReceiver(delayMs: number) {
+    let released = false;
+    const waiting = new Set<() => void>();
+    const open = new Map<string, number>();
+    /** Requests open at once: in all, and the most to one path (one receiver). */
+    const state = { open: 0, maxOpen: 0, maxPerReceiver: 0 };
+    const server = http.createServer((req, res) => {
+      const path = req.url ?? '';
+      open.set(path, (open.get(path) ?? 0) + 1);
+      state.maxPerReceiver = Math.max(state.maxPerReceiver, open.get(path)!);
+      state.maxOpen = Math.max(state.maxOpen, ++state.open);
+      req.resume();
+      const answer = () => {
+        waiting.delete(answer);
+        clearTimeout(timer);
+        open.set(path, open.get(path)! - 1);
+        state.open--;
+        res.writeHead(200).end();
+      };
+      const timer = setTimeout(answer, released ? 0 : delayMs);
+      waiting.add(answer);
+    });
+    return {
+      state,
+      server,
+      url: (path: string) => `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
+      /** Answers everything waiting, and all later requests, at once. */
+      release() {
+        released = true;
+        for (const answer of [...waiting]) answer();
+      },
+    };
+  }
+
+  it("one client's slow receivers and a 2,000-line write do not delay another client's delivery: it arrives within 15 s", { timeout: 240_000 }, async () => {
+    const slow = slowReceiver(9_000);
+    process.env.WEBHOOK_ALLOW_LOOPBACK = 'true';
+    await new Promise<void>((done) => slow.server.listen(0, '127.0.0.1', done));
+    const [a, b] = await Promise.all([newClient(service), newClient(service)]);
+    try {
+      await Promise.all([watchChanges(service, a.username), watchChanges(service, b.username)]);
+      for (let i = 0; i < 10; i++) expect((await register(a, { url: slow.url(`/a/${i}`), events: ['subscriber.subscribed'] })).status).toBe(201);
+      expect((await register(b, { url: rx.url(`/fair/${b.username}`), events: ['subscriber.subscribed'] })).status).toBe(201);
+      const lines = Array.from({ length: 2000 }, (_, i) => ({ email: `flood-${i}@a.example` }));
+      expect((await subscribe(a, lines)).status).toBe(200);
+      // A's deliveries have taken the delivery slots (in AWS and here: 20 invocations) before B writes.
+      await vi.waitFor(() => expect(slow.state.maxOpen).toBeGreaterThanOrEqual(20), { timeout: 60_000, interval: 100 });
+      const wrote = Date.now();
+      expect((await subscribe(b, [{ email: 'quiet@b.example' }])).status).toBe(200);
+      const [got] = await rx.delivered(`/fair/${b.username}`, 1, 15_000);
+      expect(JSON.parse(got.body)).toMatchObject({ type: 'subscriber.subscribed', email: 'quiet@b.example' });
+      expect(Date.now() - wrote).toBeLessThan(15_000);
+      // Each of A's receivers: one connection per delivery invocation at most (20 at once), not one per message.
+      expect(slow.state.maxPerReceiver).toBeLessThanOrEqual(jobs.webhooksDeliver.trigger.webhookDeliveries.maxConcurrency);
+    } finally {
+      slow.release();
+      const hooks = await request<ApiBody<'webhooksList'>>(hooksUrl(), { token: a.token });
+      for (const hook of Array.isArray(hooks.body) ? hooks.body : []) await request(`${hooksUrl()}/${hook.id}`, { method: 'DELETE', token: a.token });
+      await service.drain();
+      slow.server.closeAllConnections();
+      await new Promise<void>((done) => slow.server.close(() => done()));
+    }
+  });
+});
+
 describe('subscriber.deleted (POST /v1/users/delete)', () => {
   type Change = v.InferOutput<typeof ChangeEventSchema>;
   const usersDelete = (client: TestClient, emails: string[]) => request<ErrorBody>(`${service.url}/v1/users/delete`, { method: 'POST', token: client.token, body: emails.map((email) => ({ email })) });
