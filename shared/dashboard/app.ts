@@ -4,11 +4,13 @@
  * imports with their progress, and the statistics routes as charts with data
  * tables. Built by shared/dashboard/build.ts into one script and one sheet.
  */
+// First: uPlot reads navigator.language when it loads (./locale-guard.ts).
+import './locale-guard.js';
 import 'uplot/dist/uPlot.min.css';
 import './dashboard.css';
 import { getJson, session, SignedOutError, signIn, type Outcome } from './api.js';
 import { destroyCharts, el, lineChart, resizeCharts, type Series } from './charts.js';
-import { defaultRange, formatCount, formatRatio, formatTime } from './format.js';
+import { defaultRange, formatCount, formatDay, formatRatio, formatTime } from './format.js';
 
 interface List {
   id: number;
@@ -40,6 +42,10 @@ interface ListDay {
 interface EventDay {
   date: string;
   counts: Record<string, number>;
+}
+interface Block {
+  block_key: string;
+  settings: { name?: string };
 }
 interface RecoDay {
   date: string;
@@ -83,12 +89,13 @@ async function guarded(id: string, what: string, load: () => Promise<void>): Pro
   }
 }
 
+/** A table; on a phone each row is stacked, every cell under its column's name (data-label), so nothing scrolls sideways. */
 function table(caption: string, head: string[], rows: Array<Array<string | Node>>): HTMLElement {
-  const body = rows.map((cells) => el('tr', {}, el('th', { scope: 'row' }, cells[0]), ...cells.slice(1).map((c) => el('td', {}, c))));
+  const body = rows.map((cells) => el('tr', {}, el('th', { scope: 'row' }, cells[0]), ...cells.slice(1).map((c, i) => el('td', { 'data-label': head[i + 1] ?? '' }, c))));
   return el(
     'div',
     { class: 'scroll', role: 'region', tabindex: '0', 'aria-label': caption },
-    el('table', {}, el('caption', {}, caption), el('thead', {}, el('tr', {}, ...head.map((h) => el('th', { scope: 'col' }, h)))), el('tbody', {}, ...body)),
+    el('table', { class: 'stack' }, el('caption', {}, caption), el('thead', {}, el('tr', {}, ...head.map((h) => el('th', { scope: 'col' }, h)))), el('tbody', {}, ...body)),
   );
 }
 
@@ -121,7 +128,7 @@ async function loadGrowth(): Promise<void> {
   if (got.kind !== 'ok') return notShown('growth', 'List statistics', got);
   const days = got.body.map((d) => d.date);
   const box = fill('growth');
-  const rows = got.body.map((d) => [d.date, ...[d.subscribers, d.subscribed, d.unsubscribed, d.causes.READER, d.causes.PUBLISHER, d.causes.HARD_BOUNCE].map(formatCount)]);
+  const rows = got.body.map((d) => [formatDay(d.date), ...[d.subscribers, d.subscribed, d.unsubscribed, d.causes.READER, d.causes.PUBLISHER, d.causes.HARD_BOUNCE].map(formatCount)]);
   const head = ['Day', 'Subscribers', 'Subscribed', 'Unsubscribed', 'By the reader', 'By the publisher', 'Hard bounce'];
   lineChart(box, 'Subscribers over time', days, [{ label: 'Subscribers', values: got.body.map((d) => d.subscribers) }], { head, rows });
   lineChart(
@@ -140,7 +147,7 @@ async function loadEvents(): Promise<void> {
   const got = await getJson<EventDay[]>('/v1/stats/events/daily', range());
   if (got.kind !== 'ok') return notShown('events', 'Events per day', got);
   const types = [...new Set(got.body.flatMap((d) => Object.keys(d.counts)))];
-  const rows = got.body.map((d) => [d.date, ...types.map((t) => formatCount(d.counts[t] ?? 0))]);
+  const rows = got.body.map((d) => [formatDay(d.date), ...types.map((t) => formatCount(d.counts[t] ?? 0))]);
   lineChart(
     fill('events'),
     'Events per day by type',
@@ -151,8 +158,10 @@ async function loadEvents(): Promise<void> {
 }
 
 async function loadRecommendations(): Promise<void> {
-  const got = await getJson<RecoDay[]>('/v1/stats/recommendations/daily', range());
+  const [got, blockList] = await Promise.all([getJson<RecoDay[]>('/v1/stats/recommendations/daily', range()), getJson<Block[]>('/v1/blocks')]);
   if (got.kind !== 'ok') return notShown('recos', 'Recommendations', got);
+  // The name the publisher gave a block (its `name` setting); without one, or without the blocks route, its key.
+  const names = new Map(blockList.kind === 'ok' ? blockList.body.map((b) => [b.block_key, b.settings.name?.trim() || b.block_key]) : []);
   const box = fill('recos');
   const blocks = [...new Set(got.body.map((r) => r.block_key))];
   if (blocks.length === 0) box.append(el('p', {}, 'No recommendations were served in this range.'));
@@ -172,10 +181,12 @@ async function loadRecommendations(): Promise<void> {
         { label: `CTR${suffix}`, values: at(v, (r) => r.ctr), kind: 'ratio' as const },
       ];
     });
-    const rows = mine.map((r) => [r.date, r.variant, formatCount(r.served), formatCount(r.impressions), formatCount(r.clicks), formatRatio(r.ctr)]);
-    const section = el('section', { class: 'block', 'aria-label': `Block ${block}` }, el('h3', {}, `Block ${block}`));
+    const rows = mine.map((r) => [formatDay(r.date), r.variant, formatCount(r.served), formatCount(r.impressions), formatCount(r.clicks), formatRatio(r.ctr)]);
+    const name = names.get(block) ?? block;
+    const section = el('section', { class: 'block', 'aria-label': `Block ${name}`, 'data-block-key': block }, el('h3', {}, `Block ${name}`));
+    if (name !== block) section.append(el('p', { class: 'note key' }, `Key ${block}`));
     box.append(section);
-    lineChart(section, `Block ${block}: served, clicks and CTR`, days, series, { head: ['Day', 'Variant', 'Served', 'Impressions', 'Clicks', 'CTR'], rows });
+    lineChart(section, `Block ${name}: served, clicks and CTR`, days, series, { head: ['Day', 'Variant', 'Served', 'Impressions', 'Clicks', 'CTR'], rows });
   }
 }
 
@@ -278,7 +289,7 @@ function start(): void {
       return;
     }
     $('range-error').textContent = '';
-    announce(`Showing ${from} to ${to}.`);
+    announce(`Showing ${formatDay(from)} to ${formatDay(to)}.`);
     void loadAll();
   });
   $('growth-list').addEventListener('change', () => void guarded('growth', 'List statistics', loadGrowth));

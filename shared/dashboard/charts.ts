@@ -4,10 +4,19 @@
  * same numbers as a data table inside a disclosure.
  */
 import uPlot from 'uplot';
-import { dayOf, daySeconds, formatCount, formatRatio } from './format.js';
+import { daySeconds, formatCount, formatDay, formatRatio, formatTick } from './format.js';
 
 /** Tick steps of the count axes: whole numbers only (a count of 0.5 readers means nothing). */
 const COUNT_STEPS = Array.from({ length: 10 }, (_, e) => [1, 2, 5].map((m) => m * 10 ** e)).flat();
+
+const DAY = 86_400;
+/** Tick steps of the day axis: whole days (no hour ticks under a one-day range). */
+const DAY_STEPS = [1, 2, 7, 14, 28, 56, 91, 182, 364].map((d) => d * DAY);
+
+function dayRange(xs: ArrayLike<number>): [number, number] {
+  const [lo, hi] = [xs[0], xs[xs.length - 1]];
+  return lo === hi ? [lo - DAY / 2, hi + DAY / 2] : [lo, hi];
+}
 
 /** Okabe–Ito: told apart by people with colour-vision deficiencies. */
 const PALETTE = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000', '#999999'];
@@ -53,7 +62,7 @@ function summary(title: string, days: string[], series: Series[]): string {
     const total = s.kind === 'ratio' ? '' : `, total ${fmt(values.reduce((a, b) => a + b, 0))}`;
     return `${s.label} from ${fmt(values[0])} to ${fmt(values[values.length - 1])} (highest ${fmt(Math.max(...values))}${total})`;
   });
-  return `${title}, ${days[0]} to ${days[days.length - 1]}: ${parts.join('; ')}.`;
+  return `${title}, ${formatDay(days[0])} to ${formatDay(days[days.length - 1])}: ${parts.join('; ')}.`;
 }
 
 /**
@@ -62,7 +71,7 @@ function summary(title: string, days: string[], series: Series[]): string {
  */
 export function lineChart(parent: HTMLElement, title: string, days: string[], series: Series[], table: { head: string[]; rows: string[][] }): HTMLElement {
   const box = el('div', { class: 'chart', role: 'img', 'aria-label': summary(title, days, series) });
-  const rows = table.rows.map((cells) => el('tr', {}, el('th', { scope: 'row' }, cells[0]), ...cells.slice(1).map((c) => el('td', {}, c))));
+  const rows = table.rows.map((cells) => el('tr', {}, el('th', { scope: 'row' }, cells[0]), ...cells.slice(1).map((c, i) => el('td', { 'data-label': table.head[i + 1] ?? '' }, c))));
   const details = el(
     'details',
     {},
@@ -70,7 +79,7 @@ export function lineChart(parent: HTMLElement, title: string, days: string[], se
     el(
       'div',
       { class: 'scroll', role: 'region', tabindex: '0', 'aria-label': `${title}: data table` },
-      el('table', { class: 'alt' }, el('caption', {}, title), el('thead', {}, el('tr', {}, ...table.head.map((h) => el('th', { scope: 'col' }, h)))), el('tbody', {}, ...rows)),
+      el('table', { class: 'alt stack' }, el('caption', {}, title), el('thead', {}, el('tr', {}, ...table.head.map((h) => el('th', { scope: 'col' }, h)))), el('tbody', {}, ...rows)),
     ),
   );
   const figure = el('figure', {}, el('figcaption', {}, title), box, details);
@@ -84,9 +93,12 @@ export function lineChart(parent: HTMLElement, title: string, days: string[], se
     width: Math.max(box.clientWidth, 200),
     height: 220,
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
-    scales: { x: { time: true }, ...(hasRatio ? { ratio: { range: (_u, _min, max) => [0, Math.max(max, 0.01)] } } : {}) },
+    // The days shown, exactly; one day alone with half a day either side (uPlot widened it to years).
+    scales: { x: { time: true, range: (u) => dayRange(u.data[0]) }, ...(hasRatio ? { ratio: { range: (_u, _min, max) => [0, Math.max(max, 0.01)] } } : {}) },
+    // The x range drawn (seconds, UTC) on the box: what a test or a tool reads of the axis.
+    hooks: { setScale: [(u, key) => void (key === 'x' && box.setAttribute('data-x-range', `${u.scales.x.min ?? ''},${u.scales.x.max ?? ''}`))] },
     series: [
-      { label: 'Day', value: (_u, v) => (v == null ? '–' : dayOf(new Date(v * 1000))) },
+      { label: 'Day', value: (_u, v) => (v == null ? '–' : formatDay(new Date(v * 1000).toISOString().slice(0, 10))) },
       ...series.map((s, i) => ({
         label: s.label,
         stroke: PALETTE[i % PALETTE.length],
@@ -97,7 +109,7 @@ export function lineChart(parent: HTMLElement, title: string, days: string[], se
       })),
     ],
     axes: [
-      {},
+      { incrs: DAY_STEPS, values: (_u, ticks) => ticks.map((t) => formatTick(t)) },
       { size: 60, incrs: COUNT_STEPS, values: (_u, ticks) => ticks.map((t) => formatCount(t)) },
       ...(hasRatio ? [{ scale: 'ratio', side: 1, size: 60, grid: { show: false }, values: (_u: uPlot, ticks: number[]) => ticks.map((t) => formatRatio(t)) }] : []),
     ],

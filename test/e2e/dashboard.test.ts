@@ -4,7 +4,9 @@
  * answers, an import's progress refreshed while it runs, sign-out, a 401
  * bringing the form back, a phone-width layout without horizontal scroll, no
  * console errors (CSP violations included), and the statistics charts with
- * their data tables equal to the statistics routes' answers. Screenshots go
+ * their data tables equal to the statistics routes' answers. The pages people
+ * read run under three browser languages (en-US@posix, which Intl refuses and
+ * headless browsers report under LANG=C.UTF-8; en-GB; de-DE). Screenshots go
  * to test-results/ (gitignored).
  */
 import { mkdirSync } from 'node:fs';
@@ -33,10 +35,28 @@ beforeAll(async () => {
 });
 afterAll(async () => browser?.close());
 
-const count = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-const ratio = new Intl.NumberFormat('en-US', { style: 'percent', maximumFractionDigits: 2 });
-const n = (x: number) => count.format(x);
-const pct = (x: number | null) => (typeof x === 'number' ? ratio.format(x) : '–');
+/** The browser languages the pages run under, and the locale the page must show numbers and dates in. */
+const LOCALES = [
+  { browser: 'en-US@posix', shown: 'en' },
+  { browser: 'en-GB', shown: 'en-GB' },
+  { browser: 'de-DE', shown: 'de-DE' },
+] as const;
+type Locale = (typeof LOCALES)[number];
+
+/** Numbers and days as the page must show them in `locale`. */
+function formats(locale: Locale) {
+  const count = new Intl.NumberFormat(locale.shown, { maximumFractionDigits: 0 });
+  const ratio = new Intl.NumberFormat(locale.shown, { style: 'percent', maximumFractionDigits: 2 });
+  const day = new Intl.DateTimeFormat(locale.shown, { year: 'numeric', month: '2-digit', day: '2-digit', timeZone: 'UTC' });
+  // As rowsOf reads cells: any space (ICU's narrow no-break space included) as one space.
+  const plain = (text: string) => text.replace(/\s+/g, ' ');
+  return {
+    n: (x: number) => plain(count.format(x)),
+    pct: (x: number | null) => (typeof x === 'number' ? plain(ratio.format(x)) : '–'),
+    day: (d: string) => plain(day.format(new Date(`${d}T00:00:00Z`))),
+  };
+}
+const { n } = formats(LOCALES[0]);
 
 interface Opened {
   context: BrowserContext;
@@ -45,8 +65,8 @@ interface Opened {
   errors: string[];
 }
 
-async function open(width = 1280, height = 900): Promise<Opened> {
-  const context = await browser.newContext({ viewport: { width, height }, locale: 'en-US' });
+async function open(width = 1280, height = 900, locale: Locale = LOCALES[0]): Promise<Opened> {
+  const context = await browser.newContext({ viewport: { width, height }, locale: locale.browser });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('console', (msg) => {
@@ -77,7 +97,7 @@ const rowsOf = (page: Page, selector: string) =>
   page.$$eval(`${selector} tbody tr`, (trs) => trs.map((tr) => Array.from(tr.children, (c) => (c.textContent ?? '').replace(/\s+/g, ' ').trim())));
 
 /** The lists table the API's answers make: name, id, then the counts formatted for people. */
-async function expectedListRows(client: TestClient): Promise<string[][]> {
+async function expectedListRows(client: TestClient, n = formats(LOCALES[0]).n): Promise<string[][]> {
   const lists = await request<ApiBody<'listsList'>>(`${service.url}/v1/newsletters/lists`, { token: client.token });
   const rows: string[][] = [];
   for (const list of lists.body) {
@@ -99,6 +119,8 @@ async function clientWithLists(): Promise<TestClient> {
   await subscribe(client, client.defaultListId, ['a', 'b', 'c'].map((x) => ({ email: `${x}@dash.example`, subscribed: true })));
   await subscribe(client, weekly.id, ['d', 'e'].map((x) => ({ email: `${x}@dash.example`, subscribed: true })));
   await subscribe(client, weekly.id, [{ email: 'e@dash.example', subscribed: false }]);
+  // The counts the page shows are derived data: asked once here, so they are there before the page asks.
+  await request(`${service.url}/v1/newsletters/lists/${weekly.id}/subscribers/count`, { token: client.token });
   return client;
 }
 
@@ -121,41 +143,6 @@ describe('the publisher dashboard in headless Chromium', () => {
     expect(css.text).toContain('.uplot');
     const other = await request<{ cause: string }>(`${service.url}/dashboard?file=other.js`);
     expect([other.status, other.body.cause]).toEqual([400, expect.stringContaining('file must be app.js or app.css')]);
-  });
-
-  it('signs in with the keyboard; the lists and counts equal the API\'s; the key is stored nowhere; the date inputs are reachable; no console errors', { timeout: 60_000 }, async () => {
-    const client = await clientWithLists();
-    const { context, page, errors } = await open();
-    await page.goto(`${service.url}/dashboard/`);
-    expect(new URL(page.url()).pathname).toBe('/dashboard');
-    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Publisher dashboard');
-
-    await signInWithKeyboard(page, client);
-
-    expect(await rowsOf(page, '#lists')).toEqual(await expectedListRows(client));
-    expect(await page.textContent('#who')).toBe(`Signed in as ${client.username}`);
-    const stored = await page.evaluate(() => ({ local: localStorage.length, session: JSON.stringify(sessionStorage), key: (document.getElementById('key') as HTMLInputElement).value }));
-    expect(stored.local).toBe(0);
-    expect(stored.session).not.toContain(client.apiKey);
-    expect(stored.key).toBe('');
-    const token = await page.evaluate(() => sessionStorage.getItem('dashboard.token'));
-    expect((await request(`${service.url}/v1/newsletters/lists`, { token: token! })).status).toBe(200);
-
-    // The date range: labelled inputs, reached with Tab from the sign-out button, last 30 days by default.
-    await page.locator('#signout').focus();
-    await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('from');
-    // Tab walks through the day, month and year fields of a date input before it leaves it.
-    for (let i = 0; i < 4 && (await page.evaluate(() => document.activeElement?.id)) !== 'to'; i++) await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('to');
-    const today = new Date().toISOString().slice(0, 10);
-    const monthAgo = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
-    expect([await page.getByLabel('From', { exact: true }).inputValue(), await page.getByLabel('To', { exact: true }).inputValue()]).toEqual([monthAgo, today]);
-
-    await page.waitForFunction(() => ['growth', 'events', 'recos'].every((id) => document.getElementById(id)!.childElementCount > 0));
-    await page.screenshot({ path: `${SHOTS}/dashboard.png`, fullPage: true });
-    expect(errors).toEqual([]);
-    await context.close();
   });
 
   it("shows an import's progress while it runs, refreshes it, then shows it done with its first errors", { timeout: 60_000 }, async () => {
@@ -224,19 +211,6 @@ describe('the publisher dashboard in headless Chromium', () => {
     await context.close();
   });
 
-  it('at a phone width (375 px) the page has no horizontal scroll', { timeout: 60_000 }, async () => {
-    const client = await clientWithLists();
-    const { context, page, errors } = await open(375, 740);
-    await page.goto(`${service.url}/dashboard`);
-    await signInWithKeyboard(page, client);
-    await page.waitForFunction(() => ['growth', 'events', 'recos', 'imports'].every((id) => document.getElementById(id)!.childElementCount > 0));
-    const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
-    expect(widths.scroll).toBeLessThanOrEqual(widths.client);
-    expect(widths.client).toBeLessThanOrEqual(375);
-    await page.screenshot({ path: `${SHOTS}/dashboard-phone.png`, fullPage: true });
-    expect(errors).toEqual([]);
-    await context.close();
-  });
 });
 
 /** Pixels of the figure's canvas in the colours of its series (the dashboard's palette; axes and grid are grey or black): lines are drawn. */
@@ -259,13 +233,67 @@ function seriesPixels(page: Page, figure: string): Promise<number> {
  * from the fallback (`No route for …`) means not deployed: the section must say
  * "not available" with that cause, and the chart assertions are skipped.
  */
-describe('statistics charts and their data tables', () => {
+describe.each(LOCALES)('the dashboard under the browser language $browser', (locale) => {
+  const f = formats(locale);
+  const { n, pct } = f;
+
+  it('signs in with the keyboard; the lists and counts equal the API\'s in the browser\'s locale; the key is stored nowhere; the date inputs are reachable; no console errors', { timeout: 60_000 }, async () => {
+    const client = await clientWithLists();
+    const { context, page, errors } = await open(1280, 900, locale);
+    await page.goto(`${service.url}/dashboard/`);
+    expect(new URL(page.url()).pathname).toBe('/dashboard');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Publisher dashboard');
+
+    await signInWithKeyboard(page, client);
+
+    expect(await rowsOf(page, '#lists')).toEqual(await expectedListRows(client, f.n));
+    expect(await page.textContent('#who')).toBe(`Signed in as ${client.username}`);
+    const stored = await page.evaluate(() => ({ local: localStorage.length, session: JSON.stringify(sessionStorage), key: (document.getElementById('key') as HTMLInputElement).value }));
+    expect(stored.local).toBe(0);
+    expect(stored.session).not.toContain(client.apiKey);
+    expect(stored.key).toBe('');
+    const token = await page.evaluate(() => sessionStorage.getItem('dashboard.token'));
+    expect((await request(`${service.url}/v1/newsletters/lists`, { token: token! })).status).toBe(200);
+
+    // The date range: labelled inputs, reached with Tab from the sign-out button, last 30 days by default.
+    await page.locator('#signout').focus();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('from');
+    // Tab walks through the day, month and year fields of a date input before it leaves it.
+    for (let i = 0; i < 4 && (await page.evaluate(() => document.activeElement?.id)) !== 'to'; i++) await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('to');
+    const today = new Date().toISOString().slice(0, 10);
+    const monthAgo = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
+    expect([await page.getByLabel('From', { exact: true }).inputValue(), await page.getByLabel('To', { exact: true }).inputValue()]).toEqual([monthAgo, today]);
+
+    await page.waitForFunction(() => ['growth', 'events', 'recos'].every((id) => document.getElementById(id)!.childElementCount > 0));
+    await page.screenshot({ path: `${SHOTS}/dashboard-${locale.browser}.png`, fullPage: true });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('at a phone width (375 px) nothing scrolls sideways: not the page, not a table', { timeout: 60_000 }, async () => {
+    const client = await clientWithLists();
+    const { context, page, errors } = await open(375, 740, locale);
+    await page.goto(`${service.url}/dashboard`);
+    await signInWithKeyboard(page, client);
+    await page.waitForFunction(() => ['growth', 'events', 'recos', 'imports'].every((id) => document.getElementById(id)!.childElementCount > 0));
+    const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+    expect(widths.scroll).toBeLessThanOrEqual(widths.client);
+    expect(widths.client).toBeLessThanOrEqual(375);
+    // Every box that scrolls sideways (a table in its scroll region): none.
+    const wide = await page.$$eval('main *', (els) => els.filter((e) => e.scrollWidth > e.clientWidth + 1 && ['auto', 'scroll'].includes(getComputedStyle(e).overflowX)).map((e) => `${e.tagName}.${e.className} ${e.scrollWidth}>${e.clientWidth}`));
+    expect(wide).toEqual([]);
+    await page.screenshot({ path: `${SHOTS}/dashboard-phone-${locale.browser}.png`, fullPage: true });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
   const today = new Date().toISOString().slice(0, 10);
   const from = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
   const range = `from=${from}&to=${today}`;
 
   async function signedIn(client: TestClient) {
-    const opened = await open();
+    const opened = await open(1280, 900, locale);
     await opened.page.goto(`${service.url}/dashboard`);
     await signInWithKeyboard(opened.page, client);
     return opened;
@@ -293,11 +321,24 @@ describe('statistics charts and their data tables', () => {
     await page.waitForSelector('#growth figure canvas');
     expect(await page.locator('#growth-list').inputValue()).toBe(String(client.defaultListId));
     expect(await rowsOf(page, '#growth figure:first-of-type table.alt')).toEqual(
-      days.map((d) => [d.date, n(d.subscribers), n(d.subscribed), n(d.unsubscribed), n(d.causes.READER), n(d.causes.PUBLISHER), n(d.causes.HARD_BOUNCE)]),
+      days.map((d) => [f.day(d.date), n(d.subscribers), n(d.subscribed), n(d.unsubscribed), n(d.causes.READER), n(d.causes.PUBLISHER), n(d.causes.HARD_BOUNCE)]),
     );
     expect(await seriesPixels(page, '#growth figure:first-of-type')).toBeGreaterThan(0);
     expect(await seriesPixels(page, '#growth figure:nth-of-type(2)')).toBeGreaterThan(0);
-    expect(await page.getAttribute('#growth figure:first-of-type [role=img]', 'aria-label')).toMatch(/^Subscribers over time, \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}: Subscribers from /);
+    expect(await page.getAttribute('#growth figure:first-of-type [role=img]', 'aria-label')).toMatch(
+      new RegExp(`^Subscribers over time, ${f.day(days[0].date).replace(/[./]/g, '\\$&')} to ${f.day(days[days.length - 1].date).replace(/[./]/g, '\\$&')}: Subscribers from `),
+    );
+
+    // One day chosen: the chart's axis shows that day (half a day either side), not years around it.
+    await page.fill('#from', today);
+    await page.fill('#to', today);
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.waitForFunction(() => document.querySelector('#growth figure table.alt tbody')?.childElementCount === 1);
+    const [min, max] = (await page.getAttribute('#growth figure:first-of-type .chart', 'data-x-range'))!.split(',').map(Number);
+    const midnight = Date.parse(`${today}T00:00:00Z`) / 1000;
+    expect([min, max]).toEqual([midnight - 43_200, midnight + 43_200]);
+    expect((await rowsOf(page, '#growth figure:first-of-type table.alt')).map((row) => row[0])).toEqual([f.day(today)]);
+    await page.screenshot({ path: `${SHOTS}/dashboard-one-day-${locale.browser}.png`, fullPage: true });
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -317,7 +358,7 @@ describe('statistics charts and their data tables', () => {
     expect(types.length).toBe(7);
     expect(days.find((d) => d.date === yesterday)!.counts).toMatchObject({ nl_send: 4, nl_click: 2 });
     expect(await page.$$eval('#events table.alt thead th', (ths) => ths.map((th) => th.textContent))).toEqual(['Day', ...types]);
-    expect(await rowsOf(page, '#events table.alt')).toEqual(days.map((d) => [d.date, ...types.map((t) => n(d.counts[t] ?? 0))]));
+    expect(await rowsOf(page, '#events table.alt')).toEqual(days.map((d) => [f.day(d.date), ...types.map((t) => n(d.counts[t] ?? 0))]));
     expect(await seriesPixels(page, '#events figure')).toBeGreaterThan(0);
     expect(errors).toEqual([]);
     await context.close();
@@ -334,7 +375,7 @@ describe('statistics charts and their data tables', () => {
       }
     }
     await service.drain();
-    const block = await createBlock(client.username);
+    const block = await createBlock(client.username, { name: `Home page ${locale.browser}` });
     const recos = await request<RecommendationsBody>(`${service.url}/v1/clients/${block}/users/r1/recommendations`);
     expect(recos.status, recos.text).toBe(200);
     const first = recos.body.result.recommendation[0];
@@ -350,12 +391,19 @@ describe('statistics charts and their data tables', () => {
       expect(await page.textContent('#recos')).toContain('No recommendations were served in this range.');
     }
     for (const key of blocks) {
-      const figure = `#recos section[aria-label="Block ${key}"] figure`;
+      const figure = `#recos section[data-block-key="${key}"] figure`;
       await page.waitForSelector(`${figure} canvas`);
-      expect(await rowsOf(page, `${figure} table.alt`)).toEqual(rows.filter((r) => r.block_key === key).map((r) => [r.date, r.variant, n(r.served), n(r.impressions), n(r.clicks), pct(r.ctr)]));
+      expect(await rowsOf(page, `${figure} table.alt`)).toEqual(rows.filter((r) => r.block_key === key).map((r) => [f.day(r.date), r.variant, n(r.served), n(r.impressions), n(r.clicks), pct(r.ctr)]));
       expect(await seriesPixels(page, figure)).toBeGreaterThan(0);
     }
     expect(blocks).toContain(block);
+    // The block by the name its publisher gave it (GET /v1/blocks), its key beside it.
+    const section = page.locator(`#recos section[data-block-key="${block}"]`);
+    expect([await section.getAttribute('aria-label'), await section.locator('h3').textContent(), await section.locator('.key').textContent()]).toEqual([
+      `Block Home page ${locale.browser}`,
+      `Block Home page ${locale.browser}`,
+      `Key ${block}`,
+    ]);
     expect(errors).toEqual([]);
     await context.close();
   });

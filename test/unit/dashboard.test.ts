@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildDashboard, generatedModule } from '../../shared/dashboard/build.js';
-import { defaultRange, isMissingRoute } from '../../shared/dashboard/format.js';
+import { defaultRange, isMissingRoute, pickLocale } from '../../shared/dashboard/format.js';
 import { withoutTrailingSlash } from '../../shared/http/router.js';
 
 describe('the publisher dashboard', () => {
@@ -30,5 +30,14 @@ describe('the publisher dashboard', () => {
     expect(withoutTrailingSlash('POST', '/dashboard/')).toBeUndefined();
     expect(withoutTrailingSlash('GET', '/nothing/')).toBeUndefined();
     expect(withoutTrailingSlash('GET', '/')).toBeUndefined();
+  });
+
+  it('takes the first language Intl accepts; a tag it refuses (en-US@posix, headless browsers under LANG=C.UTF-8) falls back to en', () => {
+    expect(() => new Intl.NumberFormat('en-US@posix')).toThrow(RangeError);
+    expect(pickLocale(['en-US@posix'])).toBe('en');
+    expect(pickLocale(['en-US@posix', 'de-DE'])).toBe('de-DE');
+    expect(pickLocale(['en-gb'])).toBe('en-GB');
+    expect(pickLocale(['', 'x-@@', 'fr-CA'])).toBe('fr-CA');
+    expect(pickLocale([])).toBe('en');
   });
 });
