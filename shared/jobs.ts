@@ -110,7 +110,7 @@ export const jobs = {
   newsletterPicksWorker: {
     handler: 'functions/newsletter-picks-worker.ts',
     summary: "Runs a newsletter-picks job (its start or resume object under picks/requests/): ranks the list's members page by page into NDJSON parts, then joins them into the result file (shared/picks/worker.ts)",
-    access: { table: 'RW', imports: 'RW' },
+    access: { table: 'RW', imports: 'RW', trackingQueue: true },
     trigger: { importsUpload: PICKS_REQUESTS_PREFIX },
     timeoutSeconds: 900,
     memoryMb: 1024,

@@ -31,6 +31,8 @@ export interface Client {
   signingSecret?: string;
   /** Lists of the client's global opt-in forms (a number set), offered by the preference centre. */
   globalFormLists?: Set<number>;
+  /** The secret recommendation ids are signed with (shared/recos/recomm-ids.ts), made on first use. */
+  recommSecret?: string;
   /** Reader link secrets (shared/readers/link-secret.ts). */
   linkSecret?: string;
   previousLinkSecret?: string;
@@ -88,6 +90,30 @@ export type PublicKeyItem = FormKey | BlockKey | TrackingKey;
 export async function getClient(clientId: string, { consistent = false } = {}): Promise<Client | undefined> {
   const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.client(clientId), ConsistentRead: consistent }));
   return out.Item as Client | undefined;
+}
+
+/**
+ * The client's recommendation id secret, made (once, whoever asks first) when it has none. Throws
+ * UnknownClientError when there is no such client.
+ */
+export async function recommSecretOf(client: Pick<Client, 'id' | 'recommSecret'>): Promise<string> {
+  if (client.recommSecret) return client.recommSecret;
+  try {
+    const out = await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.client(client.id),
+        UpdateExpression: 'SET recommSecret = if_not_exists(recommSecret, :secret)',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':secret': newSecret() },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return (out.Attributes as Client).recommSecret!;
+  } catch (err) {
+    if ((err as Error).name === 'ConditionalCheckFailedException') throw new UnknownClientError(client.id);
+    throw err;
+  }
 }
 
 export async function requireClient(clientId: string): Promise<Client> {

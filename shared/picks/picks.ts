@@ -2,19 +2,22 @@
  * Newsletter picks: for every subscribed member of a list, the member's recommendations for one block of the same
  * client, ranked by the recommendation ranking (shared/recos/recommend.ts `rankingFor`) with no current page. The
  * reader is the member's guid (the navigation-tracking user id, spec 2.8): what they read is left out, their tastes
- * and preferences count. Links are the block's redirects with the request's newsletter rid, so a click counts for the
- * block and is attributed to the newsletter (`newsletter.<16 base64url>`).
+ * and preferences count. Links are the block's redirects, each member's signed with an id of the newsletter variant
+ * derived from the request's (shared/recos/recomm-ids.ts), so a click counts once for the block's `newsletter`
+ * statistics; each page's picks count as its impressions (one SQS message per page).
  *
  * Calls per page of members (PAGE_MEMBERS): one Query of members, ⌈2·members / 100⌉ BatchGetItems of readers'
  * records and preferences, and one BatchGetItem of co-reads per member who read in the last half hour; per request
  * (and again each minute): the block key, the list, the client's fresh list, deletions and client record, the
  * popular list (docs/capacity.md "Newsletter picks").
  */
-import { resolvePublicKey, type BlockKey } from '../clients/clients.js';
+import { recommSecretOf, resolvePublicKey, type BlockKey } from '../clients/clients.js';
 import { runPool } from '../db/client.js';
 import { getList } from '../lists/lists.js';
 import { redirectUrl } from '../recos/envelope.js';
 import { newRecommId, NEWSLETTER_VARIANT } from '../recos/experiments.js';
+import { memberRecommId } from '../recos/recomm-ids.js';
+import { enqueueRecoCount } from '../recos/view-queue.js';
 import { UnknownBlockKeyError } from '../recos/errors.js';
 import { rankingFor } from '../recos/recommend.js';
 import { blockSettings } from '../recos/settings.js';
@@ -61,7 +64,7 @@ export async function clientBlock(clientId: string, blockKey: string): Promise<B
   return key;
 }
 
-/** Checks the list and the block belong to the client and makes the request's plan (one rid per request). */
+/** Checks the list and the block belong to the client and makes the request's plan (one rid per request; its members' ids derive from it). */
 export async function planPicks(clientId: string, listId: number, blockKey: string, rows: number | undefined): Promise<PicksPlan> {
   const [key] = await Promise.all([clientBlock(clientId, blockKey), getList(clientId, listId)]);
   const blockRows = blockSettings(key, undefined).rows;
@@ -80,6 +83,25 @@ export interface RunOptions {
   pageMembers?: number;
   /** The store (tests and the benchmark read its counts). */
   store?: PicksStore;
+}
+
+/**
+ * A page's picks as impressions of the newsletter variant, so that its clicks never outnumber them (a page run again
+ * counts again): messages of at most 1,000 impressions, the most one count message carries.
+ */
+async function countImpressions(plan: PicksPlan, lines: PicksLine[], now: number): Promise<void> {
+  let served = 0;
+  let impressions = 0;
+  const send = async () => {
+    if (impressions > 0) await enqueueRecoCount({ clientId: plan.clientId, blockKey: plan.blockKey, variant: NEWSLETTER_VARIANT, t: now, served, impressions, clicks: 0 });
+    served = impressions = 0;
+  };
+  for (const line of lines) {
+    if (impressions + line.recommendations.length > 1000) await send();
+    served++;
+    impressions += line.recommendations.length;
+  }
+  await send();
 }
 
 /**
@@ -103,7 +125,9 @@ export async function runPicks(plan: PicksPlan, o: RunOptions): Promise<{ member
     const page = await next;
     if (page.nextKey) next = readPage(page.nextKey);
     store.useReaders(page.readers);
-    const settings = blockSettings(key, (await store.sharedContext()).client);
+    const { client } = await store.sharedContext();
+    const settings = blockSettings(key, client);
+    const secret = client?.recommSecret ?? (await recommSecretOf({ id: plan.clientId }));
     const now = Math.floor(Date.now() / 1000);
     const lines = new Array<PicksLine>(page.members.length);
     await runPool(page.members, RANK_CONCURRENCY, async (member: Member, i) => {
@@ -113,7 +137,7 @@ export async function runPicks(plan: PicksPlan, o: RunOptions): Promise<{ member
         guid: member.guid,
         recommendations: ranking.slice(0, plan.rows).map(({ article: a }) => ({
           guid: a.guid,
-          url: redirectUrl(links, a.guid),
+          url: redirectUrl({ ...links, recommId: memberRecommId(secret, plan.rid, member.guid), secret }, a.guid),
           title: a.title,
           desc: a.desc,
           image: a.image,
@@ -123,6 +147,7 @@ export async function runPicks(plan: PicksPlan, o: RunOptions): Promise<{ member
       };
     });
     await o.emit(lines);
+    await countImpressions(plan, lines, now);
     members += lines.length;
     if (!page.nextKey) return { members };
     if (o.stop?.()) {

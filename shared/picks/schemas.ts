@@ -19,7 +19,7 @@ export const PicksQuerySchema = v.object({
 
 export const PickSchema = v.object({
   guid: v.string(),
-  url: v.pipe(v.string(), v.description('`{recos_url}/v1/r/<block_key>/<guid>?rid=newsletter.<16 base64url>`: the redirect, counted as a click of the newsletter')),
+  url: v.pipe(v.string(), v.description("`{recos_url}/v1/r/<block_key>/<guid>?rid=newsletter.<16 base64url>.<tag>`: the redirect with the member's signed id, its first click counted as a click of the newsletter")),
   title: v.string(),
   desc: v.string(),
   image: v.string(),
@@ -39,7 +39,7 @@ export const PicksJobSchema = v.object({
   list_id: v.number(),
   block_key: v.string(),
   rows: v.number(),
-  rid: v.pipe(v.string(), v.description('The recomm_id of every link of the result')),
+  rid: v.pipe(v.string(), v.description("The request's recomm_id; each member's links carry an id derived from it and the member")),
   members: v.pipe(v.number(), v.description('Members written so far')),
   created_at: v.string(),
   finished_at: v.nullable(v.string()),

@@ -4,8 +4,8 @@
  * and day of a batch); the statistics routes read a client's date range (one
  * Query of its partition, paged).
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, queryAll, tableName } from '../db/client.js';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, isConditionFailure, queryAll, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import type { RecoCountGroup, RecoCountStore } from './reco-counts.js';
 
@@ -48,4 +48,27 @@ export async function readRecoCounts(clientId: string, from: string, to: string)
     impressions: Number(i.impressions ?? 0),
     clicks: Number(i.clicks ?? 0),
   }));
+}
+
+/** How long a click is remembered for de-duplication (a later repeat of the same link counts again). */
+export const CLICK_MEMORY_DAYS = 90;
+
+/** The item that remembers one counted click: per answer (its own partition), sort key the article. */
+const clickKey = (clientId: string, recommId: string, guid: string) => ({ pk: `RCLICK#${clientId}#${recommId}`, sk: guid });
+
+/** Whether this is the first click of an answer's link to `guid` (one conditional PutItem); a repeat answers false. */
+export async function firstClick(clientId: string, recommId: string, guid: string, nowSeconds: number): Promise<boolean> {
+  try {
+    await ddb.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...clickKey(clientId, recommId, guid), type: 'click', ttl: nowSeconds + CLICK_MEMORY_DAYS * 86_400 },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailure(err)) return false;
+    throw err;
+  }
 }

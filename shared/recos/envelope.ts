@@ -1,4 +1,5 @@
 import type { Ranked } from './ranking.js';
+import { linkRid } from './recomm-ids.js';
 import type { RecommendationOutput } from './schemas.js';
 import type { BlockSettings, Envelope } from './types.js';
 import { toHttps } from './urls.js';
@@ -9,8 +10,10 @@ export interface LinkOptions {
   blockKey: string;
   redirHttps: boolean;
   noredir: boolean;
-  /** The answer's `recomm_id`, repeated in its redirect URLs as `rid` (clicks are counted for its variant). */
+  /** The answer's `recomm_id`: its redirect URLs carry it signed per article as `rid` (shared/recos/recomm-ids.ts). */
   recommId?: string;
+  /** The client's recommendation id secret, which signs each link's `rid`. */
+  secret?: string;
 }
 
 /** What identifies one answer: its `recomm_id` and the A/B variant that produced it (shared/recos/experiments.ts). */
@@ -21,12 +24,14 @@ export interface AnswerId {
 
 /**
  * The redirection URL of an article: `{recos_url}/v1/r/<block_key>/<guid>`,
- * with `?rid=<recomm_id>` when the answer has one, and on https with
- * `https=1` (the 302 then goes to the https article) when `redir_https` is set.
+ * with `?rid=<recomm_id>.<tag>` (signed for this block and article) when the
+ * answer has an id, and on https with `https=1` (the 302 then goes to the
+ * https article) when `redir_https` is set.
  */
-export function redirectUrl({ baseUrl, blockKey, redirHttps, recommId }: Pick<LinkOptions, 'baseUrl' | 'blockKey' | 'redirHttps' | 'recommId'>, guid: string): string {
+export function redirectUrl({ baseUrl, blockKey, redirHttps, recommId, secret }: Pick<LinkOptions, 'baseUrl' | 'blockKey' | 'redirHttps' | 'recommId' | 'secret'>, guid: string): string {
   const url = `${redirHttps ? toHttps(baseUrl) : baseUrl}/v1/r/${encodeURIComponent(blockKey)}/${guid}`;
-  const query = [...(recommId ? [`rid=${encodeURIComponent(recommId)}`] : []), ...(redirHttps ? ['https=1'] : [])];
+  const rid = recommId && secret ? linkRid(secret, blockKey, recommId, guid) : undefined;
+  const query = [...(rid ? [`rid=${encodeURIComponent(rid)}`] : []), ...(redirHttps ? ['https=1'] : [])];
   return query.length > 0 ? `${url}?${query.join('&')}` : url;
 }
 

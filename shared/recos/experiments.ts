@@ -4,7 +4,7 @@
  * ties an answer's clicks back to its variant. Pure functions (unit-tested in
  * test/unit/recos-experiments.test.ts).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { BlockSettings, Variant, Weights } from './types.js';
 
 /** The variant of answers of a block without a test, and of readers outside every variant's share. */
@@ -66,22 +66,15 @@ export function variantSettings(settings: BlockSettings, variant: Variant | unde
   return { ...settings, weights: { ...settings.weights, ...variant.weights } };
 }
 
-/** A new recommendation id: `<variant>.<16 base64url characters>` (96 random bits). */
-export function newRecommId(variant: string): string {
-  return `${variant}.${randomBytes(12).toString('base64url')}`;
-}
-
-const RECOMM_ID = /^([A-Za-z0-9_-]{1,32})\.[A-Za-z0-9_-]{16}$/;
+export { newRecommId } from './recomm-ids.js';
 
 /**
- * The variant a click's `rid` is counted for: its variant when that is one of
+ * The variant a signed click is counted for: its variant when that is one of
  * the block's configured variants, `default` or `newsletter`; undefined for
- * anything else (a malformed or forged id counts nothing).
+ * anything else.
  */
-export function countedVariant(rid: string | undefined, variants: readonly Variant[]): string | undefined {
-  if (rid === undefined) return undefined;
-  const name = RECOMM_ID.exec(rid)?.[1];
-  if (name === undefined) return undefined;
-  if (RESERVED_VARIANTS.includes(name)) return name;
-  return variants.some((v) => v.name === name && configurable(v.name)) ? name : undefined;
+export function countedVariant(variant: string | undefined, variants: readonly Variant[]): string | undefined {
+  if (variant === undefined) return undefined;
+  if (RESERVED_VARIANTS.includes(variant)) return variant;
+  return variants.some((v) => v.name === variant && configurable(v.name)) ? variant : undefined;
 }

@@ -173,7 +173,7 @@ export type RecommendationOutput = v.InferOutput<typeof RecommendationSchema>;
 const answerFields = {
   recomm_id: v.pipe(
     v.string(),
-    v.description('Id of this answer: `<variant>.<16 base64url characters>`; the redirect URLs repeat it as `rid`, so their clicks count for the variant'),
+    v.description('Id of this answer: `<variant>.<16 base64url characters>`; each redirect URL carries it signed for its article as `rid=<recomm_id>.<tag>`, so its click counts for the variant, once'),
   ),
   variant: v.pipe(v.string(), v.description("The block's A/B variant that answered this reader (`default` when the block has no test or the reader is in no variant's share)")),
 };
@@ -198,8 +198,10 @@ export const RedirectQuerySchema = v.object({
   rid: v.optional(
     v.pipe(
       v.string(),
-      v.maxLength(64, 'must be at most 64 characters'),
-      v.description("The answer's `recomm_id`: the click counts for its variant when that is one of the block's variants, `default` or `newsletter` (anything else counts nothing; the redirect is the same)"),
+      v.maxLength(80, 'must be at most 80 characters'),
+      v.description(
+        "The answer's `recomm_id` and its tag for this block and article (`<recomm_id>.<16 base64url>`, signed by the service): the first click of each (answer, article) counts for its variant when that is one of the block's variants, `default` or `newsletter`; anything else (unsigned, forged, another article's, a repeat) counts nothing, and the redirect is the same",
+      ),
     ),
   ),
 });

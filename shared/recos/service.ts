@@ -2,7 +2,7 @@
  * The recommendation endpoints' services over the DynamoDB store: key
  * resolution, request rules, and the calls into tracking and ranking.
  */
-import { getClient, resolvePublicKey, type BlockKey, type Client } from '../clients/clients.js';
+import { getClient, recommSecretOf, resolvePublicKey, type BlockKey, type Client } from '../clients/clients.js';
 import { siteHostAllowed, storedSiteHosts } from '../clients/site-hosts.js';
 import { InvalidRecosRequestError, NoSiteHostsError, TrackingRefusedError, UnknownArticleError, UnknownBlockKeyError, UnknownTrackingKeyError } from './errors.js';
 import { envelope } from './envelope.js';
@@ -19,7 +19,8 @@ import { BLOCK_KEY_CACHE_SECONDS, monotonicMs, TtlCache } from './read-cache.js'
 import { checkReaderId } from './reader-ids.js';
 import { consumeViews, enqueueRecoCount, enqueueView } from './view-queue.js';
 import { assignVariant, countedVariant, DEFAULT_VARIANT, HOLDOUT_ALGO, newRecommId, variantSettings } from './experiments.js';
-import { dynamoRecoCounts } from './dynamo-reco-counts.js';
+import { dynamoRecoCounts, firstClick } from './dynamo-reco-counts.js';
+import { verifyRid } from './recomm-ids.js';
 import { articleGuid, canonicalUrl, toHttps } from './urls.js';
 
 const store = /* @__PURE__ */ new DynamoStore();
@@ -86,6 +87,15 @@ async function countRecos(c: Parameters<typeof enqueueRecoCount>[0]): Promise<vo
     count('RecoCountsLost', 1);
     logger.warn('recommendation count not queued', { blockKey: c.blockKey, variant: c.variant, error: (err as Error).name });
   }
+}
+
+/** Clients' recommendation id secrets made by this container (its copies of client records may predate them). */
+const recommSecrets = /* @__PURE__ */ new TtlCache<string>(10_000, 3_600_000, monotonicMs);
+
+async function newRecommSecret(clientId: string): Promise<string> {
+  const secret = await recommSecretOf({ id: clientId });
+  recommSecrets.set(clientId, secret);
+  return secret;
 }
 
 /** At most this many `excluded[]` URLs per request. */
@@ -215,10 +225,12 @@ export async function recommendations(q: RecommendationsRequest) {
   // nothing is ranked unless the client accepts this reader id.
   let settings: BlockSettings | undefined;
   let variant: Variant | undefined;
+  let recommSecret: string | undefined;
   const ranking = await rankingFor(
     store,
     (client) => {
       checkReaderId(client, q.userId, q.sig, 'query.sig');
+      recommSecret = client?.recommSecret;
       const block = blockSettings(key, client);
       variant = assignVariant(q.blockKey, q.userId, block.variants);
       return (settings = variantSettings(block, variant));
@@ -235,7 +247,8 @@ export async function recommendations(q: RecommendationsRequest) {
   count('RecommendationsFromPopularity', page.filter((r) => !r.pinned && SIGNALS.every((s) => s === 'popularity' || !(r.signals[s] > 0))).length);
   const variantName = variant?.name ?? DEFAULT_VARIANT;
   const counted = countRecos({ clientId: key.clientId, blockKey: q.blockKey, variant: variantName, t: now, served: 1, impressions: page.length, clicks: 0 });
-  const links = { baseUrl: q.baseUrl, blockKey: q.blockKey, redirHttps: q.redirHttps ?? false, noredir: q.noredir ?? false };
+  const secret = recommSecret ?? recommSecrets.get(key.clientId) ?? (await newRecommSecret(key.clientId));
+  const links = { baseUrl: q.baseUrl, blockKey: q.blockKey, redirHttps: q.redirHttps ?? false, noredir: q.noredir ?? false, secret };
   const algo = variant?.holdout ? HOLDOUT_ALGO : algoName(page);
   const body = envelope(q.format ?? settings.envelope, page, start, algo, links, settings, { recommId: newRecommId(variantName), variant: variantName });
   await counted;
@@ -259,8 +272,13 @@ export async function clickTarget(blockKey: string, guid: string, https: boolean
   const settings = blockSettings(key, client);
   if (!article || !hostAllowed(settings, article.url)) throw new UnknownArticleError(guid);
   if (!(await store.recordClick(key.clientId, guid))) throw new UnknownArticleError(guid);
-  const variant = countedVariant(rid, settings.variants);
-  if (variant) await countRecos({ clientId: key.clientId, blockKey, variant, t: nowSeconds(), served: 0, impressions: 0, clicks: 1 });
+  // Only a link the service signed for this block and article counts, once per answer and article.
+  const signed = verifyRid(client?.recommSecret, blockKey, guid, rid);
+  const variant = countedVariant(signed?.variant, settings.variants);
+  const now = nowSeconds();
+  if (variant && (await firstClick(key.clientId, signed!.recommId, guid, now))) {
+    await countRecos({ clientId: key.clientId, blockKey, variant, t: now, served: 0, impressions: 0, clicks: 1 });
+  }
   return https ? toHttps(article.url) : article.url;
 }
 

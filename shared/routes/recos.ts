@@ -13,7 +13,8 @@ export const recoRoutes = {
     path: '/v1/clients/{block_key}/users/{user_id}/recommendations',
     handler: 'functions/recos-get.ts',
     auth: 'key',
-    access: { table: 'R', trackingQueue: true },
+    // RW: the client's recommendation id secret is made by the first answer that needs it (one conditional write, once).
+    access: { table: 'RW', trackingQueue: true },
     summary: "A reader's recommendations for a block (smart section)",
     description:
       `The page being read is \`page_url\`, else the \`referer\` header. \`format\` (else the block setting \`envelope\`) picks the smart-section envelope \`{result: {recommendation}, algo, status}\` or the earlier \`{count, start, recommendations}\`. \`callback\` returns JSONP (application/javascript). \`published_time\` is Unix seconds. At most 4 DynamoDB calls, 1 or 2 in a warm container (docs/architecture.md), and one SQS message (the answer counted for the block's statistics). Both envelopes carry \`recomm_id\` and \`variant\`: a block with an A/B test (setting \`variants\`) answers each reader with the same variant always (a stable hash of block key and reader id); a holdout variant answers the most-read list (\`algo: holdout:most-read\`). Article fields and popularity may be up to ${READ_CACHE_SECONDS} s old (copies kept by a warm container), the block's settings up to ${BLOCK_KEY_CACHE_SECONDS} s; a deleted article is never offered. The block's editorial rules apply (pins, exclusions: docs/api.md "Editorial rules"); smart-section items may carry \`reason\`.`,
@@ -57,7 +58,7 @@ export const recoRoutes = {
     auth: 'key',
     access: { table: 'RW', trackingQueue: true },
     summary: 'Follow a recommendation (counts the click, 302 to the article)',
-    description: 'Leads only to a known article of the block\'s client on its site hosts (counted as a click); `https=1` upgrades the target to https. `rid` (the answer\'s `recomm_id`) also counts the click in the block\'s statistics for its variant (one SQS message); an id of no variant of the block counts nothing there.',
+    description: 'Leads only to a known article of the block\'s client on its site hosts (counted as a click); `https=1` upgrades the target to https. `rid` (the answer\'s `recomm_id` signed for this block and article) also counts the click in the block\'s statistics for its variant, once per answer and article (one conditional write, one SQS message); an unsigned, forged or repeated id counts nothing there.',
     tags: ['recommendations'],
     request: { params: RedirectParamsSchema, query: RedirectQuerySchema },
     responses: { 302: { description: 'To the article', headers: ['location', 'cache-control'] }, 400: errorResponses[400], 404: { description: 'Unknown block key or article', schema: ErrorSchema } },

@@ -23,7 +23,8 @@ export interface DailyRecoRow {
   ctr: number;
 }
 
-const ctrOf = (clicks: number, impressions: number) => (impressions > 0 ? clicks / impressions : 0);
+/** At most 1: a click counts once per answer and article shown, but may fall on a later day than its impression. */
+const ctrOf = (clicks: number, impressions: number) => (impressions > 0 ? Math.min(clicks, impressions) / impressions : 0);
 
 /** The block's variants when it is the client's; another client's or an unknown block is UnknownBlockKeyError (one GetItem). */
 async function blockVariants(clientId: string, blockKey: string): Promise<Variant[]> {
@@ -112,9 +113,10 @@ export async function experimentRecoStats(clientId: string, blockKey: string | u
   const results = names.map((name): VariantResult => {
     const s = sums.get(name) ?? { served: 0, impressions: 0, clicks: 0 };
     const isHoldout = variants.some((v) => v.name === name && v.holdout === true);
-    const out: VariantResult = { variant: name, holdout: isHoldout, ...s, ctr: ctrOf(s.clicks, s.impressions), ctr_interval: wilsonInterval(s.clicks, s.impressions) ?? null };
+    const clicked = Math.min(s.clicks, s.impressions);
+    const out: VariantResult = { variant: name, holdout: isHoldout, ...s, ctr: ctrOf(s.clicks, s.impressions), ctr_interval: wilsonInterval(clicked, s.impressions) ?? null };
     if (holdout && !isHoldout) {
-      const r = control ? ratioInterval(s.clicks, s.impressions, control.clicks, control.impressions) : undefined;
+      const r = control ? ratioInterval(clicked, s.impressions, Math.min(control.clicks, control.impressions), control.impressions) : undefined;
       out.lift = r ? { value: r.ratio - 1, lower: r.lower - 1, upper: r.upper - 1 } : null;
     }
     return out;

@@ -78,7 +78,7 @@ describe('browser library on the demo site', () => {
     const excluded = new Set(visited.map((slug) => articleGuid(page(slug))));
     for (const item of shown) {
       expect(excluded.has(item.guid)).toBe(false);
-      expect(item.href).toMatch(new RegExp(`^${service.url}/v1/r/${keys!.blockKey}/${item.guid}\\?rid=default\\.[A-Za-z0-9_-]{16}$`));
+      expect(item.href).toMatch(new RegExp(`^${service.url}/v1/r/${keys!.blockKey}/${item.guid}\\?rid=default\\.[A-Za-z0-9_-]{16}\\.[A-Za-z0-9_-]{16}$`));
     }
     mkdirSync('test-results', { recursive: true });
     await tab.screenshot({ path: 'test-results/recos-demo.png', fullPage: true });

@@ -364,7 +364,7 @@ export interface paths {
         };
         /**
          * Follow a recommendation (counts the click, 302 to the article)
-         * @description Leads only to a known article of the block's client on its site hosts (counted as a click); `https=1` upgrades the target to https. `rid` (the answer's `recomm_id`) also counts the click in the block's statistics for its variant (one SQS message); an id of no variant of the block counts nothing there.
+         * @description Leads only to a known article of the block's client on its site hosts (counted as a click); `https=1` upgrades the target to https. `rid` (the answer's `recomm_id` signed for this block and article) also counts the click in the block's statistics for its variant, once per answer and article (one conditional write, one SQS message); an unsigned, forged or repeated id counts nothing there.
          */
         get: operations["redirectGet"];
         put?: never;
@@ -500,13 +500,13 @@ export interface paths {
         };
         /**
          * The unsubscribe link's page: the list, the address partly masked, one confirm button
-         * @description Changes nothing (mail scanners fetch links; HEAD is not routed and changes nothing either). The button posts `List-Unsubscribe=One-Click` to the same address. The token is HMAC-SHA256 under the client's link secret (docs/api.md, "Reader links"). A reader no longer on the list gets a neutral page. Rate limits of the pages (GET), counted apart from the changes, per publisher: 60 per minute per source address (IPv6: per /64), 1200 per minute in all; 429 with Retry-After beyond.
+         * @description Changes nothing (mail scanners fetch links; HEAD is not routed and changes nothing either). The button posts `List-Unsubscribe=One-Click` to the same address. The token is HMAC-SHA256 under the client's link secret (docs/api.md, "Reader links"). A reader no longer on the list gets a neutral page. Rate limits of the pages (GET), counted apart from the changes, per publisher: 60 per minute per source address (IPv6: per /64), then 20 per minute per link (a link replayed from many addresses limits only itself); 429 with Retry-After beyond.
          */
         get: operations["readerUnsubscribeGet"];
         put?: never;
         /**
          * RFC 8058 one-click unsubscribe (and the page's button)
-         * @description Body `List-Unsubscribe=One-Click`, `application/x-www-form-urlencoded` or `multipart/form-data`. Unsubscribes the address from this list only (cause `READER`, one `nl_unsubscribe` event, a consent record with the source address and user agent) and answers 200 without a redirect; repeating it changes nothing. An address no longer on the list (deleted) stays absent. Rate limits of the changes (POST: one-click, saved preferences), counted apart from the pages, so scanners cannot use them up, per publisher: 600 per minute per source address (IPv6: per /64), 6000 per minute in all; 429 with Retry-After beyond.
+         * @description Body `List-Unsubscribe=One-Click`, `application/x-www-form-urlencoded` or `multipart/form-data`. Unsubscribes the address from this list only (cause `READER`, one `nl_unsubscribe` event, a consent record with the source address and user agent) and answers 200 without a redirect; repeating it changes nothing. An address no longer on the list (deleted) stays absent. Rate limits of the changes (POST: one-click, saved preferences), counted apart from the pages, so scanners cannot use them up, per publisher: 600 per minute per source address (IPv6: per /64), then 10 per minute per link (a link replayed from many addresses limits only itself); 429 with Retry-After beyond.
          */
         post: operations["readerUnsubscribePost"];
         delete?: never;
@@ -524,13 +524,13 @@ export interface paths {
         };
         /**
          * The preference centre: the lists of the publisher the reader is in (and those of its global opt-in forms), ticked as they stand
-         * @description Changes nothing. Works without JavaScript. A reader in no list gets a neutral page. Rate limits of the pages (GET), counted apart from the changes, per publisher: 60 per minute per source address (IPv6: per /64), 1200 per minute in all; 429 with Retry-After beyond.
+         * @description Changes nothing. Works without JavaScript. A reader in no list gets a neutral page. Rate limits of the pages (GET), counted apart from the changes, per publisher: 60 per minute per source address (IPv6: per /64), then 20 per minute per link (a link replayed from many addresses limits only itself); 429 with Retry-After beyond.
          */
         get: operations["readerPreferencesGet"];
         put?: never;
         /**
          * Save the reader's choices in the preference centre
-         * @description Form fields `list` (repeated: the ticked list ids) and `action` (`save`, or `unsubscribe_all`). Unticked lists are unsubscribed (cause `READER`), ticked ones subscribed (again); only the lists the page shows can change. Rate limits of the changes (POST: one-click, saved preferences), counted apart from the pages, so scanners cannot use them up, per publisher: 600 per minute per source address (IPv6: per /64), 6000 per minute in all; 429 with Retry-After beyond.
+         * @description Form fields `list` (repeated: the ticked list ids) and `action` (`save`, or `unsubscribe_all`). Unticked lists are unsubscribed (cause `READER`), ticked ones subscribed (again); only the lists the page shows can change. Rate limits of the changes (POST: one-click, saved preferences), counted apart from the pages, so scanners cannot use them up, per publisher: 600 per minute per source address (IPv6: per /64), then 10 per minute per link (a link replayed from many addresses limits only itself); 429 with Retry-After beyond.
          */
         post: operations["readerPreferencesPost"];
         delete?: never;
@@ -712,7 +712,7 @@ export interface paths {
         };
         /**
          * Every subscribed member's recommendations for a block (newsletter picks)
-         * @description For each subscribed member of the list (by email), the block's ranking for the reader whose id is the member's `guid`, with no current page: articles the reader already read are left out. Links are the block's redirects with `rid=newsletter.<16 base64url>`, one rid per request, so clicks count for the newsletter. A JSON array, or NDJSON (one member per line) with `Accept: application/x-ndjson`. Lists with more than PICKS_DIRECT_MAX_MEMBERS subscribed members (default 3,000) or more than 15,000 picks (members × rows), answers that would pass 5 MB or 18 s, and `async=true` answer 202 with a job (Location: this path with `?job=<job_id>`); that URL answers the job (200: status, progress and, once done, `result_url`, a presigned URL of one NDJSON object). docs/api.md "Newsletter picks", docs/capacity.md.
+         * @description For each subscribed member of the list (by email), the block's ranking for the reader whose id is the member's `guid`, with no current page: articles the reader already read are left out. Links are the block's redirects with `rid=newsletter.<16 base64url>.<tag>`: an id per member derived from the request's `rid`, signed for the article, so each member's first click of an article counts for the newsletter; the picks listed count as its impressions (one SQS message per page of members). A JSON array, or NDJSON (one member per line) with `Accept: application/x-ndjson`. Lists with more than PICKS_DIRECT_MAX_MEMBERS subscribed members (default 3,000) or more than 15,000 picks (members × rows), answers that would pass 5 MB or 18 s, and `async=true` answer 202 with a job (Location: this path with `?job=<job_id>`); that URL answers the job (200: status, progress and, once done, `result_url`, a presigned URL of one NDJSON object). docs/api.md "Newsletter picks", docs/capacity.md.
          */
         get: operations["newsletterPicksGet"];
         put?: never;
@@ -780,6 +780,8 @@ export interface components {
         IdempotentReplayed: "true";
         /** @description What the page may load: nothing from elsewhere. */
         ContentSecurityPolicy: string;
+        /** @description `DENY`: no page may frame this one. */
+        XFrameOptions: "DENY";
     };
     pathItems: never;
 }
@@ -2480,7 +2482,7 @@ export interface operations {
                         algo: string;
                         /** @constant */
                         status: "OK";
-                        /** @description Id of this answer: `<variant>.<16 base64url characters>`; the redirect URLs repeat it as `rid`, so their clicks count for the variant */
+                        /** @description Id of this answer: `<variant>.<16 base64url characters>`; each redirect URL carries it signed for its article as `rid=<recomm_id>.<tag>`, so its click counts for the variant, once */
                         recomm_id: string;
                         /** @description The block's A/B variant that answered this reader (`default` when the block has no test or the reader is in no variant's share) */
                         variant: string;
@@ -2521,7 +2523,7 @@ export interface operations {
                                 type: "pinned";
                             };
                         }[];
-                        /** @description Id of this answer: `<variant>.<16 base64url characters>`; the redirect URLs repeat it as `rid`, so their clicks count for the variant */
+                        /** @description Id of this answer: `<variant>.<16 base64url characters>`; each redirect URL carries it signed for its article as `rid=<recomm_id>.<tag>`, so its click counts for the variant, once */
                         recomm_id: string;
                         /** @description The block's A/B variant that answered this reader (`default` when the block has no test or the reader is in no variant's share) */
                         variant: string;
@@ -2717,7 +2719,7 @@ export interface operations {
         parameters: {
             query?: {
                 https?: boolean;
-                /** @description The answer's `recomm_id`: the click counts for its variant when that is one of the block's variants, `default` or `newsletter` (anything else counts nothing; the redirect is the same) */
+                /** @description The answer's `recomm_id` and its tag for this block and article (`<recomm_id>.<16 base64url>`, signed by the service): the first click of each (answer, article) counts for its variant when that is one of the block's variants, `default` or `newsletter`; anything else (unsigned, forged, another article's, a repeat) counts nothing, and the redirect is the same */
                 rid?: string;
             };
             header?: never;
@@ -4003,6 +4005,7 @@ export interface operations {
                     "cache-control": components["headers"]["CacheControl"];
                     "content-security-policy": components["headers"]["ContentSecurityPolicy"];
                     "x-content-type-options": components["headers"]["XContentTypeOptions"];
+                    "x-frame-options": components["headers"]["XFrameOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4439,7 +4442,7 @@ export interface operations {
                                 categories: string[];
                             };
                             variants: {
-                                /** @description Not `default` nor `newsletter` (reserved); unique in the block */
+                                /** @description Not `default` nor `newsletter` (reserved, in any case); unique in the block regardless of case */
                                 name: string;
                                 /** @description Percent of readers; the shares add up to at most 100 */
                                 share: number;
@@ -4533,7 +4536,7 @@ export interface operations {
                                 categories: string[];
                             };
                             variants: {
-                                /** @description Not `default` nor `newsletter` (reserved); unique in the block */
+                                /** @description Not `default` nor `newsletter` (reserved, in any case); unique in the block regardless of case */
                                 name: string;
                                 /** @description Percent of readers; the shares add up to at most 100 */
                                 share: number;
@@ -4643,7 +4646,7 @@ export interface operations {
                         categories?: string[];
                     };
                     variants?: {
-                        /** @description Not `default` nor `newsletter` (reserved); unique in the block */
+                        /** @description Not `default` nor `newsletter` (reserved, in any case); unique in the block regardless of case */
                         name: string;
                         /** @description Percent of readers; the shares add up to at most 100 */
                         share: number;
@@ -4700,7 +4703,7 @@ export interface operations {
                                 categories: string[];
                             };
                             variants: {
-                                /** @description Not `default` nor `newsletter` (reserved); unique in the block */
+                                /** @description Not `default` nor `newsletter` (reserved, in any case); unique in the block regardless of case */
                                 name: string;
                                 /** @description Percent of readers; the shares add up to at most 100 */
                                 share: number;
@@ -4825,7 +4828,7 @@ export interface operations {
                         guid: string;
                         recommendations: {
                             guid: string;
-                            /** @description `{recos_url}/v1/r/<block_key>/<guid>?rid=newsletter.<16 base64url>`: the redirect, counted as a click of the newsletter */
+                            /** @description `{recos_url}/v1/r/<block_key>/<guid>?rid=newsletter.<16 base64url>.<tag>`: the redirect with the member's signed id, its first click counted as a click of the newsletter */
                             url: string;
                             title: string;
                             desc: string;
@@ -4841,7 +4844,7 @@ export interface operations {
                         list_id: number;
                         block_key: string;
                         rows: number;
-                        /** @description The recomm_id of every link of the result */
+                        /** @description The request's recomm_id; each member's links carry an id derived from it and the member */
                         rid: string;
                         /** @description Members written so far */
                         members: number;
@@ -4857,7 +4860,7 @@ export interface operations {
                         guid: string;
                         recommendations: {
                             guid: string;
-                            /** @description `{recos_url}/v1/r/<block_key>/<guid>?rid=newsletter.<16 base64url>`: the redirect, counted as a click of the newsletter */
+                            /** @description `{recos_url}/v1/r/<block_key>/<guid>?rid=newsletter.<16 base64url>.<tag>`: the redirect with the member's signed id, its first click counted as a click of the newsletter */
                             url: string;
                             title: string;
                             desc: string;
@@ -4883,7 +4886,7 @@ export interface operations {
                         list_id: number;
                         block_key: string;
                         rows: number;
-                        /** @description The recomm_id of every link of the result */
+                        /** @description The request's recomm_id; each member's links carry an id derived from it and the member */
                         rid: string;
                         /** @description Members written so far */
                         members: number;

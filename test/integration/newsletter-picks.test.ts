@@ -42,8 +42,9 @@ interface Job {
 }
 
 const picksUrl = (listId: number, query: string) => `${service.url}/v1/newsletters/lists/${listId}/recommendations?${query}`;
-const RID = /\?rid=(newsletter\.[A-Za-z0-9_-]{16})$/;
-/** Lines with the request's rid taken out of the links (each request has its own). */
+/** A link's rid: the member's id (newsletter.<16>) and its signature for the article. */
+const RID = /\?rid=(newsletter\.[A-Za-z0-9_-]{16})\.[A-Za-z0-9_-]{16}$/;
+/** Lines with the rids taken out of the links (each request and member has its own). */
 const withoutRid = (lines: Line[]) => lines.map((l) => ({ ...l, recommendations: l.recommendations.map((r) => ({ ...r, url: r.url.replace(RID, '') })) }));
 
 async function subscribe(client: TestClient, lines: Array<{ email: string; guid?: string; subscribed?: boolean }>) {
@@ -130,6 +131,8 @@ describe('GET /v1/newsletters/lists/{list_id}/recommendations', () => {
     const all = new Set(articles.map(articleGuid));
     const rids = new Set<string>();
     for (const line of reply.body) {
+      const ids = new Set(line.recommendations.map((r) => RID.exec(r.url)?.[1]));
+      expect(ids.size, line.email).toBe(1);
       const got = line.recommendations.map((r) => r.guid);
       // Exactly the articles the member has not read.
       expect(new Set(got), line.email).toEqual(new Set([...all].filter((g) => !reads[line.guid].includes(g))));
@@ -142,8 +145,8 @@ describe('GET /v1/newsletters/lists/{list_id}/recommendations', () => {
         expect([r.category, typeof r.published_time]).toEqual(['news', 'number']);
       }
     }
-    // One rid per request.
-    expect(rids.size).toBe(1);
+    // One id per member: each member's clicks count apart.
+    expect(rids.size).toBe(3);
     // A link leads to its article.
     const pick = reply.body[2].recommendations[0];
     const follow = await request(pick.url);
@@ -152,6 +155,21 @@ describe('GET /v1/newsletters/lists/{list_id}/recommendations', () => {
     // rows bounds the picks per member.
     const two = await request<Line[]>(picksUrl(client.defaultListId, `block_key=${block}&rows=2`), { token: client.token });
     expect(two.body.map((l) => l.recommendations.length)).toEqual([2, 2, 2]);
+  });
+
+  it("counts its picks as the newsletter variant's impressions and each member's click once", async () => {
+    const { client, block } = await fixture();
+    const reply = await request<Line[]>(picksUrl(client.defaultListId, `block_key=${block}&rows=2`), { token: client.token });
+    expect(reply.status, reply.text).toBe(200);
+    const shown = reply.body.reduce((n, l) => n + l.recommendations.length, 0);
+    // Two members follow their first pick, one of them twice.
+    for (const url of [reply.body[0].recommendations[0].url, reply.body[1].recommendations[0].url, reply.body[1].recommendations[0].url]) {
+      expect((await request(url)).status).toBe(302);
+    }
+    await service.drain();
+    const day = new Date().toISOString().slice(0, 10);
+    const daily = await request<Array<{ variant: string; served: number; impressions: number; clicks: number }>>(`${service.url}/v1/stats/recommendations/daily?from=${day}&to=${day}&block_key=${block}`, { token: client.token });
+    expect(daily.body.filter((r) => r.variant === 'newsletter').map((r) => [r.served, r.impressions, r.clicks])).toEqual([[3, shown, 2]]);
   });
 
   it('answers NDJSON when asked: one member per line, the same content', async () => {
@@ -179,7 +197,12 @@ describe('GET /v1/newsletters/lists/{list_id}/recommendations', () => {
     expect(done.members).toBe(3);
     const lines = await resultLines(done);
     expect(withoutRid(lines)).toEqual(withoutRid(direct.body));
-    expect(lines.flatMap((l) => l.recommendations.map((r) => RID.exec(r.url)![1]))).toEqual(Array(lines.flatMap((l) => l.recommendations).length).fill(done.rid));
+    // One id per member, none of the direct request's.
+    const ids = lines.map((l) => new Set(l.recommendations.map((r) => RID.exec(r.url)![1])));
+    expect(ids.map((set) => set.size)).toEqual([1, 1, 1]);
+    const directIds = new Set(direct.body.flatMap((l) => l.recommendations.map((r) => RID.exec(r.url)![1])));
+    expect(new Set(ids.flatMap((set) => [...set])).size).toBe(3);
+    expect(ids.some((set) => [...set].some((id) => directIds.has(id)))).toBe(false);
     // Another client cannot see the job.
     const other = await newClient(service);
     expect((await request(picksUrl(other.defaultListId, `job=${done.job_id}`), { token: other.token })).status).toBe(404);

@@ -92,7 +92,7 @@ describe('A/B variants, recomm_id and recommendation statistics', () => {
       const reader = `reader-${i}`;
       const answer = await recos(block, reader, i % 10 === 9 ? 'format=legacy' : '');
       expect(answer.recomm_id).toMatch(new RegExp(`^${answer.variant}\\.[A-Za-z0-9_-]{16}$`));
-      for (const item of items(answer)) expect(item.url).toBe(`${service.url}/v1/r/${block}/${item.guid}?rid=${answer.recomm_id}`);
+      for (const item of items(answer)) expect(item.url).toMatch(new RegExp(`^${service.url}/v1/r/${block}/${item.guid}\\?rid=${answer.recomm_id}\\.[A-Za-z0-9_-]{16}$`));
       variantOf.set(reader, answer.variant);
       answers.push(answer);
       add(answer.variant, { served: 1, impressions: items(answer).length });
@@ -175,6 +175,34 @@ describe('A/B variants, recomm_id and recommendation statistics', () => {
         expect(v.lift!.upper).toBeGreaterThan(v.lift!.value);
       }
     }
+  });
+
+  it('counts only clicks of links it signed: once per answer and article, only for articles the answer showed; forged ids and newsletter ids without a send count nothing', async () => {
+    const client = await newClient(service, { siteHosts: ['*.stats.example'] });
+    const urls = await catalogue(client, [6, 5, 4, 3, 2, 1]);
+    const block = await createBlock(client.username, { rows: 2, variants: [{ name: 'treat', share: 100 }] });
+    const answer = await recos(block, 'reader-1');
+    expect(answer.variant).toBe('treat');
+    const [first] = items(answer);
+    const rid = new URL(first.url).searchParams.get('rid')!;
+    const notShown = urls.map((u) => articleGuid(u)).find((g) => !items(answer).some((i) => i.guid === g))!;
+    const redirect = async (guid: string, query: string) => expect((await request(`${service.url}/v1/r/${block}/${guid}${query}`)).status).toBe(302);
+    // Forged ids of a variant the block has, and of the newsletter (never sent): redirected, never counted.
+    for (let i = 0; i < 30; i++) await redirect(first.guid, '?rid=treat.ZZZZZZZZZZZZZZZZ');
+    for (let i = 0; i < 3; i++) await redirect(first.guid, '?rid=newsletter.AAAAAAAAAAAAAAAA');
+    await redirect(first.guid, `?rid=treat.ZZZZZZZZZZZZZZZZ.${rid.split('.')[2]}`);
+    // The answer's own id unsigned (a link sent before ids were signed), and its signed id on an article it did not show.
+    await redirect(first.guid, `?rid=${answer.recomm_id}`);
+    await redirect(notShown, `?rid=${encodeURIComponent(rid)}`);
+    // The real link, followed five times: one click.
+    for (let i = 0; i < 5; i++) expect((await request(first.url)).status).toBe(302);
+    await service.drain();
+
+    const daily = await stats<DailyRow[]>(client, 'daily', `${range}&block_key=${block}`);
+    expect(daily.body.map((r) => [r.variant, r.served, r.impressions, r.clicks])).toEqual([['treat', 1, 2, 1]]);
+    const experiment = await stats<Experiment>(client, 'experiment', `${range}&block_key=${block}`);
+    for (const v of experiment.body.variants) expect(v.ctr).toBeLessThanOrEqual(1);
+    expect(experiment.body.variants.map((v) => [v.variant, v.clicks, v.impressions])).toEqual([['treat', 1, 2]]);
   });
 
   it('a block without a holdout has no lift, and says so; a block without a test answers variant default', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assignVariant, bucketOf, countedVariant, HOLDOUT_WEIGHTS, newRecommId, variantSettings } from '../../shared/recos/experiments.js';
+import { linkRid, memberRecommId, verifyRid } from '../../shared/recos/recomm-ids.js';
 import { blockSettings } from '../../shared/recos/settings.js';
 import type { Variant } from '../../shared/recos/types.js';
 
@@ -68,12 +69,33 @@ describe('recomm_id', () => {
   });
 
   it('counts a click for configured variants, default and newsletter only', () => {
-    expect(countedVariant(newRecommId('B'), variants)).toBe('B');
-    expect(countedVariant(newRecommId('default'), variants)).toBe('default');
-    expect(countedVariant(newRecommId('newsletter'), variants)).toBe('newsletter');
-    expect(countedVariant(newRecommId('forged'), variants)).toBeUndefined();
-    expect(countedVariant('B.short', variants)).toBeUndefined();
-    expect(countedVariant('B', variants)).toBeUndefined();
+    expect(countedVariant('B', variants)).toBe('B');
+    expect(countedVariant('default', variants)).toBe('default');
+    expect(countedVariant('newsletter', variants)).toBe('newsletter');
+    expect(countedVariant('forged', variants)).toBeUndefined();
+    expect(countedVariant('b', variants)).toBeUndefined();
     expect(countedVariant(undefined, variants)).toBeUndefined();
+  });
+
+  it("a link's rid verifies only for the block and article it was signed for, under the client's secret", () => {
+    const id = newRecommId('B');
+    const rid = linkRid('secret', 'block-1', id, 'guid-1');
+    expect(rid).toMatch(/^B\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{16}$/);
+    expect(verifyRid('secret', 'block-1', 'guid-1', rid)).toEqual({ variant: 'B', recommId: id });
+    expect(verifyRid('secret', 'block-1', 'guid-2', rid)).toBeUndefined();
+    expect(verifyRid('secret', 'block-2', 'guid-1', rid)).toBeUndefined();
+    expect(verifyRid('other', 'block-1', 'guid-1', rid)).toBeUndefined();
+    expect(verifyRid(undefined, 'block-1', 'guid-1', rid)).toBeUndefined();
+    expect(verifyRid('secret', 'block-1', 'guid-1', id)).toBeUndefined();
+    expect(verifyRid('secret', 'block-1', 'guid-1', rid.replace(/^B/, 'C'))).toBeUndefined();
+    expect(verifyRid('secret', 'block-1', 'guid-1', undefined)).toBeUndefined();
+  });
+
+  it("a newsletter member's id is stable for the request and the member, and differs between members", () => {
+    const request = newRecommId('newsletter');
+    const ann = memberRecommId('secret', request, 'ann');
+    expect(ann).toMatch(/^newsletter\.[A-Za-z0-9_-]{16}$/);
+    expect(memberRecommId('secret', request, 'ann')).toBe(ann);
+    expect(memberRecommId('secret', request, 'bob')).not.toBe(ann);
   });
 });
