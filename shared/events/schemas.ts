@@ -10,6 +10,7 @@ export const EventFileParamsSchema = v.object({
     v.string(),
     v.regex(/^\d{4}-\d{2}-\d{2}$/, 'date must be a day written YYYY-MM-DD'),
     v.check(isCalendarDay, 'date is not a calendar day'),
+    v.metadata({ openapi: { type: 'string', format: 'date', pattern: '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$', description: 'The UTC day, YYYY-MM-DD' } }),
   ),
 });
 export type EventFileParamsInput = v.InferInput<typeof EventFileParamsSchema>;

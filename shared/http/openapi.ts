@@ -74,6 +74,7 @@ function implicitResponses(route: RouteDef): Record<number, ResponseDoc> {
     out[409] = { description: 'A request with the same `Idempotency-Key` is still being processed; `Retry-After` says when to try again', schema: ErrorSchema, headers: ['retry-after'] };
     out[422] = { description: 'The `Idempotency-Key` was used within 24 hours for a different request (another body or path)', schema: ErrorSchema };
   }
+  out[431] = { description: 'Request line and headers larger than the gateway takes (a query string of many kilobytes)', schema: ErrorSchema };
   out[500] = { description: 'Unexpected error; it has been logged and the request changed nothing it did not report', schema: ErrorSchema };
   return out;
 }

@@ -4,13 +4,13 @@ import { boundedInteger, MAX_ID } from '../db/storable.js';
 /** Body of POST /v1/files (spec 4.3). */
 export const ImportBodySchema = v.object({
   email_list_id: boundedInteger('email_list_id', 1, MAX_ID),
-  url: v.pipe(v.string('url must be a string'), v.trim(), v.minLength(1, 'url is required'), v.maxLength(2048, 'url is longer than 2048 characters')),
+  url: v.pipe(v.string('url must be a string'), v.trim(), v.minLength(1, 'url is required'), v.maxLength(2048, 'url is longer than 2048 characters'), v.metadata({ openapi: { type: 'string', format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', minLength: 1, maxLength: 2048 } })),
   update_list: v.optional(v.boolean('update_list must be true or false'), false),
 });
 export type ImportBodyInput = v.InferInput<typeof ImportBodySchema>;
 
 export const FileIdParamsSchema = v.object({
-  file_id: v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,9}$/, 'file_id must be a positive integer'), v.transform(Number), v.number(), v.integer(), v.minValue(1)),
+  file_id: v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,9}$/, 'file_id must be a positive integer'), v.transform(Number), v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_ID)),
 });
 
 const ErrorEntrySchema = v.object({ line: v.number(), email: v.nullable(v.string()), cause: v.string() });

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { MAX_ID } from '../db/storable.js';
 
 /** A list as returned by the API (spec 2.2). */
 export const ListSchema = v.object({
@@ -17,5 +18,6 @@ export const ListIdParamsSchema = v.object({
     v.number(),
     v.integer(),
     v.minValue(1),
+    v.maxValue(MAX_ID),
   ),
 });

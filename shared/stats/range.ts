@@ -12,7 +12,12 @@ const Day = (name: string, what: string) =>
     v.regex(/^\d{4}-\d{2}-\d{2}$/, `${name} must be a day written YYYY-MM-DD (UTC)`),
     v.check(isCalendarDay, `${name} is not a calendar day`),
     v.description(what),
+    // Documented as a calendar day (format date), not only its shape: `0000-00-00` is refused.
+    v.metadata({ openapi: { ...DAY_DOC, description: what } }),
   );
+
+/** A UTC calendar day as the API document describes it. */
+export const DAY_DOC = { type: 'string', format: 'date', pattern: '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$' };
 
 /** How many days `from`..`to` holds, both included. */
 export const rangeDays = (from: string, to: string): number => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS) + 1;

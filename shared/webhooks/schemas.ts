@@ -5,7 +5,7 @@ const WEBHOOK_ID = /^wh_[0-9a-f]{24}$/;
 
 /** Body of POST /v1/webhooks. */
 export const WebhookBodySchema = v.object({
-  url: v.pipe(v.string('url must be a string'), v.trim(), v.minLength(1, 'url is required'), v.maxLength(2048, 'url is longer than 2048 characters')),
+  url: v.pipe(v.string('url must be a string'), v.trim(), v.minLength(1, 'url is required'), v.maxLength(2048, 'url is longer than 2048 characters'), v.metadata({ openapi: { type: 'string', format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]://', minLength: 1, maxLength: 2048 } })),
   events: v.pipe(
     v.array(v.picklist(changeTypes, `events: each must be one of ${changeTypes.join(', ')}`), 'events must be an array of event types'),
     v.minLength(1, 'events must name at least one event type'),

@@ -364,7 +364,7 @@ export interface paths {
         };
         /**
          * Follow a recommendation (counts the click, 302 to the article)
-         * @description Leads only to a known article of the block's client on its site hosts (counted as a click); `https=1` upgrades the target to https. `rid` (the answer's `recomm_id` signed for this block and article) also counts the click in the block's statistics for its variant, once per answer and article (one conditional write, one SQS message); an unsigned, forged or repeated id counts nothing there.
+         * @description Leads only to a known article of the block's client on its site hosts (counted as a click); `https=1` upgrades the target to https. `rid` (the answer's `recomm_id`) also counts the click in the block's statistics for its variant (one SQS message); an id of no variant of the block counts nothing there.
          */
         get: operations["redirectGet"];
         put?: never;
@@ -712,7 +712,7 @@ export interface paths {
         };
         /**
          * Every subscribed member's recommendations for a block (newsletter picks)
-         * @description For each subscribed member of the list (by email), the block's ranking for the reader whose id is the member's `guid`, with no current page: articles the reader already read are left out. Links are the block's redirects with `rid=newsletter.<16 base64url>.<tag>`: an id per member derived from the request's `rid`, signed for the article, so each member's first click of an article counts for the newsletter; the picks listed count as its impressions (one SQS message per page of members). A JSON array, or NDJSON (one member per line) with `Accept: application/x-ndjson`. Lists with more than PICKS_DIRECT_MAX_MEMBERS subscribed members (default 3,000) or more than 15,000 picks (members × rows), answers that would pass 5 MB or 18 s, and `async=true` answer 202 with a job (Location: this path with `?job=<job_id>`); that URL answers the job (200: status, progress and, once done, `result_url`, a presigned URL of one NDJSON object). docs/api.md "Newsletter picks", docs/capacity.md.
+         * @description For each subscribed member of the list (by email), the block's ranking for the reader whose id is the member's `guid`, with no current page: articles the reader already read are left out. Links are the block's redirects with `rid=newsletter.<16 base64url>`, one rid per request, so clicks count for the newsletter. A JSON array, or NDJSON (one member per line) with `Accept: application/x-ndjson`. Lists with more than PICKS_DIRECT_MAX_MEMBERS subscribed members (default 3,000) or more than 15,000 picks (members × rows), answers that would pass 5 MB or 18 s, and `async=true` answer 202 with a job (Location: this path with `?job=<job_id>`); that URL answers the job (200: status, progress and, once done, `result_url`, a presigned URL of one NDJSON object). docs/api.md "Newsletter picks", docs/capacity.md.
          */
         get: operations["newsletterPicksGet"];
         put?: never;
@@ -848,6 +848,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
             500: {
                 headers: {
@@ -889,6 +901,18 @@ export interface operations {
             };
             /** @description Missing, unknown or expired token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -977,6 +1001,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
             500: {
                 headers: {
@@ -1054,6 +1090,18 @@ export interface operations {
             };
             /** @description Unknown list */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1232,6 +1280,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description A storage error a retry cannot cure (a bug; logged); the cause says how much was applied */
             500: {
                 headers: {
@@ -1362,6 +1422,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
             500: {
                 headers: {
@@ -1420,6 +1492,18 @@ export interface operations {
             };
             /** @description Missing, unknown or expired token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1495,6 +1579,18 @@ export interface operations {
             };
             /** @description Missing, unknown or expired token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1667,6 +1763,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description A storage error a retry cannot cure (a bug; logged) */
             500: {
                 headers: {
@@ -1702,6 +1810,7 @@ export interface operations {
             header?: never;
             path: {
                 event_name: "nl_click" | "nl_display" | "nl_send" | "nl_subscribe" | "nl_unsubscribe" | "nl_bounce" | "nl_complaint";
+                /** @description The UTC day, YYYY-MM-DD */
                 date: string;
             };
             cookie?: never;
@@ -1756,6 +1865,18 @@ export interface operations {
             };
             /** @description Premium events not enabled for the client */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1841,6 +1962,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
             500: {
                 headers: {
@@ -1869,6 +2002,7 @@ export interface operations {
             content: {
                 "application/json": {
                     email_list_id: number;
+                    /** Format: uri */
                     url: string;
                     /** @default false */
                     update_list?: boolean;
@@ -2003,6 +2137,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
             500: {
                 headers: {
@@ -2104,6 +2250,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
             500: {
                 headers: {
@@ -2135,6 +2293,18 @@ export interface operations {
                 content: {
                     "application/json": {
                         [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
                     };
                 };
             };
@@ -2172,6 +2342,18 @@ export interface operations {
                     "text/html; charset=utf-8": string;
                 };
             };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
             500: {
                 headers: {
@@ -2204,6 +2386,18 @@ export interface operations {
                 };
                 content: {
                     "application/javascript; charset=utf-8": string;
+                };
+            };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
                 };
             };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
@@ -2319,6 +2513,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
             500: {
                 headers: {
@@ -2391,6 +2597,18 @@ export interface operations {
                 };
                 content: {
                     "text/html; charset=utf-8": string;
+                };
+            };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
                 };
             };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
@@ -2482,7 +2700,7 @@ export interface operations {
                         algo: string;
                         /** @constant */
                         status: "OK";
-                        /** @description Id of this answer: `<variant>.<16 base64url characters>`; each redirect URL carries it signed for its article as `rid=<recomm_id>.<tag>`, so its click counts for the variant, once */
+                        /** @description Id of this answer: `<variant>.<16 base64url characters>`; the redirect URLs repeat it as `rid`, so their clicks count for the variant */
                         recomm_id: string;
                         /** @description The block's A/B variant that answered this reader (`default` when the block has no test or the reader is in no variant's share) */
                         variant: string;
@@ -2523,7 +2741,7 @@ export interface operations {
                                 type: "pinned";
                             };
                         }[];
-                        /** @description Id of this answer: `<variant>.<16 base64url characters>`; each redirect URL carries it signed for its article as `rid=<recomm_id>.<tag>`, so its click counts for the variant, once */
+                        /** @description Id of this answer: `<variant>.<16 base64url characters>`; the redirect URLs repeat it as `rid`, so their clicks count for the variant */
                         recomm_id: string;
                         /** @description The block's A/B variant that answered this reader (`default` when the block has no test or the reader is in no variant's share) */
                         variant: string;
@@ -2557,6 +2775,18 @@ export interface operations {
             };
             /** @description Unknown block key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2701,6 +2931,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
             500: {
                 headers: {
@@ -2719,7 +2961,7 @@ export interface operations {
         parameters: {
             query?: {
                 https?: boolean;
-                /** @description The answer's `recomm_id` and its tag for this block and article (`<recomm_id>.<16 base64url>`, signed by the service): the first click of each (answer, article) counts for its variant when that is one of the block's variants, `default` or `newsletter`; anything else (unsigned, forged, another article's, a repeat) counts nothing, and the redirect is the same */
+                /** @description The answer's `recomm_id`: the click counts for its variant when that is one of the block's variants, `default` or `newsletter` (anything else counts nothing; the redirect is the same) */
                 rid?: string;
             };
             header?: never;
@@ -2754,6 +2996,18 @@ export interface operations {
             };
             /** @description Unknown block key or article */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2832,6 +3086,18 @@ export interface operations {
             };
             /** @description The client requires signed reader ids and `sig` is missing or wrong (JSON, also for JSONP requests) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2950,6 +3216,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
             500: {
                 headers: {
@@ -2982,6 +3260,18 @@ export interface operations {
                 };
                 content: {
                     "application/javascript; charset=utf-8": string;
+                };
+            };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
                 };
             };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
@@ -3052,6 +3342,18 @@ export interface operations {
             };
             /** @description Missing, unknown or expired token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3184,6 +3486,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description A storage error a retry cannot cure (a bug; logged); the cause says how many articles were applied */
             500: {
                 headers: {
@@ -3273,6 +3587,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
             500: {
                 headers: {
@@ -3323,6 +3649,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
             500: {
                 headers: {
@@ -3347,6 +3685,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** Format: uri */
                     url: string;
                     events: ("subscriber.subscribed" | "subscriber.unsubscribed" | "subscriber.deleted" | "subscriber.bounced" | "subscriber.complained" | "import.finished")[];
                 };
@@ -3431,6 +3770,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
             500: {
                 headers: {
@@ -3489,6 +3840,18 @@ export interface operations {
             };
             /** @description The caller has no webhook with this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3578,6 +3941,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
             500: {
                 headers: {
@@ -3626,7 +4001,7 @@ export interface operations {
                     "text/html; charset=utf-8": string;
                 };
             };
-            /** @description The body is not `List-Unsubscribe=One-Click` (HTML page); nothing changed */
+            /** @description The body is not `List-Unsubscribe=One-Click` (HTML page), or a part of the link is too long to be one (JSON); nothing changed */
             400: {
                 headers: {
                     "cache-control": components["headers"]["CacheControl"];
@@ -3637,6 +4012,10 @@ export interface operations {
                 };
                 content: {
                     "text/html; charset=utf-8": string;
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
                 };
             };
             /** @description Link not valid: tampered, made with a secret rotated out, or of an unknown publisher (HTML page); nothing changed */
@@ -3656,6 +4035,18 @@ export interface operations {
             429: {
                 headers: {
                     "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3756,6 +4147,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
             500: {
                 headers: {
@@ -3805,7 +4208,7 @@ export interface operations {
                     "text/html; charset=utf-8": string;
                 };
             };
-            /** @description Not a form body (HTML page); nothing changed */
+            /** @description Not a form body (HTML page), or a part of the link is too long to be one (JSON); nothing changed */
             400: {
                 headers: {
                     "cache-control": components["headers"]["CacheControl"];
@@ -3816,6 +4219,10 @@ export interface operations {
                 };
                 content: {
                     "text/html; charset=utf-8": string;
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
                 };
             };
             /** @description Link not valid: tampered, made with a secret rotated out, or of an unknown publisher (HTML page); nothing changed */
@@ -3835,6 +4242,18 @@ export interface operations {
             429: {
                 headers: {
                     "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3971,6 +4390,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
             500: {
                 headers: {
@@ -4016,6 +4447,18 @@ export interface operations {
             };
             /** @description Invalid request; `cause` names the field and the problem */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4116,6 +4559,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
             500: {
                 headers: {
@@ -4180,6 +4635,18 @@ export interface operations {
             };
             /** @description Missing, unknown or expired token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4268,6 +4735,18 @@ export interface operations {
             };
             /** @description `block_key` is not one of the caller's blocks */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4380,6 +4859,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
             500: {
                 headers: {
@@ -4462,6 +4953,18 @@ export interface operations {
             };
             /** @description Missing, unknown or expired token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4580,6 +5083,18 @@ export interface operations {
             };
             /** @description The caller has no block with this key (another client's block included) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4781,6 +5296,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
             /** @description Unexpected error; it has been logged and the request changed nothing it did not report */
             500: {
                 headers: {
@@ -4828,7 +5355,7 @@ export interface operations {
                         guid: string;
                         recommendations: {
                             guid: string;
-                            /** @description `{recos_url}/v1/r/<block_key>/<guid>?rid=newsletter.<16 base64url>.<tag>`: the redirect with the member's signed id, its first click counted as a click of the newsletter */
+                            /** @description `{recos_url}/v1/r/<block_key>/<guid>?rid=newsletter.<16 base64url>`: the redirect, counted as a click of the newsletter */
                             url: string;
                             title: string;
                             desc: string;
@@ -4844,7 +5371,7 @@ export interface operations {
                         list_id: number;
                         block_key: string;
                         rows: number;
-                        /** @description The request's recomm_id; each member's links carry an id derived from it and the member */
+                        /** @description The recomm_id of every link of the result */
                         rid: string;
                         /** @description Members written so far */
                         members: number;
@@ -4860,7 +5387,7 @@ export interface operations {
                         guid: string;
                         recommendations: {
                             guid: string;
-                            /** @description `{recos_url}/v1/r/<block_key>/<guid>?rid=newsletter.<16 base64url>.<tag>`: the redirect with the member's signed id, its first click counted as a click of the newsletter */
+                            /** @description `{recos_url}/v1/r/<block_key>/<guid>?rid=newsletter.<16 base64url>`: the redirect, counted as a click of the newsletter */
                             url: string;
                             title: string;
                             desc: string;
@@ -4886,7 +5413,7 @@ export interface operations {
                         list_id: number;
                         block_key: string;
                         rows: number;
-                        /** @description The request's recomm_id; each member's links carry an id derived from it and the member */
+                        /** @description The recomm_id of every link of the result */
                         rid: string;
                         /** @description Members written so far */
                         members: number;
@@ -4938,6 +5465,18 @@ export interface operations {
             429: {
                 headers: {
                     "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        cause: string;
+                    };
+                };
+            };
+            /** @description Request line and headers larger than the gateway takes (a query string of many kilobytes) */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
