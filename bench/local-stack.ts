@@ -26,6 +26,9 @@ export async function startBenchStack(o: { jobsInThread?: { simClock?: SharedArr
   applyEnv({ ...localServiceEnv({ dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, publicBaseUrl: 'http://127.0.0.1', dataDir }), ...queues.env }, { override: true });
   // After the environment: a worker thread gets a copy of it when it starts.
   if (o.jobsInThread) jobs = await jobThread(o.jobsInThread);
+  // The table stream's consumer (counts, day statistics, subscriber events), where the queues' jobs run.
+  const { startLocalStream } = await import('../infra/local/stream.js');
+  const stream = await startLocalStream({ dynamoEndpoint: dynamo.endpoint, tableName: localNames.TABLE_NAME, log: (line) => console.error(line), ...(jobs ? { invoke: (job: { id: string }, event: unknown) => jobs.invoke(job.id, event) } : {}) });
   const { createGateway, listen } = await import('../infra/local/gateway.js');
   const server = createGateway();
   const url = `http://127.0.0.1:${await listen(server, 0)}`;
@@ -37,8 +40,11 @@ export async function startBenchStack(o: { jobsInThread?: { simClock?: SharedArr
     dynamoPid: dynamo.pid,
     queues,
     jobs,
+    /** Resolves once every write so far is counted (infra/local/stream.ts). */
+    streamDrained: () => stream.drain(),
     async stop() {
       await new Promise<void>((done) => server.close(() => done()));
+      await stream.stop();
       await queues.stop();
       await jobs?.stop();
       await Promise.allSettled([dynamo.stop(), s3.stop()]);

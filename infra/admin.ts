@@ -43,6 +43,9 @@ const usage = `Usage: npm run admin -- <command> [options]
                                              (unsubscribe, preferences; made on first use);
                                              --rotate makes a new one: links made with the old
                                              one keep working N days (default 60), then 404
+  recount <username> [--lists 1,2]           sets each list's counters to a count of its subscribers (once, after
+                                             turning on the table's stream of a table written before it, with no
+                                             write in flight: docs/operations.md); prints the counts
   backfill-global-forms <username>           sets the lists the preference centre offers from the
                                              client's global forms made before it kept them (one
                                              Scan of the table; run once after upgrading)
@@ -158,6 +161,13 @@ async function main(argv: string[]) {
         previous_link_secret: s.previous ?? null,
         previous_valid_until: s.previousUntil === undefined ? null : new Date(s.previousUntil).toISOString(),
       });
+    }
+    case 'recount': {
+      const { resetCounters } = await import('../shared/subscribers/recount.js');
+      const ids = values.lists ? values.lists.split(',').map(Number) : (await lists.listLists(username)).map((l) => l.id);
+      const counts: Record<number, unknown> = {};
+      for (const id of ids) counts[id] = await resetCounters(username, id);
+      return print(counts);
     }
     case 'backfill-global-forms':
       return print({ username, global_form_lists: await clients.backfillGlobalFormLists(username) });

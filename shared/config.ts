@@ -150,10 +150,6 @@ export const config = {
   get importMaxRedirects(): number {
     return optionalInt('IMPORT_MAX_REDIRECTS', 3);
   },
-  /** How long a list writer lease lasts (shared/subscribers/list-writer.ts): the longest a dead bulk writer blocks its list (default 60 s). */
-  get listLeaseSeconds(): number {
-    return optionalInt('LIST_LEASE_SECONDS', 60);
-  },
   /** How long an import worker's claim on a file lasts without a checkpoint (default 60 s). */
   get importLeaseSeconds(): number {
     return optionalInt('IMPORT_LEASE_SECONDS', 60);

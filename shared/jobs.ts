@@ -4,6 +4,7 @@
  * trigger; locally `npm run job -- <id>` runs one now and timers run the
  * scheduled ones. Plain data only.
  */
+import { keys } from './db/keys.js';
 import type { Access } from './http/route.js';
 import { UPLOADS_PREFIX } from './imports/objects.js';
 import { PICKS_REQUESTS_PREFIX } from './picks/objects.js';
@@ -41,6 +42,13 @@ export type JobTrigger =
    * are over, goes to the dead-letter queue.
    */
   | { webhookDeliveries: { batchSize: number; maxBatchingWindowSeconds: number; maxConcurrency: number; maxReceiveCount: number } }
+  /**
+   * The table's stream (NEW_AND_OLD_IMAGES) → the function through an event source mapping: records of items whose
+   * sort key starts with `keyPrefix` (the mapping's filter), per shard in order, batches of up to `batchSize`
+   * gathered for up to `maxBatchingWindowSeconds`, partial batch responses; a failed batch is bisected and retried
+   * up to `maxRetryAttempts` times, then described on an on-failure queue.
+   */
+  | { tableStream: { keyPrefix: string; batchSize: number; maxBatchingWindowSeconds: number; maxRetryAttempts: number } }
   /** The async onFailure destination of another job (its retries exhausted); that job gets 2 retries. */
   | { asyncFailureOf: string };
 
@@ -98,6 +106,14 @@ export const jobs = {
     trigger: { trackingQueue: { batchSize: 1000, maxBatchingWindowSeconds: 20, maxConcurrency: 10, maxReceiveCount: 5 } },
     timeoutSeconds: 60,
   },
+  subscribersStream: {
+    handler: 'functions/subscribers-stream.ts',
+    summary: "Derives the list counters, day statistics and raw subscriber events (nl_subscribe, nl_unsubscribe, nl_delete) from the table stream's subscriber records",
+    access: { table: 'RW', events: 'W' },
+    // A batch of 1,000 records is a few transactions and S3 puts: seconds, far within the timeout.
+    trigger: { tableStream: { keyPrefix: keys.subscriberPrefix(), batchSize: 1000, maxBatchingWindowSeconds: 1, maxRetryAttempts: 10 } },
+    timeoutSeconds: 120,
+  },
   importsWorker: {
     handler: 'functions/imports-worker.ts',
     summary: 'Applies an uploaded CSV file to its list (resumes from its checkpoint; continues after a pause marker)',
@@ -125,10 +141,8 @@ export const jobs = {
   },
   importsSweeper: {
     handler: 'functions/imports-sweeper.ts',
-    summary:
-      'Resumes imports whose worker died (lease run out) from their checkpoint, through a resume marker; settles the lists whose writer died (journal into the counters, events stored)',
-    access: { table: 'RW', imports: 'W', events: 'W' },
-    // Every 2 minutes: a dead writer's lease expires within LIST_LEASE_SECONDS (60 s), so a count is exact again within 3 minutes.
+    summary: 'Resumes imports whose worker died (lease run out) from their checkpoint, through a resume marker',
+    access: { table: 'RW', imports: 'W' },
     trigger: { schedule: 'rate(2 minutes)', localEveryMinutes: 1 },
     timeoutSeconds: 60,
   },

@@ -18,6 +18,8 @@ export interface OperationsProps {
   topicKey: IKey;
   /** The page-view queue: alarmed when its oldest message waits too long (the consumer is behind). */
   trackingQueue?: IQueue;
+  /** The table stream's consumer: alarmed when its records wait too long (counts and events lag behind). */
+  streamConsumer?: IFunction;
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -100,6 +102,11 @@ export class Operations extends Construct {
       // Normally a view waits the batching window (5 s) plus one batch; 5 minutes means the consumer is failing or far behind.
       alarm('TrackingQueueBehind', 'tracking-queue-behind', 'The oldest page view in the tracking queue waited more than 5 minutes (recommendations lag behind; views are kept 4 days).', props.trackingQueue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: 'Maximum' }), 300, 3);
       alarm('PageViewEffectsLost', 'page-view-effects-lost', 'Reader, co-visit or fresh-list writes of counted page views failed after their retries.', custom('PageViewEffectsLost', { job: 'trackingViews' }), 1);
+    }
+    if (props.streamConsumer) {
+      // Normally a record waits the batching window plus one batch: seconds. Records are kept 24 hours.
+      const age = new cw.Metric({ namespace: 'AWS/Lambda', metricName: 'IteratorAge', dimensionsMap: { FunctionName: props.streamConsumer.functionName }, period: Duration.minutes(1), statistic: 'Maximum' });
+      alarm('SubscriberStreamBehind', 'subscriber-stream-behind', 'The table stream consumer is more than 5 minutes behind (counts, statistics and subscriber events lag; records are kept 24 hours).', age, 300_000, 3);
     }
     // Imports the service gave up on (not files refused for their content): the worker after stalled runs, or its failure job.
     const importsFailed = new cw.MathExpression({

@@ -86,7 +86,11 @@ export class ServiceFunction extends NodejsFunction {
       },
     });
     if (access.table === 'R') resources.table.grantReadData(this);
-    if (access.table === 'RW') resources.table.grantReadWriteData(this);
+    if (access.table === 'RW') {
+      resources.table.grantReadWriteData(this);
+      // Conditional writes in batches (shared/db/client.ts executeStatements) are PartiQL statements.
+      resources.table.grant(this, 'dynamodb:PartiQLInsert', 'dynamodb:PartiQLUpdate', 'dynamodb:PartiQLDelete');
+    }
     for (const [name, bucket] of [['imports', resources.imports], ['events', resources.events]] as const) {
       if (access[name] === 'R') bucket.grantRead(this);
       if (access[name] === 'W') bucket.grantPut(this);

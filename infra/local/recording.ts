@@ -91,6 +91,13 @@ function dynamoCalls(command: string, input: Input): Call[] {
     const actions: Record<string, string> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem', Get: 'GetItem' };
     return transact.flatMap((item) => Object.entries(item).map(([kind, op]) => ({ action: `dynamodb:${actions[kind] ?? kind}`, resource: resource(String(op.TableName)) })));
   }
+  if (Array.isArray(input.Statements)) {
+    // PartiQL: the action is per statement kind (dynamodb:PartiQLInsert, …), the table is named in the statement.
+    return (input.Statements as Array<{ Statement: string }>).map(({ Statement }) => {
+      const [, kind = '', table = ''] = /^\s*(\w+)\s+(?:INTO\s+|FROM\s+)?"([^"]+)"/i.exec(Statement) ?? [];
+      return { action: `dynamodb:PartiQL${kind.charAt(0).toUpperCase()}${kind.slice(1).toLowerCase()}`, resource: resource(table) };
+    });
+  }
   const action = `dynamodb:${command}`;
   if (input.RequestItems) return Object.keys(input.RequestItems as Input).map((table) => ({ action, resource: resource(table) }));
   const table = String(input.TableName);

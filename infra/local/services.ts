@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import net from 'node:net';
 import { resolve } from 'node:path';
 import S3rver from 's3rver';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { tableDefinition } from '../../shared/db/table.js';
 import { uploadPartCopy } from './s3-part-copy.js';
@@ -125,11 +125,17 @@ export async function startS3Emulator({ port, directory }: { port: number; direc
   return { endpoint: `http://127.0.0.1:${port}`, stop: () => server.close(), onEvent: (listener) => void server.on('event', listener) };
 }
 
-/** Creates the single table (keys, GSIs, TTL) from its one definition, when missing. */
+/** The table's stream, as the stack declares it: counts, statistics and subscriber events derive from it. */
+const STREAM = { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' } as const;
+
+/** Creates the single table (keys, GSIs, TTL, stream) from its one definition when missing; turns its stream on when off. */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const ddb = new DynamoDBClient({ endpoint, region: localAwsEnv.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   try {
-    await ddb.send(new DescribeTableCommand({ TableName: tableName }));
+    const { Table } = await ddb.send(new DescribeTableCommand({ TableName: tableName }));
+    // A table from before the stream (docs/operations.md, "Switching a table to the stream"): count again after this.
+    if (!Table?.StreamSpecification?.StreamEnabled) await ddb.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: STREAM }));
+    ddb.destroy();
     return;
   } catch (err) {
     if (!(err instanceof ResourceNotFoundException)) throw err;
@@ -153,6 +159,7 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
         ],
         Projection: { ProjectionType: 'ALL' },
       })),
+      StreamSpecification: STREAM,
     }),
   );
   await ddb.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: ttlAttribute, Enabled: true } }));

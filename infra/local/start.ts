@@ -42,11 +42,15 @@ async function main() {
   const queues = await startLocalQueues({ invoke: loggedInvoke(async (job, event) => (await import('./jobs.js')).invokeJob(job, event)) });
   running.push(queues);
   applyEnv(queues.env, { override: true });
-  // What this process runs with (a variable the user set wins over serviceEnv's default), not the defaults.
-  const env = envForOtherProcesses([...Object.keys(serviceEnv), ...Object.keys(queues.env)]);
-  writeFileSync(join(dataDir, 'local-env.json'), JSON.stringify(env, null, 2));
   await ensureTable(dynamo.endpoint, localNames.TABLE_NAME);
   await ensureBuckets(s3.endpoint, [localNames.IMPORTS_BUCKET, localNames.EVENTS_BUCKET]);
+  // The table's stream → counts, day statistics and subscriber events (its position kept beside the data).
+  const { startLocalStream } = await import('./stream.js');
+  const stream = await startLocalStream({ dynamoEndpoint: dynamo.endpoint, tableName: localNames.TABLE_NAME, positionFile: join(dataDir, 'stream-position.json') });
+  running.push(stream);
+  // What this process runs with (a variable the user set wins over serviceEnv's default), not the defaults.
+  const env = { ...envForOtherProcesses([...Object.keys(serviceEnv), ...Object.keys(queues.env)]), LOCAL_STREAM_URL: stream.endpoint };
+  writeFileSync(join(dataDir, 'local-env.json'), JSON.stringify(env, null, 2));
 
   // Imported after the environment is set: handlers read it when loaded.
   const { seedDemo } = await import('./seed.js');

@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  BatchExecuteStatementCommand,
   BatchGetCommand,
   BatchWriteCommand,
   DynamoDBDocumentClient,
@@ -34,23 +35,6 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/**
- * Resolves when `p` settles (either way) or at `deadline` (epoch ms), whichever comes first, and leaves no timer
- * behind. `Promise.race` with a `sleep` kept the sleep's timer for its whole length after `p` had settled: a list
- * writer waiting for another's hold left a 20 s timer (LEASE_WAIT_MS), which kept an import's process alive ~19 s
- * after its work (bench:imports, 2026-11-27) and a pile of dead timers in a busy container.
- */
-export function settledOrDeadline(p: Promise<unknown>, deadline: number): Promise<void> {
-  return new Promise((done) => {
-    const timer = setTimeout(done, Math.max(0, deadline - Date.now()));
-    const end = () => {
-      clearTimeout(timer);
-      done();
-    };
-    p.then(end, end);
-  });
-}
-
 /** Backoff with full jitter: 50 ms base, doubling, capped at 2 s. */
 export function backoffMs(attempt: number): number {
   return Math.random() * Math.min(2000, 50 * 2 ** attempt);
@@ -60,15 +44,8 @@ export function backoffMs(attempt: number): number {
  * Writes any number of put/delete requests with BatchWriteItem: chunks of 25,
  * `concurrency` requests in flight, UnprocessedItems retried with backoff.
  * Throws after `maxAttempts` rounds that still leave items unprocessed.
- * `beforeCall` runs right before each call and before each of the SDK's
- * attempts of it; what it throws stops the write (a lease holder's fence:
- * list-writer.ts). `slot`, when given, runs each call (a {@link limiter}
- * shared by several writes: the call waits for its turn, then `beforeCall`).
  */
-export async function batchWrite(
-  requests: WriteRequest[],
-  { concurrency = 8, maxAttempts = 10, beforeCall, slot }: { concurrency?: number; maxAttempts?: number; beforeCall?: () => void; slot?: Limiter } = {},
-): Promise<void> {
+export async function batchWrite(requests: WriteRequest[], { concurrency = 8, maxAttempts = 10 }: { concurrency?: number; maxAttempts?: number } = {}): Promise<void> {
   const chunks: WriteRequest[][] = [];
   for (let i = 0; i < requests.length; i += 25) chunks.push(requests.slice(i, i + 25));
   await runPool(chunks, concurrency, async (chunk) => {
@@ -76,54 +53,10 @@ export async function batchWrite(
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt >= maxAttempts) throw new UnprocessedError(`BatchWriteItem left ${pending.length} items unprocessed`);
       if (attempt > 0) await sleep(backoffMs(attempt));
-      const command = new BatchWriteCommand({ RequestItems: { [tableName()]: pending } });
-      const call = () => {
-        if (beforeCall) {
-          beforeCall();
-          // Again before each of the SDK's own attempts (its retries of throttling and 5xx), just before signing and sending.
-          command.middlewareStack.add(
-            (next) => (args) => {
-              beforeCall();
-              return next(args);
-            },
-            { step: 'finalizeRequest', priority: 'low' },
-          );
-        }
-        return ddb.send(command);
-      };
-      const out = slot ? await slot(call) : await call();
-      pending = (out.UnprocessedItems?.[tableName()] ?? []);
+      const out = await ddb.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+      pending = out.UnprocessedItems?.[tableName()] ?? [];
     }
   });
-}
-
-/** Runs calls at most a given number at a time, the lower `rank` first: {@link limiter}. */
-export type Limiter = <T>(call: () => Promise<T>, rank?: number) => Promise<T>;
-
-/**
- * A {@link Limiter} of `n` calls at a time; the others wait their turn, the lowest `rank` first (0 when not
- * given), first come first served within a rank.
- */
-export function limiter(n: number): Limiter {
-  let active = 0;
-  const waiting: Array<{ rank: number; turn: () => void }> = [];
-  return async (call, rank = 0) => {
-    if (active < n) active++;
-    else
-      await new Promise<void>((turn) => {
-        let at = waiting.length;
-        while (at > 0 && waiting[at - 1].rank > rank) at--;
-        waiting.splice(at, 0, { rank, turn });
-      });
-    try {
-      return await call();
-    } finally {
-      // The slot passes to the next waiter as it is, or is given back.
-      const next = waiting.shift();
-      if (next) next.turn();
-      else active--;
-    }
-  };
 }
 
 /**
@@ -149,6 +82,33 @@ export async function runPool<T>(items: T[], concurrency: number, work: (item: T
   });
   await Promise.all(workers);
   if (failed) throw failure;
+}
+
+/** A PartiQL write statement (INSERT, UPDATE or DELETE) and its parameters. */
+export interface WriteStatement {
+  Statement: string;
+  Parameters: unknown[];
+}
+
+/**
+ * Runs write statements with BatchExecuteStatement: 25 a call, `concurrency` calls in flight. Each statement
+ * succeeds or fails alone (its own condition). Returns, in order, undefined for each statement applied, its error
+ * code for one refused, or the error of its call when the call itself failed (the other calls still run).
+ */
+export async function executeStatements(statements: WriteStatement[], { concurrency = 8 }: { concurrency?: number } = {}): Promise<Array<string | Error | undefined>> {
+  const results = new Array<string | Error | undefined>(statements.length);
+  const starts: number[] = [];
+  for (let i = 0; i < statements.length; i += 25) starts.push(i);
+  await runPool(starts, concurrency, async (start) => {
+    const slice = statements.slice(start, start + 25);
+    try {
+      const out = await ddb.send(new BatchExecuteStatementCommand({ Statements: slice }));
+      (out.Responses ?? []).forEach((response, i) => (results[start + i] = response.Error?.Code));
+    } catch (err) {
+      slice.forEach((_, i) => (results[start + i] = err as Error));
+    }
+  });
+  return results;
 }
 
 /** A transaction of at most 100 items. Callers decide how to retry conflicts. */

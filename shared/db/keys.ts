@@ -57,12 +57,12 @@ export const keys = {
     gsi2sk: `LIST#${pad(listId)}`,
   }),
   emailPartition: (clientId: string, email: string) => `EMAIL#${clientId}#${email}`,
-  /** One shard of a list's subscriber counters; the count is the sum of the shards. */
+  /** One shard of a list's subscriber counters (the stream consumer adds to shard 0); the count is the sum of the shards. */
   counterShard: (clientId: string, listId: number, shard: number) => ({ pk: keys.countersPartition(clientId, listId), sk: `SHARD#${pad(shard, 2)}` }),
   countersPartition: (clientId: string, listId: number) => `COUNTS#${clientId}#${listId}`,
   /**
-   * One shard of a list's changes on one UTC day (statistics, shared/subscribers/daily.ts): written in the
-   * transaction that moves the counter shard of the same index; sort keys order by day.
+   * One shard of a list's changes on one UTC day (statistics, shared/subscribers/daily.ts): the stream consumer
+   * adds to shard 0 in the transaction that moves the counters; sort keys order by day.
    */
   listDayShard: (clientId: string, listId: number, day: string, shard: number) => ({ pk: keys.listDaysPartition(clientId, listId), sk: `DAY#${day}#${pad(shard, 2)}` }),
   listDaysPartition: (clientId: string, listId: number) => `DAYS#${clientId}#${listId}`,
@@ -74,24 +74,11 @@ export const keys = {
    */
   eventDayCounts: (clientId: string, day: string) => ({ pk: keys.eventDayCountsPartition(clientId), sk: `DAY#${day}` }),
   eventDayCountsPartition: (clientId: string) => `EVDAYS#${clientId}`,
-  /** One shard of a list's writer lease (shared/subscribers/list-writer.ts); its journal entries and waiting mark share the partition. */
-  listWriterShard: (clientId: string, listId: number, shard: number) => ({ pk: keys.listWriterPartition(clientId, listId), sk: `LEASE#${pad(shard, 2)}` }),
-  listWriterPartition: (clientId: string, listId: number) => `WRITER#${clientId}#${listId}`,
-  listWriterShardPrefix: () => 'LEASE#',
-  /** A journal entry of a bulk write: the counter deltas of a chunk whose items carry `writeId`. */
-  listWriterJournal: (clientId: string, listId: number, writeId: string) => ({ pk: keys.listWriterPartition(clientId, listId), sk: `J#${writeId}` }),
-  listWriterJournalPrefix: () => 'J#',
-  /** Events of a transaction of subscriber writes, written in that transaction and deleted once stored (the sweeper stores what a dead writer left). */
-  listWriterOutbox: (clientId: string, listId: number, id: string) => ({ pk: keys.listWriterPartition(clientId, listId), sk: `E#${id}` }),
-  listWriterOutboxPrefix: () => 'E#',
-  /** A list whose writer partition may hold something for the sweeper (a lease, journal entries, an outbox); 8 partitions. */
-  writerSweepMark: (clientId: string, listId: number, shard: number) => ({ pk: `SWEEP#${shard}`, sk: `WRITER#${clientId}#${listId}` }),
-  writerSweepPartition: (shard: number) => `SWEEP#${shard}`,
   /**
-   * The list's flight item: the bulk writer holding the lease (`holder`, `until`, `gen`), the hashed addresses its
-   * chunks are writing now (`f`), and how many transactions committed beside a bulk writer (`b`).
+   * The tags of the stream records the stream consumer applied to a list's counters within one second of their
+   * writes (shared/subscribers/stream-consumer.ts): a retried record is found there and skipped; expires by `ttl`.
    */
-  listWriterFlight: (clientId: string, listId: number) => ({ pk: keys.listWriterPartition(clientId, listId), sk: 'FLIGHT' }),
+  streamApplied: (clientId: string, listId: number, second: number) => ({ pk: `APPLIED#${clientId}#${listId}`, sk: `S#${pad(second, 12)}` }),
   /** A pending double opt-in of one email on one form of a client. */
   optinPending: (clientId: string, email: string, formKey: string) => ({ pk: keys.optinPendingPartition(clientId, email), sk: `FORM#${formKey}` }),
   optinPendingPartition: (clientId: string, email: string) => `OPTIN#${clientId}#${email}`,

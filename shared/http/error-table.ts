@@ -31,17 +31,7 @@ import type {
   UnknownBlockKeyError,
   UnknownTrackingKeyError,
 } from '../recos/errors.js';
-import type {
-  EventsNotStoredError,
-  InvalidLegacyBatchError,
-  InvalidSubscriberInputError,
-  ListBusyError,
-  ListLeaseLostError,
-  PartialDeleteError,
-  PartialWriteError,
-  StorageBugError,
-} from '../subscribers/errors.js';
-import { BUSY_RETRY_SECONDS } from '../subscribers/limits.js';
+import type { InvalidLegacyBatchError, InvalidSubscriberInputError, PartialDeleteError, PartialWriteError, StorageBugError } from '../subscribers/errors.js';
 import { HttpError, InvalidRequestError } from './errors.js';
 
 /** The HTTP answer to one domain error. */
@@ -56,8 +46,6 @@ const retrySafe = 'Retry the request: applying it again is safe.';
 const logged = 'It has been logged.';
 /** What a write that stopped part-way applied: `after 3 of 10 subscribers were applied; the rest were not.` */
 const stoppedAfter = (e: { applied: number; total: number }, what: string) => `after ${e.applied} of ${e.total} ${what} were applied; the rest were not.`;
-/** Retry-After of a write that met another large write on its list, and of a storage fault. */
-const busyRetry = () => ({ 'retry-after': String(BUSY_RETRY_SECONDS) });
 const faultRetry = () => ({ 'retry-after': '1' });
 
 /** Domain error name → its HTTP answer. */
@@ -81,29 +69,21 @@ export const errorTable: Readonly<Record<string, Answer>> = {
   // net
   UrlFetchError: answer<UrlFetchError>(400),
   // subscribers
-  ListBusyError: answer<ListBusyError>(503, () => 'Another large write to this list is running; nothing of this request was applied. Retry in a few seconds.', busyRetry),
   PartialWriteError: (e: PartialWriteError) => {
     const what = `${stoppedAfter(e, 'subscribers')} ${retrySafe}`;
     if (e.reason === 'time') return new HttpError(503, `The request ran out of time ${what}`, faultRetry());
-    if (e.reason === 'busy') return new HttpError(503, `Another large write to this list held it ${what}`, busyRetry());
     return new HttpError(503, `Storage error ${what}`, faultRetry());
   },
   StorageBugError: answer<StorageBugError>(500, (e) => (e.applied === 0 ? `Internal error; nothing was applied. ${logged}` : `Internal error ${stoppedAfter(e, 'subscribers')} ${logged}`)),
-  EventsNotStoredError: answer<EventsNotStoredError>(
-    503,
-    (e) => `${e.applied} subscribers were applied, but their ${e.events} events could not be stored (they were logged, addresses hashed); the subscriber state is complete`,
-    faultRetry,
-  ),
   PartialDeleteError: (e: PartialDeleteError) => {
     const lists = e.lists.length > 0 ? ` (from list${e.lists.length > 1 ? 's' : ''} ${e.lists.join(', ')})` : '';
-    const why = e.reason === 'busy' ? 'another large write held a list' : 'a storage error';
+    const why = e.reason === 'time' ? 'the request ran out of time' : 'a storage error';
     return new HttpError(
       503,
       `${e.deleted} subscription(s) were deleted${lists} and ${e.addresses} address(es) were removed from every list before ${why}; the other addresses may still be on some lists. Retry the request: deleting again is safe.`,
-      e.reason === 'busy' ? busyRetry() : faultRetry(),
+      faultRetry(),
     );
   },
-  ListLeaseLostError: answer<ListLeaseLostError>(503, () => `The list writer stopped; nothing more was applied. ${retrySafe}`, busyRetry),
   InvalidSubscriberInputError: answer<InvalidSubscriberInputError>(400),
   // The deprecated list-less API's body: {status: "INVALID_REQUEST", message}.
   InvalidLegacyBatchError: (e: InvalidLegacyBatchError) => new InvalidRequestError(e.message),

@@ -32,7 +32,7 @@ export interface RunOptions {
   marginMs?: number;
   /** Lines per chunk (default 500). */
   chunkLines?: number;
-  /** Chunks applied concurrently (default 8). */
+  /** Chunks applied concurrently (default 2: each keeps up to 8 write calls in flight, writer.ts). */
   inFlight?: number;
 }
 
@@ -94,7 +94,7 @@ class Run {
     this.remainingMs = o.remainingMs ?? (() => Number.POSITIVE_INFINITY);
     this.marginMs = o.marginMs ?? 60_000;
     this.chunkLines = o.chunkLines ?? 500;
-    this.inFlight = o.inFlight ?? 8;
+    this.inFlight = o.inFlight ?? 2;
   }
 
   checkpoint(end: Parameters<typeof saveProgress>[3] = {}) {

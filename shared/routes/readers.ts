@@ -51,7 +51,7 @@ export const readerRoutes = {
     responses: {
       ...pageResponses('Unsubscribed (or already): the page says so'),
       400: { description: 'The body is not `List-Unsubscribe=One-Click` (HTML page), or a part of the link is too long to be one (JSON); nothing changed', contentType: HTML, headers: PAGE, alternatives: [{ contentType: 'application/json', schema: ErrorSchema }] },
-      503: { description: 'A storage fault or another large write held the list; retrying is safe', schema: ErrorSchema },
+      503: { description: 'A storage fault; retrying is safe', schema: ErrorSchema },
     },
   },
   readerPreferencesGet: {
@@ -81,7 +81,7 @@ export const readerRoutes = {
     responses: {
       ...pageResponses('Saved: the page with the lists as they now stand'),
       400: { description: 'Not a form body (HTML page), or a part of the link is too long to be one (JSON); nothing changed', contentType: HTML, headers: PAGE, alternatives: [{ contentType: 'application/json', schema: ErrorSchema }] },
-      503: { description: 'A storage fault or another large write held a list; retrying is safe', schema: ErrorSchema },
+      503: { description: 'A storage fault; retrying is safe', schema: ErrorSchema },
     },
   },
   usersExport: {

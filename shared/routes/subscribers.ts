@@ -9,7 +9,6 @@ import { InvalidRequestSchema } from '../http/schemas.js';
 import { ListedSubscriberSchema } from '../readers/listing-schema.js';
 import { MAX_STORED_DEPTH, MIN_STORED_FRACTION } from '../db/storable.js';
 import { MAX_DATA_BYTES, MAX_STORED_DATA_BYTES } from '../subscribers/data.js';
-import { BUSY_RETRY_SECONDS, LEASE_WAIT_MS } from '../subscribers/limits.js';
 import { count } from './format.js';
 
 /** The headers of every answer of the deprecated list-less API. */
@@ -33,7 +32,7 @@ export const subscriberRoutes = {
     auth: 'token',
     access: { table: 'R' },
     summary: 'Count the subscribers of a list',
-    description: 'Exact: always equal to a recount of the list. Counters of unsubscribed subscribers by cause.',
+    description: 'Exact once the table stream has drained (about a second after a write; docs/api.md): then equal to a recount of the list. Counters of unsubscribed subscribers by cause.',
     tags: ['subscribers'],
     request: { params: ListIdParamsSchema },
     responses: { 200: { description: 'The count (spec 2.5)', schema: CountSchema }, 401: errorResponses[401], 404: { description: 'Unknown list', schema: ErrorSchema } },
@@ -75,7 +74,7 @@ export const subscriberRoutes = {
       500: { description: 'A storage error a retry cannot cure (a bug; logged); the cause says how much was applied', schema: ErrorSchema },
       503: {
         description:
-          `Storage fault a retry can cure (throttling, a 5xx, a timeout) after part of the batch was applied; the cause says how much; retrying is safe. Also when another large write held the list for the whole wait (${LEASE_WAIT_MS / 1000} s): nothing applied, \`Retry-After: ${BUSY_RETRY_SECONDS}\``,
+          `Storage fault a retry can cure (throttling, a 5xx, a timeout), or the request's time ran out, after part of the batch was applied; the cause says how much; \`Retry-After\`; retrying is safe`,
         schema: ErrorSchema,
       },
     },
@@ -99,7 +98,7 @@ export const subscriberRoutes = {
       401: errorResponses[401],
       415: errorResponses[415],
       503: {
-        description: `A storage fault a retry can cure, or another large write held one of the lists for the whole wait (${LEASE_WAIT_MS / 1000} s); \`Retry-After\`; retrying is safe (addresses already deleted stay deleted)`,
+        description: 'A storage fault a retry can cure, or the request ran out of time; `Retry-After`; retrying is safe (addresses already deleted stay deleted)',
         schema: ErrorSchema,
       },
     },
@@ -148,7 +147,7 @@ export const subscriberRoutes = {
       401: errorResponses[401],
       415: errorResponses[415],
       500: { description: 'A storage error a retry cannot cure (a bug; logged)', schema: ErrorSchema },
-      503: { description: `Storage fault a retry can cure, or another large write held the list for the whole wait (${LEASE_WAIT_MS / 1000} s); retrying is safe`, schema: ErrorSchema },
+      503: { description: 'Storage fault a retry can cure; retrying is safe', schema: ErrorSchema },
     },
     lambda: { timeoutSeconds: 29, memoryMb: 1024 },
   },

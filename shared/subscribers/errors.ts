@@ -9,19 +9,8 @@ export class SubscriberError extends Error {
   override name = 'SubscriberError';
 }
 
-/** The list is held by another bulk writer for longer than this write may wait: nothing of it was applied. */
-export class ListBusyError extends SubscriberError {
-  override name = 'ListBusyError';
-  constructor(
-    readonly clientId: string,
-    readonly listId: number,
-  ) {
-    super(`list ${listId} of ${clientId} is held by another large write`);
-  }
-}
-
 /** Why a write stopped part-way. */
-export type StopReason = 'storage' | 'time' | 'busy';
+export type StopReason = 'storage' | 'time';
 
 /**
  * A write stopped after part of its lines were applied (`applied` of
@@ -52,21 +41,6 @@ export class StorageBugError extends SubscriberError {
   }
 }
 
-/**
- * The lines were applied but their events could not be stored yet: they are
- * kept in the list's journal and the sweeper stores them (nothing is lost).
- */
-export class EventsNotStoredError extends SubscriberError {
-  override name = 'EventsNotStoredError';
-  constructor(
-    readonly applied: number,
-    readonly events: number,
-    options?: ErrorOptions,
-  ) {
-    super(`${events} events of ${applied} applied subscribers not stored yet`, options);
-  }
-}
-
 /** A deletion stopped part-way: `deleted` subscriptions (of `addresses` addresses) were removed before `cause`. */
 export class PartialDeleteError extends SubscriberError {
   override name = 'PartialDeleteError';
@@ -84,11 +58,6 @@ export class PartialDeleteError extends SubscriberError {
 /** Input the subscriber rules refuse as a whole (the `cause` names the field and the problem). */
 export class InvalidSubscriberInputError extends SubscriberError {
   override name = 'InvalidSubscriberInputError';
-}
-
-/** The writer's lease ran out (or a chunk under it could not be settled): no further chunk was started. */
-export class ListLeaseLostError extends SubscriberError {
-  override name = 'ListLeaseLostError';
 }
 
 /** A batch of the deprecated list-less API refused as a whole; the message counts and names the bad lines (`2 error(s): …`). */

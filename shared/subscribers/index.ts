@@ -5,9 +5,8 @@
  * service.ts; this surface leaves them out, so the import worker's bundle
  * does not carry the deletion paths (recommendations, opt-ins).
  */
-import { recordEventsOnce } from '../events/record.js';
-import { applyLines, applyLinesInBulk, sweepListWriters as sweep, type WriteOptions, type WriterSweep } from './list-writer.js';
-export { getSubscriber, type WriteOptions, type WriterSweep } from './list-writer.js';
+import { applyLines } from './writer.js';
+export { getSubscriber } from './writer.js';
 export * from './errors.js';
 export type { Report, ReportError, SubscriberLine, UnsubscribeCause } from './types.js';
 export type { SubscriberItem as StoredSubscriber } from './store.js';
@@ -29,31 +28,23 @@ export async function subscribedPage(clientId: string, listId: number, count: nu
   return { members: page.items.map((s) => ({ email: s.email, guid: s.guid })), nextKey: page.nextKey };
 }
 
-/** The exact number of subscribed members of a list (its counter shards: one Query). */
+/** The number of subscribed members of a list (its counters, exact once the stream has drained: one Query). */
 export async function subscribedCount(clientId: string, listId: number): Promise<number> {
   return (await readCounters(clientId, listId)).subscribed;
 }
 
 /**
- * Applies validated lines to one list (the last line of an address wins):
- * exact counters, one nl_subscribe / nl_unsubscribe event per state change
- * stored with the chunk that applies it (shared/subscribers/list-writer.ts).
+ * Applies validated lines to one list (the last line of an address wins), each item written conditioned on the
+ * version read (writer.ts); counters, statistics and the nl_subscribe / nl_unsubscribe events follow from the
+ * table's stream. `deadline` (epoch ms): no chunk starts within CHUNK_MARGIN_MS of it.
  */
-export function applySubscribers(clientId: string, listId: number, lines: SubscriberLine[], o: Omit<WriteOptions, 'record'> = {}): Promise<Report> {
-  return applyLines(clientId, listId, lines, { ...o, record: recordEventsOnce });
+export function applySubscribers(clientId: string, listId: number, lines: SubscriberLine[], o: { deadline?: number } = {}): Promise<Report> {
+  return applyLines(clientId, listId, lines, o);
 }
 
-/**
- * Applies an import chunk's lines, always in bulk under the list's lease (see applySubscribers); a chunk of the
- * file (500 lines) is one bulk chunk: one journal entry, one object of events.
- */
+/** Applies an import chunk's lines (their opIds make a resumed chunk report what it applied before). */
 export function importSubscribers(clientId: string, listId: number, lines: SubscriberLine[]): Promise<Report> {
-  return applyLinesInBulk(clientId, listId, lines, recordEventsOnce);
-}
-
-/** The sweeper's part for list writers: settles the lists whose writer died (see list-writer.ts). */
-export function sweepListWriters(now = Date.now()): Promise<WriterSweep> {
-  return sweep(recordEventsOnce, now);
+  return applyLines(clientId, listId, lines);
 }
 
 /**
@@ -62,6 +53,5 @@ export function sweepListWriters(now = Date.now()): Promise<WriterSweep> {
  * subscription and makes no event.
  */
 export function updateSubscriberFields(clientId: string, listId: number, line: SubscriberLine): Promise<Report> {
-  // No event store: a line without `subscribed` on a known subscriber changes no subscription (one that did fails).
   return applyLines(clientId, listId, [{ ...line, subscribed: undefined }]);
 }

@@ -187,7 +187,7 @@ export function applyLine(prior: SubscriberState | undefined, line: SubscriberLi
  * The guid rides along for the change feed (webhooks, the bus); the CSV
  * files show only their columns.
  */
-function transitionEvents(outcome: Outcome, state: SubscriberState, listId: number): EventRecord[] {
+export function transitionEvents(outcome: Pick<Outcome, 'created' | 'subscribed' | 'unsubscribed'>, state: SubscriberState, listId: number): EventRecord[] {
   const events: EventRecord[] = [];
   if (outcome.subscribed) events.push({ event: 'nl_subscribe', date: state.updatedAt, email: state.email, email_list_id: listId, guid: state.guid });
   if (outcome.unsubscribed && !outcome.created) {

@@ -5,13 +5,11 @@
  */
 import { keys } from '../db/keys.js';
 import { runPool } from '../db/client.js';
-import { recordEventsOnce } from '../events/record.js';
 import { getList, listLists } from '../lists/lists.js';
 import { forgetPendingOptins } from '../optin/forget.js';
 import { forgetReaders } from '../recos/service.js';
-import { InvalidSubscriberInputError, ListBusyError, PartialDeleteError } from './errors.js';
-import { applySubscribers as applyLines } from './index.js';
-import { deleteSubscribers, LINES_PER_TRANSACTION, TRANSACTIONS_IN_FLIGHT } from './list-writer.js';
+import { InvalidSubscriberInputError, PartialDeleteError } from './errors.js';
+import { applyLines, CHUNK_MARGIN_MS, deleteSubscribers, LINES_PER_CHUNK } from './writer.js';
 import { MAX_ECHO, parseSubscriberLines } from './parse.js';
 import { buildReport } from './rules.js';
 import { pagePartition, readCounters, readPage, type SubscriberItem } from './store.js';
@@ -20,7 +18,7 @@ import { DEFAULT_PAGE, EmailSchema } from './schemas.js';
 import * as v from 'valibot';
 
 export { parseSubscriberLine, parseSubscriberLines } from './parse.js';
-export { getSubscriber } from './list-writer.js';
+export { getSubscriber } from './writer.js';
 
 /**
  * How long an API request may write (API Gateway ends a request at 29 s):
@@ -28,7 +26,7 @@ export { getSubscriber } from './list-writer.js';
  */
 export const API_WRITE_BUDGET_MS = 25_000;
 
-/** Applies lines for an API request (with its time budget); see list-writer.ts applyLines. */
+/** Applies lines for an API request (with its time budget); see writer.ts applyLines. */
 export function applySubscribers(clientId: string, listId: number, lines: SubscriberLine[]): Promise<Report> {
   return applyLines(clientId, listId, lines, { deadline: Date.now() + API_WRITE_BUDGET_MS });
 }
@@ -49,7 +47,7 @@ export async function subscribeBatch(clientId: string, listId: number, body: unk
 
 /** One subscriber of a list, or undefined. */
 
-/** The subscriber count of a list (spec 2.5): the sum of its counter shards. */
+/** The subscriber count of a list (spec 2.5), exact once the table's stream has drained (stream-consumer.ts). */
 export async function countSubscribers(clientId: string, listId: number) {
   await getList(clientId, listId);
   const c = await readCounters(clientId, listId);
@@ -118,10 +116,10 @@ function describeEntry(value: unknown): string {
 /**
  * Deletes users from every list of the client (spec 4.2), with their data.
  * Any invalid email rejects the whole request before anything is deleted.
- * Each subscription removed is recorded (`nl_delete`) with its deletion, so
- * the change feed sends one `subscriber.deleted` per list and address
- * removed (list-writer.ts deleteSubscribers); an address already gone sends
- * nothing. Returns the number of distinct addresses in the request.
+ * Each subscription removed yields an `nl_delete` event from the table's
+ * stream, so the change feed sends one `subscriber.deleted` per list and
+ * address removed; an address already gone sends nothing. Returns the number
+ * of distinct addresses in the request.
  */
 export async function deleteUsers(clientId: string, body: unknown[]): Promise<number> {
   const errors: string[] = [];
@@ -147,15 +145,16 @@ export async function deleteUsers(clientId: string, body: unknown[]): Promise<nu
   const all = [...emails];
   const chunks: Array<{ listId: number; emails: string[] }> = [];
   for (const listId of lists) {
-    for (let i = 0; i < all.length; i += LINES_PER_TRANSACTION) chunks.push({ listId, emails: all.slice(i, i + LINES_PER_TRANSACTION) });
+    for (let i = 0; i < all.length; i += LINES_PER_CHUNK) chunks.push({ listId, emails: all.slice(i, i + LINES_PER_CHUNK) });
   }
   const deleted: SubscriberItem[] = [];
   const unfinished = new Set<string>();
   let failure: unknown;
-  await runPool(chunks, TRANSACTIONS_IN_FLIGHT, async ({ listId, emails: group }) => {
+  await runPool(chunks, 4, async ({ listId, emails: group }) => {
+    if (failure === undefined && Date.now() > deadline - CHUNK_MARGIN_MS) failure = 'time';
     if (failure === undefined) {
       try {
-        deleted.push(...(await deleteSubscribers(clientId, listId, group, deadline, recordEventsOnce)));
+        await deleteSubscribers(clientId, listId, group, deleted);
         return;
       } catch (err) {
         failure ??= err;
@@ -172,7 +171,7 @@ export async function deleteUsers(clientId: string, body: unknown[]): Promise<nu
   if (done.length > 0) await forgetPendingOptins(clientId, done);
   if (failure !== undefined) {
     const deletedLists = [...new Set(deleted.map((item) => item.listId))].sort((a, b) => a - b);
-    throw new PartialDeleteError(deleted.length, done.length, deletedLists, failure instanceof ListBusyError ? 'busy' : 'storage', { cause: failure });
+    throw new PartialDeleteError(deleted.length, done.length, deletedLists, failure === 'time' ? 'time' : 'storage', failure === 'time' ? undefined : { cause: failure });
   }
   return emails.size;
 }

@@ -1,15 +1,12 @@
 /**
- * DynamoDB access for subscribers: items of a list partition, the sharded
- * counters of a list, and the GSIs for status paging and per-email lookup.
+ * DynamoDB access for subscribers: items of a list partition, the conditional
+ * statements that write them, the counters of a list (written by the stream
+ * consumer), and the GSIs for status paging and per-email lookup.
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { batchGet, ddb, queryAll, tableName } from '../db/client.js';
+import { batchGet, ddb, queryAll, tableName, type WriteStatement } from '../db/client.js';
 import { keys, listIdFromEmailSortKey } from '../db/keys.js';
-import { dailyUpdate, type DailyDeltas } from './daily.js';
 import type { CounterDeltas, SubscriberState } from './rules.js';
-
-/** Number of counter shards per list: concurrent writers rarely touch the same one. */
-export const COUNTER_SHARDS = 16;
 
 export type SubscriberItem = SubscriberState & { pk: string; sk: string; clientId: string; listId: number };
 
@@ -27,13 +24,7 @@ export async function readSubscribers(clientId: string, listId: number, emails: 
   return new Map(items.map((item) => [item.email, item]));
 }
 
-/**
- * Every attribute of a subscriber's state, none of its keys (the type checks that none is missing): what the bulk
- * writer reads to apply a line (applyLine builds the next state from these alone). The keys, index keys, ids and
- * writeId are about half of a small item's bytes (710 B of JSON, 345 B of state for a line with one data field),
- * which DynamoDB and the SDK would otherwise serialize and parse for every line of a re-sent list (the data-changed
- * POST, 2026-11-27: docs/benchmarks.md).
- */
+/** Every attribute of a subscriber's state, none of its keys (the type checks that none is missing): what applyLine reads. */
 const STATE_ATTRIBUTES = {
   email: true,
   guid: true,
@@ -52,7 +43,7 @@ const STATE_ATTRIBUTES = {
   consent: true,
   previousGuids: true,
 } satisfies Record<keyof SubscriberState, true>;
-const stateNames = Object.keys(STATE_ATTRIBUTES);
+const stateNames = Object.keys(STATE_ATTRIBUTES) as Array<keyof SubscriberState>;
 /** The projection of a subscriber's state (every name through a placeholder: `data` is a reserved word). */
 const STATE_PROJECTION = {
   ProjectionExpression: stateNames.map((_, i) => `#s${i}`).join(', '),
@@ -60,7 +51,7 @@ const STATE_PROJECTION = {
 };
 
 /** The states of some addresses of a list (strongly consistent), by email: the state attributes only. */
-async function readStates(clientId: string, listId: number, emails: string[]): Promise<Map<string, SubscriberState>> {
+export async function readStates(clientId: string, listId: number, emails: string[]): Promise<Map<string, SubscriberState>> {
   const items = await batchGet<SubscriberState>(
     emails.map((email) => keys.subscriber(clientId, listId, email)),
     { projection: STATE_PROJECTION },
@@ -68,91 +59,48 @@ async function readStates(clientId: string, listId: number, emails: string[]): P
   return new Map(items.map((item) => [item.email, item]));
 }
 
-const ASCII = /^[^\u0080-\uffff]*$/;
-
-/** Orders addresses as DynamoDB orders sort keys: by their UTF-8 bytes (JavaScript's own order differs beyond ASCII). */
-export function compareKeys(a: string, b: string): number {
-  if (ASCII.test(a) && ASCII.test(b)) return a < b ? -1 : a > b ? 1 : 0;
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
-}
-
 /**
- * Items a range read takes: a range holding more overflows. Its Query asks for one more: DynamoDB answers a
- * LastEvaluatedKey whenever it evaluated `Limit` items, whether or not the range holds more, so with `Limit` equal
- * to a 500-line chunk every chunk of a re-sent list overflowed in AWS and the list's next chunks read by key
- * (2026-11-28; DynamoDB Local leaves the key out when the range ends there, so the benchmarks did not show it).
+ * The PartiQL statement that writes a subscriber's next state, conditioned on what was read: an INSERT for a new
+ * address (fails with DuplicateItem when another writer created it meanwhile), else an UPDATE of every attribute
+ * (the absent ones removed) where the version is still `priorVersion` (fails with ConditionalCheckFailed).
  */
-const RANGE_LIMIT = 500;
-/** After a range read that overflowed, the list's next chunks in this process read by key (BatchGetItem). */
-const SKIP_AFTER_OVERFLOW = 64;
-/** Per list, chunks left to read by key before a range read is tried again (held by the list writer's per-container object). */
-export type RangeSkips = Map<string, number>;
-
-/**
- * Current states of some addresses of a list (STATE_PROJECTION), given sorted by compareKeys, for a
- * bulk writer (strongly consistent). When the addresses are dense in the list
- * (a re-sent list, or a new list filled in order), one Query of the key
- * range [first, last] reads them at about half the cost of BatchGetItem's
- * point reads on DynamoDB Local; when the range holds more than RANGE_LIMIT
- * items, the rest are read with BatchGetItem, and the list's next
- * SKIP_AFTER_OVERFLOW chunks in this process are read with BatchGetItem only.
- */
-export async function readSortedSubscribers(rangeSkips: RangeSkips, clientId: string, listId: number, sortedEmails: string[]): Promise<Map<string, SubscriberState>> {
-  const listKey = `${clientId}#${listId}`;
-  const skips = rangeSkips.get(listKey) ?? 0;
-  if (sortedEmails.length < 2 || skips > 0) {
-    if (skips > 0) rangeSkips.set(listKey, skips - 1);
-    return readStates(clientId, listId, sortedEmails);
+export function writeStatement(clientId: string, listId: number, next: SubscriberState, priorVersion: number | undefined): WriteStatement {
+  const item = toItem(clientId, listId, next);
+  const names = Object.keys(item).filter((name) => item[name] !== undefined);
+  const table = tableName();
+  if (priorVersion === undefined) {
+    return { Statement: `INSERT INTO "${table}" VALUE {${names.map((name) => `'${name}': ?`).join(', ')}}`, Parameters: names.map((name) => item[name]) };
   }
-  const first = keys.subscriber(clientId, listId, sortedEmails[0]);
-  const last = keys.subscriber(clientId, listId, sortedEmails[sortedEmails.length - 1]);
-  const out = await ddb.send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :a AND :b',
-      ExpressionAttributeValues: { ':pk': first.pk, ':a': first.sk, ':b': last.sk },
-      ...STATE_PROJECTION,
-      ConsistentRead: true,
-      Limit: RANGE_LIMIT + 1,
-    }),
-  );
-  const wanted = new Set(sortedEmails);
-  const found = new Map<string, SubscriberState>();
-  for (const item of (out.Items ?? []) as SubscriberState[]) if (wanted.has(item.email)) found.set(item.email, item);
-  if (!out.LastEvaluatedKey) return found;
-  rangeSkips.set(listKey, SKIP_AFTER_OVERFLOW);
-  if (rangeSkips.size > 1_000) rangeSkips.delete(rangeSkips.keys().next().value!);
-  const readUpTo = String(out.LastEvaluatedKey.sk).slice(keys.subscriberPrefix().length);
-  const rest = sortedEmails.filter((email) => compareKeys(email, readUpTo) > 0);
-  for (const [email, item] of await readStates(clientId, listId, rest)) found.set(email, item);
-  return found;
+  const set = names.filter((name) => name !== 'pk' && name !== 'sk');
+  const removed = stateNames.filter((name) => item[name] === undefined);
+  return {
+    Statement: `UPDATE "${table}" ${set.map((name) => `SET "${name}" = ?`).join(' ')}${removed.map((name) => ` REMOVE "${name}"`).join('')} WHERE "pk" = ? AND "sk" = ? AND "version" = ?`,
+    Parameters: [...set.map((name) => item[name]), item.pk, item.sk, priorVersion],
+  };
 }
 
-/** The transaction item that adds deltas to one counter shard (random by default), or undefined when nothing moves. */
-export function counterUpdate(clientId: string, listId: number, deltas: CounterDeltas, shard = Math.floor(Math.random() * COUNTER_SHARDS)) {
+/** The PartiQL statement that deletes a subscriber if its version is still the one read. */
+export function deleteStatement(clientId: string, listId: number, email: string, version: number): WriteStatement {
+  const { pk, sk } = keys.subscriber(clientId, listId, email);
+  return { Statement: `DELETE FROM "${tableName()}" WHERE "pk" = ? AND "sk" = ? AND "version" = ?`, Parameters: [pk, sk, version] };
+}
+
+/**
+ * The transaction item that adds deltas to a list's counters (shard 0; tables written by earlier versions may hold
+ * more shards, which readCounters sums), or undefined when nothing moves.
+ */
+export function counterUpdate(clientId: string, listId: number, deltas: CounterDeltas) {
   const moved = Object.entries(deltas).filter(([, n]) => n !== 0);
   if (moved.length === 0) return undefined;
   return {
     Update: {
       TableName: tableName(),
-      Key: keys.counterShard(clientId, listId, shard),
+      Key: keys.counterShard(clientId, listId, 0),
       UpdateExpression: `ADD ${moved.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
       ExpressionAttributeNames: Object.fromEntries(moved.map(([name], i) => [`#c${i}`, name])),
       ExpressionAttributeValues: Object.fromEntries(moved.map(([, n], i) => [`:c${i}`, n])),
     },
   };
-}
-
-/**
- * The items that move a list's counters: the update of one random counter shard and, with the same shard
- * index, of each day's shard (daily.ts); 0 to 1 + days.size items, for the caller's transaction. The day
- * shards change in the very transaction as the counters, so their sums never disagree.
- */
-export function counterWrites(clientId: string, listId: number, deltas: CounterDeltas, days: ReadonlyMap<string, DailyDeltas>) {
-  const shard = Math.floor(Math.random() * COUNTER_SHARDS);
-  const counter = counterUpdate(clientId, listId, deltas, shard);
-  const daily = [...days].map(([day, d]) => dailyUpdate(clientId, listId, day, shard, d));
-  return [counter, ...daily].filter((item) => item !== undefined);
 }
 
 /** The list's counters: the sum of its shards (one Query). */

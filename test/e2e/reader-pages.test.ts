@@ -7,10 +7,10 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createForm } from '../../shared/clients/clients.js';
 import { createList } from '../../shared/lists/lists.js';
-import { applySubscribers, countSubscribers, getSubscriber } from '../../shared/subscribers/service.js';
+import { applySubscribers, getSubscriber } from '../../shared/subscribers/service.js';
 import { launchChromium } from '../helpers/browser.js';
 import { newClient, request, useService, type ApiBody, type TestClient } from '../helpers/service.js';
-import { recount } from '../helpers/subscribers.js';
+import { recount, countSubscribers } from '../helpers/subscribers.js';
 
 const service = useService();
 

@@ -158,6 +158,25 @@ function queueFindings(template: TemplateJson, jobId: string, fn: FunctionView, 
   return Object.entries(expected).flatMap(([name, value]) => (got[name] === value ? [] : [`${jobId}: ${name} ${String(got[name])} in the stack, ${String(value)} in the job table`]));
 }
 
+/** A table-stream trigger against the function's event source mapping: batch, window, retries, bisect, filter, on-failure queue. */
+function streamFindings(template: TemplateJson, jobId: string, fn: FunctionView, want: Extract<JobDef['trigger'], { tableStream: unknown }>['tableStream']): string[] {
+  const mapping = mappingOf(template, fn);
+  if (!mapping) return [`${jobId}: no event source mapping`];
+  const p = mapping.properties;
+  const filter = JSON.stringify((p.FilterCriteria as { Filters?: Array<{ Pattern?: string }> } | undefined)?.Filters?.map((f) => f.Pattern) ?? []);
+  const got: Record<string, Json> = {
+    batchSize: p.BatchSize,
+    maxBatchingWindowSeconds: p.MaximumBatchingWindowInSeconds,
+    maxRetryAttempts: p.MaximumRetryAttempts,
+    keyPrefix: filter.includes(`\\"prefix\\":\\"${want.keyPrefix}\\"`) ? want.keyPrefix : filter,
+    bisect: p.BisectBatchOnFunctionError,
+    partialBatchResponses: ((p.FunctionResponseTypes as string[] | undefined) ?? []).includes('ReportBatchItemFailures'),
+    onFailure: (p.DestinationConfig as { OnFailure?: { Destination?: Json } } | undefined)?.OnFailure?.Destination !== undefined,
+  };
+  const expected: Record<string, Json> = { ...want, bisect: true, partialBatchResponses: true, onFailure: true };
+  return Object.entries(expected).flatMap(([name, value]) => (got[name] === value ? [] : [`${jobId}: ${name} ${String(got[name])} in the stack, ${String(value)} in the job table`]));
+}
+
 /** The async invocation settings (retries, destinations) of a function, if the stack configures them. */
 function invokeConfigOf(template: TemplateJson, fn: FunctionView | undefined): Record<string, Json> | undefined {
   return resourcesOf(template, 'AWS::Lambda::EventInvokeConfig').find(([, r]) => fn && render(r.Properties?.FunctionName) === `<${fn.logicalId}>`)?.[1].Properties;
@@ -198,6 +217,7 @@ export function checkTriggers(template: TemplateJson, jobs: Array<JobDef & { id:
     else if ('sesEventsQueue' in t) findings.push(...queueFindings(template, job.id, fn, { ...t.sesEventsQueue, maxConcurrency: undefined }));
     else if ('eventChanges' in t) findings.push(...queueFindings(template, job.id, fn, t.eventChanges));
     else if ('webhookDeliveries' in t) findings.push(...queueFindings(template, job.id, fn, t.webhookDeliveries));
+    else if ('tableStream' in t) findings.push(...streamFindings(template, job.id, fn, t.tableStream));
     else if ('asyncFailureOf' in t) {
       const config = invokeConfigOf(template, functionView(template, t.asyncFailureOf));
       const destination = (config?.DestinationConfig as Destinations)?.OnFailure?.Destination;

@@ -9,9 +9,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ProvidedContext } from 'vitest';
 import type { TestProject } from 'vitest/node';
-import { localNames } from '../../infra/local/env.js';
-import { readRecordings } from '../../infra/local/recording.js';
+import { applyEnv, localNames, localServiceEnv } from '../../infra/local/env.js';
+import { readRecordings, startRecording } from '../../infra/local/recording.js';
 import { startNotificationHub } from '../../infra/local/notifications.js';
 import { ensureBuckets, ensureTable, freePort, startDynamoLocal, startS3Emulator } from '../../infra/local/services.js';
 
@@ -21,10 +22,37 @@ declare module 'vitest' {
     recordDir: string;
     /** The S3 notification hub (infra/local/notifications.ts): a test file subscribes its change queue to it. */
     notificationHub: string;
+    /** The table stream's poller (infra/local/stream.ts): GET <it>/_local/stream/drain waits until every write so far is counted. */
+    streamPoller: string;
   }
 }
 
+interface Started {
+  provided: { services: ProvidedContext['services']; notificationHub: string; streamPoller: string; recordDir: string };
+  stop(): Promise<void>;
+}
+
+/**
+ * Both projects of the run (vitest.config.ts) share one set of emulators and one stream poller: the poller's
+ * consumer runs in this process with this process's environment, which two sets would overwrite.
+ */
+const shared = globalThis as { __testServices?: { started: Promise<Started>; users: number } };
+
 export default async function setup(project: TestProject) {
+  shared.__testServices ??= { started: start(), users: 0 };
+  const entry = shared.__testServices;
+  entry.users++;
+  const started = await entry.started;
+  for (const [name, value] of Object.entries(started.provided)) project.provide(name as keyof Started['provided'], value);
+  return async () => {
+    if (--entry.users > 0) return;
+    delete shared.__testServices;
+    await started.stop();
+  };
+}
+
+async function start(): Promise<Started> {
+
   const dataDir = mkdtempSync(join(tmpdir(), 'nl-test-'));
   const [dynamo, s3] = await Promise.all([
     freePort().then((port) => startDynamoLocal({ port })),
@@ -33,11 +61,15 @@ export default async function setup(project: TestProject) {
   await ensureTable(dynamo.endpoint, localNames.TABLE_NAME);
   await ensureBuckets(s3.endpoint, [localNames.IMPORTS_BUCKET, localNames.EVENTS_BUCKET]);
   const hub = await startNotificationHub(s3);
-  project.provide('services', { dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, dataDir });
-  project.provide('notificationHub', hub.endpoint);
   const recordDir = join(dataDir, 'recordings');
-  project.provide('recordDir', recordDir);
-  return async () => {
+  startRecording(recordDir);
+  // One poller for the whole run (every test file writes the one table): its consumer runs here, with the handlers' environment.
+  applyEnv(localServiceEnv({ dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, publicBaseUrl: 'http://127.0.0.1', dataDir }), { override: true });
+  const { startLocalStream } = await import('../../infra/local/stream.js');
+  const stream = await startLocalStream({ dynamoEndpoint: dynamo.endpoint, tableName: localNames.TABLE_NAME, log: (line) => console.error(line) });
+  const provided = { services: { dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, dataDir }, notificationHub: hub.endpoint, streamPoller: stream.endpoint, recordDir };
+  const stop = async () => {
+    await stream.stop();
     await Promise.allSettled([hub.stop(), dynamo.stop(), s3.stop()]);
     const recordings = readRecordings(recordDir);
     rmSync(dataDir, { recursive: true, force: true });
@@ -54,4 +86,5 @@ export default async function setup(project: TestProject) {
     }
     console.log(`deployed access: ${recordings.length} recorded calls and reads of ${functions} functions are allowed by the synthesized template`);
   };
+  return { provided, stop };
 }

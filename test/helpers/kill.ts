@@ -2,9 +2,9 @@
  * Kills a writer through its clients (fault injection only): from a chosen
  * call on, every DynamoDB and S3 call of this process fails, as if the
  * process had died there (nothing it does afterwards reaches the table or
- * the buckets). A BatchWriteItem can be cut part-way: its first items land.
+ * the buckets). A batch (BatchWriteItem, BatchExecuteStatement) can be cut part-way: its first items land.
  */
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchExecuteStatementCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { vi } from 'vitest';
 import { ddb } from '../../shared/db/client.js';
 import { s3 } from '../../shared/s3.js';
@@ -14,7 +14,7 @@ export class Killed extends Error {
   override name = 'Killed';
 }
 
-/** What a call does: go through, die before it, or (a BatchWriteItem) land its first `items` then die. */
+/** What a call does: go through, die before it, or (a batch) land its first `items` then die. */
 export type Verdict = 'pass' | 'kill' | { items: number };
 
 /**
@@ -36,6 +36,9 @@ export function killAt(decide: (command: unknown, call: number) => Verdict) {
       const [table, requests] = Object.entries(command.input.RequestItems ?? {})[0];
       if (verdict.items > 0) await send(new BatchWriteCommand({ RequestItems: { [table]: requests.slice(0, verdict.items) } }) as never);
     }
+    if (verdict !== 'kill' && command instanceof BatchExecuteStatementCommand && verdict.items > 0) {
+      await send(new BatchExecuteStatementCommand({ Statements: (command.input.Statements ?? []).slice(0, verdict.items) }) as never);
+    }
     throw new Killed('killed');
   };
   // eslint-disable-next-line @typescript-eslint/no-misused-promises -- the SDK's send overloads include a callback form returning void; this mock is the Promise form
@@ -56,11 +59,9 @@ export function killAt(decide: (command: unknown, call: number) => Verdict) {
   };
 }
 
-/** True for a BatchWriteItem of subscriber items. */
-export function isSubscriberBatch(command: unknown): command is BatchWriteCommand {
-  if (!(command instanceof BatchWriteCommand)) return false;
-  const requests = Object.values(command.input.RequestItems ?? {})[0] ?? [];
-  return requests.some((r) => String(r.PutRequest?.Item?.sk ?? '').startsWith('SUB#'));
+/** True for a batch of subscriber writes (the writer's conditional statements, shared/subscribers/writer.ts). */
+export function isSubscriberBatch(command: unknown): command is BatchExecuteStatementCommand {
+  return command instanceof BatchExecuteStatementCommand && (command.input.Statements ?? []).some((s) => s.Parameters?.some((p) => typeof p === 'string' && p.startsWith('SUB#')));
 }
 
 /** A small seeded generator (mulberry32, the benchmarks' `prng`), so a failing kill point can be replayed. */

@@ -11,6 +11,7 @@ import { startLocalQueues, type LocalQueues } from '../../infra/local/queues.js'
 import { createClient } from '../../shared/clients/clients.js';
 import { checkResponse } from './api-contract.js';
 import type { ApiBody } from './api-body.js';
+import { streamDrained } from './subscribers.js';
 
 export type { ApiBody, ErrorBody, LegacyRecommendationsBody, RecommendationsBody } from './api-body.js';
 
@@ -66,11 +67,19 @@ export interface Reply<T = unknown> {
   text: string;
 }
 
-/** Sends a request; JSON bodies are encoded, JSON replies decoded. */
+/**
+ * Routes that answer data derived from the table's stream (counts, list statistics, event files, newsletter picks
+ * sized by the count): a GET of one first waits until the stream has drained, as a caller in AWS reads them a
+ * moment after writing.
+ */
+const DERIVED = /\/subscribers\/count$|^\/v1\/stats\/lists\/|^\/v1\/newsletters\/events\/|^\/v1\/newsletters\/lists\/\d+\/recommendations$/;
+
+/** Sends a request; JSON bodies are encoded, JSON replies decoded (a GET of derived data waits for the stream: DERIVED). */
 export async function request<T = unknown>(
   url: string,
   { method = 'GET', body, token, headers = {}, raw }: { method?: string; body?: unknown; token?: string; headers?: Record<string, string>; raw?: string } = {},
 ): Promise<Reply<T>> {
+  if (method === 'GET' && DERIVED.test(new URL(url).pathname)) await streamDrained();
   const res = await fetch(url, {
     method,
     redirect: 'manual',

@@ -40,11 +40,11 @@ describe('what runs locally is what the stack allows', () => {
     await invokeJob(jobList.find((j) => j.id === 'importsSweeper')!, scheduledEvent());
     const recorded = recordedHere();
     const of = (fn: string) => recorded.filter((r) => r.fn === fn);
-    // The batch POST: the idempotency record, the subscriber transaction, the raw event records; the table's name from TABLE_NAME.
+    // The batch POST: the idempotency record, the subscriber's conditional write (a PartiQL INSERT); the table's name from TABLE_NAME.
     expect(of('subscribersPost')).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ kind: 'call', action: 'dynamodb:PutItem', resource: expect.objectContaining({ env: ['TABLE_NAME'] }) as object }),
-        expect.objectContaining({ kind: 'call', action: 's3:PutObject', resource: expect.objectContaining({ env: ['EVENTS_BUCKET'] }) as object }),
+        expect.objectContaining({ kind: 'call', action: 'dynamodb:PartiQLInsert', resource: expect.objectContaining({ env: ['TABLE_NAME'] }) as object }),
         expect.objectContaining({ kind: 'env', name: 'TABLE_NAME', required: true }),
       ]),
     );
@@ -126,6 +126,7 @@ describe('what runs locally is what the stack allows', () => {
     expect(checkTriggers(changed)).toEqual([
       'sesEvents: maxBatchingWindowSeconds 5 in the stack, 120 in the job table',
       'trackingViews: maxBatchingWindowSeconds 5 in the stack, 20 in the job table',
+      'subscribersStream: maxBatchingWindowSeconds 5 in the stack, 1 in the job table',
       'importsSweeper: schedule rate(5 minutes) in the stack, rate(2 minutes) in the job table',
       'webhooksFanout: maxReceiveCount 3 in the stack, 5 in the job table',
       'webhooksFanout: partialBatchResponses false in the stack, true in the job table',

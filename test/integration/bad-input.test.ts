@@ -3,7 +3,7 @@
  * service, through HTTP into the real handlers. Bad values go through HTTP;
  * SDK mocks only inject faults (throttling, a refused write).
  */
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchExecuteStatementCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { localMounts } from '../../infra/local/server.js';
 import { createForm, setClientSetting } from '../../shared/clients/clients.js';
@@ -128,12 +128,12 @@ describe('unstorable data_* values are line errors, never a 5xx or a partial wri
 });
 
 describe('503 only for faults a retry can cure', () => {
-  /** Makes every TransactWriteItems fail with `fault` (fault injection). */
+  /** Makes every call of the writer's conditional statements (BatchExecuteStatement) fail with `fault` (fault injection). */
   const failTransactions = (fault: Error) => {
     const send = ddb.send.bind(ddb);
     // eslint-disable-next-line @typescript-eslint/no-misused-promises -- the SDK's send overloads include a callback form returning void; this mock is the Promise form
     return vi.spyOn(ddb, 'send').mockImplementation(((command: unknown) => {
-      if (command instanceof TransactWriteCommand) return Promise.reject(fault);
+      if (command instanceof BatchExecuteStatementCommand) return Promise.reject(fault);
       return send(command as never);
     }) as typeof ddb.send);
   };

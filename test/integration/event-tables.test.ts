@@ -21,6 +21,7 @@ import { sqsEvent } from '../fixtures/ses/fixtures.js';
 import { foldNested, testApp } from '../helpers/cdk.js';
 import { parseCsv } from '../helpers/csv.js';
 import { newClient, request, useService, type TestClient } from '../helpers/service.js';
+import { streamDrained } from '../helpers/subscribers.js';
 import { ingestSes, sesNotification } from '../helpers/ses.js';
 
 const service = useService();
@@ -58,6 +59,7 @@ const resolved = (value: { 'Fn::Join': [string, unknown[]] } | string) =>
 
 /** Every key under the client's raw records, with its object's bytes and content encoding. */
 async function rawObjectsOf(clientId: string) {
+  await streamDrained();
   const listed = await s3.send(new ListObjectsV2Command({ Bucket: config.eventsBucket, Prefix: `raw/${clientId}/` }));
   return Promise.all(
     (listed.Contents ?? []).map(async ({ Key }) => {

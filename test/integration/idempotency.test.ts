@@ -1,4 +1,4 @@
-import { BatchWriteCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchExecuteStatementCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ddb, tableName } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
@@ -102,7 +102,7 @@ describe('Idempotency-Key on POST …/lists/{list_id}/subscribers', () => {
     const send = ddb.send.bind(ddb);
     // eslint-disable-next-line @typescript-eslint/no-misused-promises -- the SDK's send overloads include a callback form returning void; this mock is the Promise form
     vi.spyOn(ddb, 'send').mockImplementation(((command: unknown) => {
-      const write = command instanceof TransactWriteCommand || command instanceof BatchWriteCommand;
+      const write = command instanceof BatchExecuteStatementCommand;
       if (write) entered();
       return (write ? gate : Promise.resolve()).then(() => send(command as never));
     }) as typeof ddb.send);

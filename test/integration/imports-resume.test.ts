@@ -6,7 +6,8 @@ import { claimFile, emptyProgress, saveProgress } from '../../shared/imports/fil
 import { runImport } from '../../shared/imports/worker.js';
 import { jobList } from '../../shared/jobs.js';
 import { s3 } from '../../shared/s3.js';
-import { applySubscribers, countSubscribers } from '../../shared/subscribers/service.js';
+import { applySubscribers } from '../../shared/subscribers/service.js';
+import { countSubscribers } from '../helpers/subscribers.js';
 import type { SubscriberLine } from '../../shared/subscribers/types.js';
 import { newClient, request, useService, type TestClient, type ApiBody } from '../helpers/service.js';
 import { crashAtCheckpoint, csvRoute, eventLines, s3Event, snapshot, useLoopbackImports } from './imports-helpers.js';

@@ -7,9 +7,9 @@ import { config } from '../../shared/config.js';
 import { listUnfinishedImports, readFile } from '../../shared/imports/files.js';
 import { jobList } from '../../shared/jobs.js';
 import { s3 } from '../../shared/s3.js';
-import { countSubscribers } from '../../shared/subscribers/service.js';
 import { newClient, request, useService, type TestClient, type ApiBody } from '../helpers/service.js';
 import { csvRoute, eventLines, runWorker, s3Event, snapshot, useLoopbackImports } from './imports-helpers.js';
+import { countSubscribers } from '../helpers/subscribers.js';
 
 const service = useService();
 const files = useLoopbackImports();

@@ -12,6 +12,7 @@ import { s3 } from '../../shared/s3.js';
 import { getSubscriber } from '../../shared/subscribers/service.js';
 import { confirmationLink, DAY_MS, mailsTo, newEmail, runReminderJob } from '../helpers/optin.js';
 import { newClient, request, useService, type TestClient, type ApiBody } from '../helpers/service.js';
+import { streamDrained } from '../helpers/subscribers.js';
 
 const service = useService({ mounts: localMounts });
 
@@ -29,6 +30,7 @@ const postForm = (client: TestClient, form: string) =>
   request(`${service.url}/v1/subscribe/${client.trackingKey}`, { method: 'POST', raw: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
 
 async function eventEmails(clientId: string, event: string): Promise<string> {
+  await streamDrained();
   const out = await s3.send(new ListObjectsV2Command({ Bucket: process.env.EVENTS_BUCKET, Prefix: `raw/${clientId}/${event}/` }));
   const bodies = await Promise.all(
     (out.Contents ?? []).map(async (o) => {

@@ -20,9 +20,9 @@ import { READER_CHANGE_LIMITS, READER_PAGE_LIMITS } from '../../shared/ratelimit
 import { LINK_SECRET_CACHE_SECONDS } from '../../shared/readers/check.js';
 import { consentRecords } from '../../shared/readers/consent.js';
 import { linkSecretsOf, rotateLinkSecret } from '../../shared/readers/link-secret.js';
-import { applySubscribers, countSubscribers, getSubscriber } from '../../shared/subscribers/service.js';
+import { applySubscribers, getSubscriber } from '../../shared/subscribers/service.js';
 import { newClient, request, useService, type ApiBody, type ErrorBody, type TestClient } from '../helpers/service.js';
-import { rawEventObjects, recount } from '../helpers/subscribers.js';
+import { rawEventObjects, recount, countSubscribers } from '../helpers/subscribers.js';
 import { monotonicAhead } from '../helpers/clock.js';
 
 const service = useService();

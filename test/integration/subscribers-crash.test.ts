@@ -1,31 +1,18 @@
 /**
  * Nothing lost, nothing wrong after a crash: a writer killed at random points
- * (through its clients) leaves state that the sweeper settles with no new
- * write (count = recount, one event per applied line), and re-sending the
- * whole request completes it exactly once.
+ * (through its clients) leaves items whose counts and events the table stream
+ * derives with no new write (count = recount, one event per applied line),
+ * and re-sending the whole request completes it exactly once.
  */
-import { randomUUID } from 'node:crypto';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ensureTable } from '../../infra/local/services.js';
-import { invokeJob, scheduledEvent } from '../../infra/local/jobs.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createForm } from '../../shared/clients/clients.js';
 import { queryAll, tableName } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
-import { jobList } from '../../shared/jobs.js';
 import { createList } from '../../shared/lists/lists.js';
-import { leaseMs } from '../../shared/subscribers/list-writer.js';
-import { sweepListWriters } from '../../shared/subscribers/index.js';
-import { applySubscribers, countSubscribers, deleteUsers } from '../../shared/subscribers/service.js';
+import { applySubscribers, deleteUsers } from '../../shared/subscribers/service.js';
 import { killAt, seeded } from '../helpers/kill.js';
 import { newClient, request, useService, type ApiBody, type ErrorBody } from '../helpers/service.js';
-import { rawEventObjects, recount } from '../helpers/subscribers.js';
-
-// This file runs sweepers on a clock moved past the lease. On the DynamoDB Local table the test forks share, those
-// sweeps took over live leases of the other files' bulk writes and imports (counts came up short, a stuck import was
-// resumed by the wrong sweep): its own table keeps its sweeps to its own lists. (Set before any table access: the
-// table name is read lazily, shared/config.ts.)
-process.env.TABLE_NAME = `crash-${randomUUID().slice(0, 8)}`;
-beforeAll(() => ensureTable(process.env.AWS_ENDPOINT_URL_DYNAMODB!, process.env.TABLE_NAME!));
+import { rawEventObjects, recount, countSubscribers } from '../helpers/subscribers.js';
 
 const service = useService();
 afterEach(() => vi.restoreAllMocks());
@@ -43,17 +30,6 @@ const subscribedEmails = async (clientId: string, listId: number) =>
     .map((i) => i.email)
     .sort();
 const eventEmails = async (clientId: string) => (await rawEventObjects(clientId, 'nl_subscribe')).flat().map((e) => String(e.email)).sort();
-
-/** Runs the sweeper as if `ms` had passed (a dead writer's lease has expired by then). */
-async function sweepLater(ms: number) {
-  const realNow = Date.now;
-  vi.spyOn(Date, 'now').mockImplementation(() => realNow() + ms);
-  try {
-    return await sweepListWriters(Date.now());
-  } finally {
-    vi.mocked(Date.now).mockRestore();
-  }
-}
 
 /** The list's day shards summed over all days (shared/subscribers/daily.ts). */
 async function daySums(clientId: string, listId: number) {
@@ -93,9 +69,9 @@ describe('a writer killed at random points', () => {
   };
 
   it.each([
-    ['bulk', 1000, 20261124],
-    ['transactional', 60, 31],
-  ] as const)('%s write (%d lines), seed %d: after the sweeper, events = applied lines and count = recount; the re-sent request completes once', async (_kind, size, seed) => {
+    ['large', 1000, 20261124],
+    ['small', 60, 31],
+  ] as const)('%s write (%d lines), seed %d: once the stream has drained, events = applied lines and count = recount; the re-sent request completes once', async (_kind, size, seed) => {
     const total = await callsOf(size);
     const random = seeded(seed);
     const points = Array.from({ length: 4 }, () => 1 + Math.floor(random() * total));
@@ -106,8 +82,7 @@ describe('a writer killed at random points', () => {
       const kill = killAt((_command, call) => (call >= point ? 'kill' : 'pass'));
       await applySubscribers(clientId, listId, lines).catch(() => undefined);
       kill.restore();
-      // No new write: the sweeper (after the dead writer's lease) settles the list.
-      await sweepLater(leaseMs() + 1_000);
+      // No new write: the stream derives the counts and events of what landed.
       await expectExact(clientId, listId);
       // "Re-send the whole request" stays true: it completes, exactly once.
       const report = await applySubscribers(clientId, listId, lines);
@@ -117,7 +92,7 @@ describe('a writer killed at random points', () => {
     }
   }, 240_000);
 
-  it('users/delete (12 addresses on 3 lists) killed before each of its calls: after the sweeper, count = recount and one nl_delete per subscription removed; the re-sent request completes once', async () => {
+  it('users/delete (12 addresses on 3 lists) killed before each of its calls: once the stream has drained, count = recount and one nl_delete per subscription removed; the re-sent request completes once', async () => {
     const shape = async (tag: string) => {
       const client = await newClient(service);
       const listIds = [client.defaultListId, (await createList(client.username, 'Second')).id, (await createList(client.username, 'Third')).id];
@@ -131,14 +106,13 @@ describe('a writer killed at random points', () => {
     const meter = killAt(() => 'pass');
     await deleteUsers(measured.clientId, measured.emails.map((email) => ({ email })));
     meter.restore();
-    // Killed before each of its calls in turn (29 here: few enough to try them all).
+    // Killed before each of its calls in turn (few enough to try them all).
     for (let point = 1; point <= meter.calls; point++) {
       const { clientId, listIds, emails } = await shape(String(point));
       const before = await pairs(clientId, listIds);
       const kill = killAt((_command, call) => (call >= point ? 'kill' : 'pass'));
       await deleteUsers(clientId, emails.map((email) => ({ email }))).catch(() => undefined);
       kill.restore();
-      await sweepLater(leaseMs() + 1_000);
       // Every subscription removed has its one nl_delete (none for one still there, none twice); counts are exact.
       const left = await pairs(clientId, listIds);
       expect(await deletedPairs(clientId)).toEqual(before.filter((p) => !left.includes(p)));
@@ -158,29 +132,6 @@ describe('a writer killed at random points', () => {
     }
   }, 240_000);
 
-  it('the importsSweeper job settles a list whose bulk writer died, with no new write (count = recount)', async () => {
-    const client = await newClient(service);
-    const { username: clientId, defaultListId: listId } = client;
-    let batches = 0;
-    const kill = killAt((command) => (command && (command).constructor.name === 'BatchWriteCommand' && ++batches > 12 ? 'kill' : 'pass'));
-    await expect(
-      applySubscribers(
-        clientId,
-        listId,
-        Array.from({ length: 600 }, (_, i) => ({ line: i + 1, email: `job${i}@example.com` })),
-      ),
-    ).rejects.toThrow();
-    kill.restore();
-    const before = await recount(clientId, listId);
-    expect(before.subscribed).toBeGreaterThan(0);
-    expect((await countSubscribers(clientId, listId)).subscribed).toBeLessThan(before.subscribed);
-    const realNow = Date.now;
-    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + leaseMs() + 1_000);
-    const summary = (await invokeJob(jobList.find((j) => j.id === 'importsSweeper')!, scheduledEvent())) as { writers: { settled: unknown[] } };
-    vi.restoreAllMocks();
-    expect(summary.writers.settled).toContainEqual({ clientId, listId });
-    await expectExact(clientId, listId);
-  });
 });
 
 describe('a request near its time budget', () => {
@@ -197,7 +148,7 @@ describe('a request near its time budget', () => {
     vi.spyOn(Date, 'now').mockImplementation(() => realNow() + skew);
     // eslint-disable-next-line @typescript-eslint/no-misused-promises -- the SDK's send overloads include a callback form returning void; this mock is the Promise form
     vi.spyOn(ddb, 'send').mockImplementation(((command: unknown) => {
-      if ((command as object).constructor.name === 'BatchWriteCommand' && ++batches === 1) skew = 23_000;
+      if ((command as object).constructor.name === 'BatchExecuteStatementCommand' && ++batches === 1) skew = 23_000;
       return send(command as never);
     }) as typeof ddb.send);
     const reply = await request<ErrorBody>(url, { method: 'POST', token: client.token, body });
@@ -217,47 +168,32 @@ describe('a request near its time budget', () => {
   });
 });
 
-describe('small writes behind a dead bulk writer', () => {
-  it.each(['users/delete', 'the opt-in form’s update'] as const)(
-    '%s takes the dead writer’s expired lease over and answers 200 at once (no wait for the sweeper); count = recount, and the sweeper stores the settled events',
-    async (kind) => {
-      process.env.LIST_LEASE_SECONDS = '2';
-      try {
-        const client = await newClient(service);
-        const { username: clientId, defaultListId: listId } = client;
-        let batches = 0;
-        const kill = killAt((command) => (command && (command).constructor.name === 'BatchWriteCommand' && ++batches > 12 ? 'kill' : 'pass'));
-        await expect(applySubscribers(clientId, listId, Array.from({ length: 600 }, (_, i) => ({ line: i + 1, email: `dead${i}@example.com` })))).rejects.toThrow();
-        kill.restore();
-        const landed = await subscribedEmails(clientId, listId);
-        expect(landed.length).toBeGreaterThan(0);
-        expect((await countSubscribers(clientId, listId)).subscribed).toBeLessThan(landed.length);
-        // The dead writer's lease (2 s here) runs out; the sweeper does not run.
-        await new Promise((done) => setTimeout(done, 2_100));
-        const started = Date.now();
-        const reply =
-          kind === 'users/delete'
-            ? await request(`${service.url}/v1/users/delete`, { method: 'POST', token: client.token, body: [{ email: landed[0] }] })
-            : await request(`${service.url}/v1/subscribe/${client.trackingKey}`, {
-                method: 'POST',
-                raw: new URLSearchParams({ email: landed[0], form_key: await createForm(clientId, { listIds: [listId], global: false }), update: 'true', data_plan: 'paid' }).toString(),
-                headers: { 'content-type': 'application/x-www-form-urlencoded' },
-              });
-        expect(reply.status, reply.text).toBe(200);
-        expect(Date.now() - started).toBeLessThan(3_000);
-        const truth = await recount(clientId, listId);
-        expect(truth.subscribed).toBe(kind === 'users/delete' ? landed.length - 1 : landed.length);
-        expect(await countSubscribers(clientId, listId)).toEqual(truth);
-        // The settled lines' events: users/delete stores them itself; the form's update carries no event store, so they
-        // wait in an outbox entry and the sweeper stores them.
-        await sweepListWriters(Date.now());
-        expect(await eventEmails(clientId)).toEqual(landed);
-        expect(await countSubscribers(clientId, listId)).toEqual(await recount(clientId, listId));
-        expect((await daySums(clientId, listId)).net).toBe(truth.subscribed);
-      } finally {
-        delete process.env.LIST_LEASE_SECONDS;
-      }
-    },
-    60_000,
-  );
+describe('small writes right after a writer died', () => {
+  it.each(['users/delete', 'the opt-in form’s update'] as const)('%s answers 200 at once (no lock to wait for); once the stream has drained, count = recount and every event is there', async (kind) => {
+    const client = await newClient(service);
+    const { username: clientId, defaultListId: listId } = client;
+    let batches = 0;
+    const kill = killAt((command) => (command && command.constructor.name === 'BatchExecuteStatementCommand' && ++batches > 12 ? 'kill' : 'pass'));
+    await expect(applySubscribers(clientId, listId, Array.from({ length: 600 }, (_, i) => ({ line: i + 1, email: `dead${i}@example.com` })))).rejects.toThrow();
+    kill.restore();
+    const landed = await subscribedEmails(clientId, listId);
+    expect(landed.length).toBeGreaterThan(0);
+    expect(landed.length).toBeLessThan(600);
+    const started = Date.now();
+    const reply =
+      kind === 'users/delete'
+        ? await request(`${service.url}/v1/users/delete`, { method: 'POST', token: client.token, body: [{ email: landed[0] }] })
+        : await request(`${service.url}/v1/subscribe/${client.trackingKey}`, {
+            method: 'POST',
+            raw: new URLSearchParams({ email: landed[0], form_key: await createForm(clientId, { listIds: [listId], global: false }), update: 'true', data_plan: 'paid' }).toString(),
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          });
+    expect(reply.status, reply.text).toBe(200);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    const truth = await recount(clientId, listId);
+    expect(truth.subscribed).toBe(kind === 'users/delete' ? landed.length - 1 : landed.length);
+    expect(await countSubscribers(clientId, listId)).toEqual(truth);
+    expect(await eventEmails(clientId)).toEqual(landed);
+    expect((await daySums(clientId, listId)).net).toBe(truth.subscribed);
+  });
 });

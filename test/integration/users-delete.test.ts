@@ -1,4 +1,4 @@
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchExecuteStatementCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ddb } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
@@ -97,12 +97,12 @@ describe('POST /v1/users/delete', () => {
     const client = await newClient(service);
     const other = await createList(client.username, 'second');
     for (const listId of [client.defaultListId, other.id]) await applySubscribers(client.username, listId, [{ line: 1, email: 'both@x.co' }]);
-    // Every transaction on the second list fails with a storage fault that outlasts the retries.
+    // Every deletion on the second list fails with a storage fault that outlasts the retries.
     const send = ddb.send.bind(ddb);
     const otherPartition = keys.subscribersPartition(client.username, other.id);
     // eslint-disable-next-line @typescript-eslint/no-misused-promises -- the SDK's send overloads include a callback form returning void; this mock is the Promise form
     vi.spyOn(ddb, 'send').mockImplementation(((command: unknown) => {
-      if (command instanceof TransactWriteCommand && (command.input.TransactItems ?? []).some((i) => i.Delete?.Key?.pk === otherPartition)) {
+      if (command instanceof BatchExecuteStatementCommand && (command.input.Statements ?? []).some((st) => st.Statement?.startsWith('DELETE') && st.Parameters?.[0] === otherPartition)) {
         return Promise.reject(Object.assign(new Error('Internal server error'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } }));
       }
       return send(command as never);

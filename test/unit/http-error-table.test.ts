@@ -57,16 +57,12 @@ describe('the domain error table (shared/http/error-table.ts)', () => {
 
   it('maps each subscriber, import and catalogue write error to its status, cause and Retry-After; the names survive minification (set explicitly)', () => {
     const cases: Array<[Error, number, string, string | undefined]> = [
-      [new errors.ListBusyError('c', 1), 503, 'Another large write to this list is running; nothing of this request was applied. Retry in a few seconds.', '5'],
       [new errors.PartialWriteError(3, 10), 503, 'Storage error after 3 of 10 subscribers were applied; the rest were not. Retry the request: applying it again is safe.', '1'],
       [new errors.PartialWriteError(3, 10, 'time'), 503, 'The request ran out of time after 3 of 10 subscribers were applied; the rest were not. Retry the request: applying it again is safe.', '1'],
-      [new errors.PartialWriteError(3, 10, 'busy'), 503, 'Another large write to this list held it after 3 of 10 subscribers were applied; the rest were not. Retry the request: applying it again is safe.', '5'],
       [new errors.StorageBugError(0, 10), 500, 'Internal error; nothing was applied. It has been logged.', undefined],
       [new errors.StorageBugError(4, 10), 500, 'Internal error after 4 of 10 subscribers were applied; the rest were not. It has been logged.', undefined],
-      [new errors.EventsNotStoredError(2, 2), 503, '2 subscribers were applied, but their 2 events could not be stored (they were logged, addresses hashed); the subscriber state is complete', '1'],
-      [new errors.PartialDeleteError(2, 1, [3, 4], 'busy'), 503, '2 subscription(s) were deleted (from lists 3, 4) and 1 address(es) were removed from every list before another large write held a list; the other addresses may still be on some lists. Retry the request: deleting again is safe.', '5'],
+      [new errors.PartialDeleteError(2, 1, [3, 4], 'time'), 503, '2 subscription(s) were deleted (from lists 3, 4) and 1 address(es) were removed from every list before the request ran out of time; the other addresses may still be on some lists. Retry the request: deleting again is safe.', '1'],
       [new errors.PartialDeleteError(0, 0, [], 'storage'), 503, '0 subscription(s) were deleted and 0 address(es) were removed from every list before a storage error; the other addresses may still be on some lists. Retry the request: deleting again is safe.', '1'],
-      [new errors.ListLeaseLostError('x'), 503, 'The list writer stopped; nothing more was applied. Retry the request: applying it again is safe.', '5'],
       [new errors.InvalidSubscriberInputError('body: bad'), 400, 'body: bad', undefined],
       [new LeaseLostError('x'), 409, 'Another worker holds this imported file', undefined],
       [new recos.PartialCatalogueWriteError(3, 10, true), 503, 'Storage error after 3 of 10 articles were applied; the rest were not. Retry the request: applying it again is safe.', '1'],
