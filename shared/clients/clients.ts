@@ -31,7 +31,7 @@ export interface Client {
   signingSecret?: string;
   /** Lists of the client's global opt-in forms (a number set), offered by the preference centre. */
   globalFormLists?: Set<number>;
-  /** The secret recommendation ids are signed with (shared/recos/recomm-ids.ts), made on first use. */
+  /** The secret recommendation ids are signed with (shared/recos/recomm-ids.ts); a client made before it had one gets it on first use. */
   recommSecret?: string;
   /** Reader link secrets (shared/readers/link-secret.ts). */
   linkSecret?: string;
@@ -124,7 +124,8 @@ export async function requireClient(clientId: string): Promise<Client> {
 
 /**
  * Creates a client with its API key (returned once, stored hashed), its
- * tracking key and its default list (used by the deprecated list-less API).
+ * tracking key, its recommendation id secret and its default list (used by
+ * the deprecated list-less API).
  */
 export async function createClient(
   username: string,
@@ -142,6 +143,7 @@ export async function createClient(
     premiumEvents,
     defaultListId: 0,
     createdAt: new Date().toISOString(),
+    recommSecret: newSecret(),
     ...(hosts.length > 0 ? { siteHosts: hosts } : {}),
   };
   try {
