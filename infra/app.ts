@@ -15,4 +15,6 @@ new ServiceStack(app, process.env.STACK_NAME ?? 'NewsletterService', {
     region: context('region') ?? (process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || undefined),
   },
   mailFrom: process.env.MAIL_FROM,
+  // `-c dataKey=customer-managed`: the table and buckets under a customer-managed KMS key (docs/capacity.md, "Data at rest").
+  customerManagedKey: context('dataKey') === 'customer-managed',
 });

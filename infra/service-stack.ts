@@ -1,4 +1,4 @@
-import { Aws, type CfnElement, CfnOutput, CfnParameter, Duration, Fn, NestedStack, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { Aws, type CfnElement, CfnOutput, CfnParameter, Duration, Fn, NestedStack, RemovalPolicy, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
 import { CfnIntegration, CfnRoute, type CfnStage, type CorsHttpMethod, HttpApi, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -6,7 +6,6 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LambdaDestination, SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -33,6 +32,12 @@ export interface ServiceStackProps extends StackProps {
   mailFrom?: string;
   /** The route rows to build (default: the route table). A seam for the infra tests, which prove the stack's headroom with more rows. */
   routes?: readonly RouteRow[];
+  /**
+   * A customer-managed KMS key (rotated yearly) for the table and the buckets, instead of the AWS-owned (table) and
+   * S3-managed (buckets) keys: key use shows in CloudTrail and revoking it locks the data. Off by default; its cost
+   * is in docs/capacity.md ("Data at rest"). `cdk deploy -c dataKey=customer-managed`.
+   */
+  customerManagedKey?: boolean;
 }
 
 /**
@@ -52,9 +57,8 @@ export function routeStackOf(routeId: string): number {
 /** Acknowledges one cdk-nag rule on a construct and what it contains, with the reason. */
 const nagOk = (scope: Construct, id: string, reason: string) => Validations.of(scope).acknowledge({ id, reason });
 
-/** Where the jobs' triggers attach: the table, the buckets and the queues. */
+/** Where the jobs' triggers attach: the imports bucket and the page-view queue. */
 interface TriggerTargets {
-  table: dynamodb.TableV2;
   importsBucket: s3.Bucket;
   eventsBucket?: s3.Bucket;
   webhooks?: { queue: sqs.Queue; deadLetters: sqs.Queue };
@@ -74,12 +78,18 @@ export class ServiceStack extends Stack {
   private readonly topicKey: kms.Key;
   /** The topic SES publishes delivery events to, made with the first job that consumes them. */
   private sesTopic: sns.Topic | undefined;
-  /** The table stream's consumer (alarmed on its iterator age). */
-  private streamFunction: ServiceFunction | undefined;
+
+  /** The customer-managed key of the table and the buckets, when the stack has one (`customerManagedKey`). */
+  readonly dataKey?: kms.Key;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps = {}) {
     super(scope, id, props);
     const routes = props.routes ?? routeList;
+    // A table's replica key is per region: the template must name it (`-c region=…`).
+    if (props.customerManagedKey && Token.isUnresolved(this.region)) throw new Error('customerManagedKey needs the stack\'s region: cdk deploy -c region=<region> -c dataKey=customer-managed');
+    this.dataKey = props.customerManagedKey
+      ? new kms.Key(this, 'DataKey', { enableKeyRotation: true, description: 'Table and buckets of the newsletter service', removalPolicy: RemovalPolicy.RETAIN })
+      : undefined;
     const table = this.table();
     const { importsBucket, eventsBucket } = this.buckets();
     this.topicKey = new kms.Key(this, 'TopicKey', { enableKeyRotation: true, description: 'SNS topics of the newsletter service', removalPolicy: RemovalPolicy.RETAIN });
@@ -127,7 +137,7 @@ export class ServiceStack extends Stack {
         reservedConcurrency: reservedConcurrencyOf(job.id),
       }));
       functions.push({ id: job.id, fn });
-      this.attachTrigger(job, fn, { table, importsBucket, eventsBucket, webhooks, tracking });
+      this.attachTrigger(job, fn, { importsBucket, eventsBucket, webhooks, tracking });
     }
     this.attachFailureJobs(jobFunctions);
 
@@ -139,7 +149,7 @@ export class ServiceStack extends Stack {
       nagOk(notifications, 'AwsSolutions::AwsSolutions-IAM5[Resource::*]', 'CDK\'s handler needs s3:PutBucketNotification, which it applies to the imports bucket only.');
     }
     nagOk(this, `AwsSolutions::AwsSolutions-IAM5[Resource::<${this.getLogicalId(jobFunctions.importsWorkerFailed?.node.defaultChild as CfnElement)}.Arn>:*]`, 'Lambda destinations invoke the failure job\'s versions and aliases.');
-    const operations = new Operations(this, 'Operations', { api, table, functions, deadLetterQueues: this.deadLetterQueues, topicKey: this.topicKey, trackingQueue: tracking?.queue, streamConsumer: this.streamFunction });
+    const operations = new Operations(this, 'Operations', { api, table, functions, deadLetterQueues: this.deadLetterQueues, topicKey: this.topicKey, trackingQueue: tracking?.queue });
     releases.watch(operations.functionErrorAlarms, operations.alarmTopic);
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
     new CfnOutput(this, 'AlarmTopicArn', { value: operations.alarmTopic.topicArn, description: 'Every alarm notifies this topic' });
@@ -169,16 +179,29 @@ export class ServiceStack extends Stack {
       globalSecondaryIndexes: globalIndexes.map((g) => ({ indexName: g.name, partitionKey: str(g.partitionKey), sortKey: str(g.sortKey) })),
       removalPolicy: RemovalPolicy.RETAIN,
       deletionProtection: true,
-      // Counts, day statistics and subscriber events derive from it (the `tableStream` job).
-      dynamoStream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
+      ...(this.dataKey ? { encryption: dynamodb.TableEncryptionV2.customerManagedKey(this.dataKey) } : {}),
     });
   }
 
-  /** The imports bucket (objects expire after 90 days) and the versioned events bucket. */
+  /**
+   * The imports bucket (objects expire after 90 days; every request to it in the server access log) and the
+   * versioned events bucket. With the customer-managed key, both are encrypted with it (S3 Bucket Keys: one KMS
+   * request per object key period, not per object).
+   */
   private buckets(): { importsBucket: s3.Bucket; eventsBucket: s3.Bucket } {
-    const bucket = (name: string, expireDays?: number) =>
+    // Server access logs accept SSE-S3 only; kept a year.
+    const accessLogs = new s3.Bucket(this, 'AccessLogs', {
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+      lifecycleRules: [{ expiration: Duration.days(365) }],
+    });
+    nagOk(accessLogs, 'AwsSolutions::AwsSolutions-S1', 'The access-log bucket itself: logging it into itself would loop.');
+    const bucket = (name: string, expireDays?: number, logged = false) =>
       new s3.Bucket(this, name, {
-        encryption: s3.BucketEncryption.S3_MANAGED,
+        ...(this.dataKey ? { encryption: s3.BucketEncryption.KMS, encryptionKey: this.dataKey, bucketKeyEnabled: true } : { encryption: s3.BucketEncryption.S3_MANAGED }),
+        ...(logged ? { serverAccessLogsBucket: accessLogs, serverAccessLogsPrefix: `${name.toLowerCase()}/` } : {}),
         blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
         enforceSSL: true,
         removalPolicy: RemovalPolicy.RETAIN,
@@ -187,8 +210,7 @@ export class ServiceStack extends Stack {
           ...(expireDays ? [{ expiration: Duration.days(expireDays) }] : []),
         ],
       });
-    const importsBucket = bucket('Imports', 90);
-    nagOk(importsBucket, 'AwsSolutions::AwsSolutions-S1', 'Object access is audited with CloudTrail data events where needed; an access-log bucket would itself be unlogged.');
+    const importsBucket = bucket('Imports', 90, true);
     // Newsletter picks' results (shared/picks/objects.ts) are kept a week, as their jobs are.
     importsBucket.addLifecycleRule({ prefix: 'picks/', expiration: Duration.days(7) });
     const eventsBucket = bucket('Events');
@@ -370,28 +392,7 @@ export class ServiceStack extends Stack {
     else if ('sesEventsQueue' in trigger) this.sesEventsConsumer(job, fn, trigger);
     else if ('eventChanges' in trigger) this.changeConsumer(job, fn, trigger, where.eventsBucket!);
     else if ('webhookDeliveries' in trigger) this.webhookConsumer(fn, trigger, where.webhooks!);
-    else if ('tableStream' in trigger) this.streamConsumer(job, fn, trigger, where.table);
   }
-
-  /** The table stream's consumer: its subscriber records (a filter on the sort key), one batch per shard at a time. */
-  private streamConsumer(job: Job, fn: ServiceFunction, trigger: TriggerOf<'tableStream'>, table: dynamodb.TableV2): void {
-    const { keyPrefix, batchSize, maxBatchingWindowSeconds, maxRetryAttempts } = trigger.tableStream;
-    const failed = this.deadLetterQueue(`${job.id}Failed`);
-    fn.addEventSource(
-      new lambdaEvents.DynamoEventSource(table, {
-        startingPosition: lambda.StartingPosition.TRIM_HORIZON,
-        batchSize,
-        maxBatchingWindow: Duration.seconds(maxBatchingWindowSeconds),
-        retryAttempts: maxRetryAttempts,
-        bisectBatchOnError: true,
-        reportBatchItemFailures: true,
-        onFailure: new lambdaEvents.SqsDlq(failed),
-        filters: [lambda.FilterCriteria.filter({ dynamodb: { Keys: { sk: { S: lambda.FilterRule.beginsWith(keyPrefix) } } } })],
-      }),
-    );
-    this.streamFunction = fn;
-  }
-
 
   /** A scheduled job: a run that fails all its attempts (or cannot be delivered) lands in a queue with an alarm. */
   private scheduled(job: Job, fn: ServiceFunction, trigger: TriggerOf<'schedule'>): void {

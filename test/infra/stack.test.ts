@@ -113,8 +113,8 @@ describe('ServiceStack', () => {
     for (const job of jobList) template.hasOutput(`${job.id}FunctionName`, {});
   });
 
-  it('keeps the buckets (imports, events, Athena results) encrypted and private', () => {
-    template.resourceCountIs('AWS::S3::Bucket', 3);
+  it('keeps the buckets (imports, events, Athena results, access logs) encrypted and private', () => {
+    template.resourceCountIs('AWS::S3::Bucket', 4);
     template.allResourcesProperties('AWS::S3::Bucket', {
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
       PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
