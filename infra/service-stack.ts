@@ -6,6 +6,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LambdaDestination, SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -57,8 +58,9 @@ export function routeStackOf(routeId: string): number {
 /** Acknowledges one cdk-nag rule on a construct and what it contains, with the reason. */
 const nagOk = (scope: Construct, id: string, reason: string) => Validations.of(scope).acknowledge({ id, reason });
 
-/** Where the jobs' triggers attach: the imports bucket and the page-view queue. */
+/** Where the jobs' triggers attach: the table, the buckets and the queues. */
 interface TriggerTargets {
+  table: dynamodb.TableV2;
   importsBucket: s3.Bucket;
   eventsBucket?: s3.Bucket;
   webhooks?: { queue: sqs.Queue; deadLetters: sqs.Queue };
@@ -78,6 +80,8 @@ export class ServiceStack extends Stack {
   private readonly topicKey: kms.Key;
   /** The topic SES publishes delivery events to, made with the first job that consumes them. */
   private sesTopic: sns.Topic | undefined;
+  /** The table stream's consumer (alarmed on its iterator age). */
+  private streamFunction: ServiceFunction | undefined;
 
   /** The customer-managed key of the table and the buckets, when the stack has one (`customerManagedKey`). */
   readonly dataKey?: kms.Key;
@@ -137,7 +141,7 @@ export class ServiceStack extends Stack {
         reservedConcurrency: reservedConcurrencyOf(job.id),
       }));
       functions.push({ id: job.id, fn });
-      this.attachTrigger(job, fn, { importsBucket, eventsBucket, webhooks, tracking });
+      this.attachTrigger(job, fn, { table, importsBucket, eventsBucket, webhooks, tracking });
     }
     this.attachFailureJobs(jobFunctions);
 
@@ -149,7 +153,7 @@ export class ServiceStack extends Stack {
       nagOk(notifications, 'AwsSolutions::AwsSolutions-IAM5[Resource::*]', 'CDK\'s handler needs s3:PutBucketNotification, which it applies to the imports bucket only.');
     }
     nagOk(this, `AwsSolutions::AwsSolutions-IAM5[Resource::<${this.getLogicalId(jobFunctions.importsWorkerFailed?.node.defaultChild as CfnElement)}.Arn>:*]`, 'Lambda destinations invoke the failure job\'s versions and aliases.');
-    const operations = new Operations(this, 'Operations', { api, table, functions, deadLetterQueues: this.deadLetterQueues, topicKey: this.topicKey, trackingQueue: tracking?.queue });
+    const operations = new Operations(this, 'Operations', { api, table, functions, deadLetterQueues: this.deadLetterQueues, topicKey: this.topicKey, trackingQueue: tracking?.queue, streamConsumer: this.streamFunction });
     releases.watch(operations.functionErrorAlarms, operations.alarmTopic);
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
     new CfnOutput(this, 'AlarmTopicArn', { value: operations.alarmTopic.topicArn, description: 'Every alarm notifies this topic' });
@@ -180,6 +184,8 @@ export class ServiceStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
       deletionProtection: true,
       ...(this.dataKey ? { encryption: dynamodb.TableEncryptionV2.customerManagedKey(this.dataKey) } : {}),
+      // Counts, day statistics and subscriber events derive from it (the `tableStream` job).
+      dynamoStream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
     });
   }
 
@@ -392,7 +398,28 @@ export class ServiceStack extends Stack {
     else if ('sesEventsQueue' in trigger) this.sesEventsConsumer(job, fn, trigger);
     else if ('eventChanges' in trigger) this.changeConsumer(job, fn, trigger, where.eventsBucket!);
     else if ('webhookDeliveries' in trigger) this.webhookConsumer(fn, trigger, where.webhooks!);
+    else if ('tableStream' in trigger) this.streamConsumer(job, fn, trigger, where.table);
   }
+
+  /** The table stream's consumer: its subscriber records (a filter on the sort key), one batch per shard at a time. */
+  private streamConsumer(job: Job, fn: ServiceFunction, trigger: TriggerOf<'tableStream'>, table: dynamodb.TableV2): void {
+    const { keyPrefix, batchSize, maxBatchingWindowSeconds, maxRetryAttempts } = trigger.tableStream;
+    const failed = this.deadLetterQueue(`${job.id}Failed`);
+    fn.addEventSource(
+      new lambdaEvents.DynamoEventSource(table, {
+        startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+        batchSize,
+        maxBatchingWindow: Duration.seconds(maxBatchingWindowSeconds),
+        retryAttempts: maxRetryAttempts,
+        bisectBatchOnError: true,
+        reportBatchItemFailures: true,
+        onFailure: new lambdaEvents.SqsDlq(failed),
+        filters: [lambda.FilterCriteria.filter({ dynamodb: { Keys: { sk: { S: lambda.FilterRule.beginsWith(keyPrefix) } } } })],
+      }),
+    );
+    this.streamFunction = fn;
+  }
+
 
   /** A scheduled job: a run that fails all its attempts (or cannot be delivered) lands in a queue with an alarm. */
   private scheduled(job: Job, fn: ServiceFunction, trigger: TriggerOf<'schedule'>): void {
