@@ -49,7 +49,7 @@ export interface paths {
         };
         /**
          * Count the subscribers of a list
-         * @description Exact: always equal to a recount of the list. Counters of unsubscribed subscribers by cause.
+         * @description Exact once the table stream has drained (about a second after a write; docs/api.md): then equal to a recount of the list. Counters of unsubscribed subscribers by cause.
          */
         get: operations["subscribersCount"];
         put?: never;
@@ -364,7 +364,7 @@ export interface paths {
         };
         /**
          * Follow a recommendation (counts the click, 302 to the article)
-         * @description Leads only to a known article of the block's client on its site hosts (counted as a click); `https=1` upgrades the target to https. `rid` (the answer's `recomm_id`) also counts the click in the block's statistics for its variant (one SQS message); an id of no variant of the block counts nothing there.
+         * @description Leads only to a known article of the block's client on its site hosts (counted as a click); `https=1` upgrades the target to https. `rid` (the answer's `recomm_id` signed for this block and article) also counts the click in the block's statistics for its variant, once per answer and article (one conditional write, one SQS message); an unsigned, forged or repeated id counts nothing there.
          */
         get: operations["redirectGet"];
         put?: never;
@@ -712,7 +712,7 @@ export interface paths {
         };
         /**
          * Every subscribed member's recommendations for a block (newsletter picks)
-         * @description For each subscribed member of the list (by email), the block's ranking for the reader whose id is the member's `guid`, with no current page: articles the reader already read are left out. Links are the block's redirects with `rid=newsletter.<16 base64url>`, one rid per request, so clicks count for the newsletter. A JSON array, or NDJSON (one member per line) with `Accept: application/x-ndjson`. Lists with more than PICKS_DIRECT_MAX_MEMBERS subscribed members (default 3,000) or more than 15,000 picks (members × rows), answers that would pass 5 MB or 18 s, and `async=true` answer 202 with a job (Location: this path with `?job=<job_id>`); that URL answers the job (200: status, progress and, once done, `result_url`, a presigned URL of one NDJSON object). docs/api.md "Newsletter picks", docs/capacity.md.
+         * @description For each subscribed member of the list (by email), the block's ranking for the reader whose id is the member's `guid`, with no current page: articles the reader already read are left out. Links are the block's redirects with `rid=newsletter.<16 base64url>.<tag>`: an id per member derived from the request's `rid`, signed for the article, so each member's first click of an article counts for the newsletter; the picks listed count as its impressions (one SQS message per page of members). A JSON array, or NDJSON (one member per line) with `Accept: application/x-ndjson`. Lists with more than PICKS_DIRECT_MAX_MEMBERS subscribed members (default 3,000) or more than 15,000 picks (members × rows), answers that would pass 5 MB or 18 s, and `async=true` answer 202 with a job (Location: this path with `?job=<job_id>`); that URL answers the job (200: status, progress and, once done, `result_url`, a presigned URL of one NDJSON object). docs/api.md "Newsletter picks", docs/capacity.md.
          */
         get: operations["newsletterPicksGet"];
         put?: never;
@@ -1304,7 +1304,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Storage fault a retry can cure (throttling, a 5xx, a timeout) after part of the batch was applied; the cause says how much; retrying is safe. Also when another large write held the list for the whole wait (20 s): nothing applied, `Retry-After: 5` */
+            /** @description Storage fault a retry can cure (throttling, a 5xx, a timeout), or the request's time ran out, after part of the batch was applied; the cause says how much; `Retry-After`; retrying is safe */
             503: {
                 headers: {
                     "retry-after": components["headers"]["RetryAfter"];
@@ -1446,7 +1446,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A storage fault a retry can cure, or another large write held one of the lists for the whole wait (20 s); `Retry-After`; retrying is safe (addresses already deleted stay deleted) */
+            /** @description A storage fault a retry can cure, or the request ran out of time; `Retry-After`; retrying is safe (addresses already deleted stay deleted) */
             503: {
                 headers: {
                     "retry-after": components["headers"]["RetryAfter"];
@@ -1787,7 +1787,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Storage fault a retry can cure, or another large write held the list for the whole wait (20 s); retrying is safe */
+            /** @description Storage fault a retry can cure; retrying is safe */
             503: {
                 headers: {
                     "retry-after": components["headers"]["RetryAfter"];
@@ -2700,7 +2700,7 @@ export interface operations {
                         algo: string;
                         /** @constant */
                         status: "OK";
-                        /** @description Id of this answer: `<variant>.<16 base64url characters>`; the redirect URLs repeat it as `rid`, so their clicks count for the variant */
+                        /** @description Id of this answer: `<variant>.<16 base64url characters>`; each redirect URL carries it signed for its article as `rid=<recomm_id>.<tag>`, so its click counts for the variant, once */
                         recomm_id: string;
                         /** @description The block's A/B variant that answered this reader (`default` when the block has no test or the reader is in no variant's share) */
                         variant: string;
@@ -2741,7 +2741,7 @@ export interface operations {
                                 type: "pinned";
                             };
                         }[];
-                        /** @description Id of this answer: `<variant>.<16 base64url characters>`; the redirect URLs repeat it as `rid`, so their clicks count for the variant */
+                        /** @description Id of this answer: `<variant>.<16 base64url characters>`; each redirect URL carries it signed for its article as `rid=<recomm_id>.<tag>`, so its click counts for the variant, once */
                         recomm_id: string;
                         /** @description The block's A/B variant that answered this reader (`default` when the block has no test or the reader is in no variant's share) */
                         variant: string;
@@ -2961,7 +2961,7 @@ export interface operations {
         parameters: {
             query?: {
                 https?: boolean;
-                /** @description The answer's `recomm_id`: the click counts for its variant when that is one of the block's variants, `default` or `newsletter` (anything else counts nothing; the redirect is the same) */
+                /** @description The answer's `recomm_id` and its tag for this block and article (`<recomm_id>.<16 base64url>`, signed by the service): the first click of each (answer, article) counts for its variant when that is one of the block's variants, `default` or `newsletter`; anything else (unsigned, forged, another article's, a repeat) counts nothing, and the redirect is the same */
                 rid?: string;
             };
             header?: never;
@@ -4068,7 +4068,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A storage fault or another large write held the list; retrying is safe */
+            /** @description A storage fault; retrying is safe */
             503: {
                 headers: {
                     "retry-after": components["headers"]["RetryAfter"];
@@ -4275,7 +4275,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A storage fault or another large write held a list; retrying is safe */
+            /** @description A storage fault; retrying is safe */
             503: {
                 headers: {
                     "retry-after": components["headers"]["RetryAfter"];
@@ -5355,7 +5355,7 @@ export interface operations {
                         guid: string;
                         recommendations: {
                             guid: string;
-                            /** @description `{recos_url}/v1/r/<block_key>/<guid>?rid=newsletter.<16 base64url>`: the redirect, counted as a click of the newsletter */
+                            /** @description `{recos_url}/v1/r/<block_key>/<guid>?rid=newsletter.<16 base64url>.<tag>`: the redirect with the member's signed id, its first click counted as a click of the newsletter */
                             url: string;
                             title: string;
                             desc: string;
@@ -5371,7 +5371,7 @@ export interface operations {
                         list_id: number;
                         block_key: string;
                         rows: number;
-                        /** @description The recomm_id of every link of the result */
+                        /** @description The request's recomm_id; each member's links carry an id derived from it and the member */
                         rid: string;
                         /** @description Members written so far */
                         members: number;
@@ -5387,7 +5387,7 @@ export interface operations {
                         guid: string;
                         recommendations: {
                             guid: string;
-                            /** @description `{recos_url}/v1/r/<block_key>/<guid>?rid=newsletter.<16 base64url>`: the redirect, counted as a click of the newsletter */
+                            /** @description `{recos_url}/v1/r/<block_key>/<guid>?rid=newsletter.<16 base64url>.<tag>`: the redirect with the member's signed id, its first click counted as a click of the newsletter */
                             url: string;
                             title: string;
                             desc: string;
@@ -5413,7 +5413,7 @@ export interface operations {
                         list_id: number;
                         block_key: string;
                         rows: number;
-                        /** @description The recomm_id of every link of the result */
+                        /** @description The request's recomm_id; each member's links carry an id derived from it and the member */
                         rid: string;
                         /** @description Members written so far */
                         members: number;
