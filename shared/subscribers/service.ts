@@ -105,6 +105,8 @@ export async function listSubscribers(
 }
 
 const clip = (s: string) => (s.length > MAX_ECHO ? `${s.slice(0, MAX_ECHO)}…` : s);
+/** A string as a cause shows it: quoted when empty or space-padded, so the cause never ends in an invisible space. */
+const echo = (s: string) => (s !== '' && s.trim() === s ? clip(s) : JSON.stringify(clip(s)));
 
 /** A short echo of a bad entry: its type, or a string or number itself. */
 function describeEntry(value: unknown): string {
@@ -132,7 +134,7 @@ export async function deleteUsers(clientId: string, body: unknown[]): Promise<nu
     const raw = (entry as { email?: unknown }).email;
     const parsed = v.safeParse(EmailSchema, raw);
     if (parsed.success) emails.add(parsed.output);
-    else errors.push(`email is not valid ${typeof raw === 'string' ? clip(raw) : describeEntry(raw ?? null)}`);
+    else errors.push(`email is not valid ${typeof raw === 'string' ? echo(raw) : describeEntry(raw ?? null)}`);
   });
   if (errors.length > 0) {
     const shown = errors.slice(0, 20).join(', ') + (errors.length > 20 ? `, … (${errors.length - 20} more)` : '');

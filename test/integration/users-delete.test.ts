@@ -57,6 +57,12 @@ describe('POST /v1/users/delete', () => {
     expect(await getSubscriber(client.username, client.defaultListId, 'keep@x.co')).toBeDefined();
   });
 
+  it('quotes an empty or space-padded email in its cause, which then never ends in a space', async () => {
+    const client = await newClient(service);
+    const reply = await request<{ cause: string }>(url(), { method: 'POST', token: client.token, body: [{ email: '' }, { email: ' a@b ' }] });
+    expect(reply.body).toEqual({ status: 400, cause: '2 error(s): email is not valid "", email is not valid " a@b "' });
+  });
+
   it("never deletes another client's subscribers", async () => {
     const a = await newClient(service);
     const b = await newClient(service);
