@@ -76,9 +76,10 @@ export const keys = {
   eventDayCountsPartition: (clientId: string) => `EVDAYS#${clientId}`,
   /**
    * The tags of the stream records the stream consumer applied to a list's counters within one second of their
-   * writes (shared/subscribers/stream-consumer.ts): a retried record is found there and skipped; expires by `ttl`.
+   * writes, in one of 8 slots (shared/subscribers/stream-consumer.ts): a retried record is found there and skipped;
+   * expires by `ttl`.
    */
-  streamApplied: (clientId: string, listId: number, second: number) => ({ pk: `APPLIED#${clientId}#${listId}`, sk: `S#${pad(second, 12)}` }),
+  streamApplied: (clientId: string, listId: number, second: number, slot: number) => ({ pk: `APPLIED#${clientId}#${listId}`, sk: `S#${pad(second, 12)}#${slot}` }),
   /** A pending double opt-in of one email on one form of a client. */
   optinPending: (clientId: string, email: string, formKey: string) => ({ pk: keys.optinPendingPartition(clientId, email), sk: `FORM#${formKey}` }),
   optinPendingPartition: (clientId: string, email: string) => `OPTIN#${clientId}#${email}`,
