@@ -22,6 +22,7 @@ import { jobList, type JobId, type JobTrigger } from '../shared/jobs.js';
 import { fallbackHandler, routeList } from '../shared/routes.js';
 import { CanaryReleases } from './constructs/canary.js';
 import { EventTables } from './constructs/event-tables.js';
+import { dataBuckets } from './constructs/data-buckets.js';
 import { Operations } from './constructs/operations.js';
 import { ServiceFunction, type ServiceResources } from './constructs/service-function.js';
 import { accessLogRetentionDays, reservedConcurrencyOf, routeThrottle, stageThrottle } from './protection.js';
@@ -95,12 +96,11 @@ export class ServiceStack extends Stack {
       ? new kms.Key(this, 'DataKey', { enableKeyRotation: true, description: 'Table and buckets of the newsletter service', removalPolicy: RemovalPolicy.RETAIN })
       : undefined;
     const table = this.table();
-    const { importsBucket, eventsBucket } = this.buckets();
+    const { importsBucket, eventsBucket } = dataBuckets(this, this.dataKey);
     this.topicKey = new kms.Key(this, 'TopicKey', { enableKeyRotation: true, description: 'SNS topics of the newsletter service', removalPolicy: RemovalPolicy.RETAIN });
     for (const service of ['cloudwatch.amazonaws.com', 'ses.amazonaws.com']) {
       this.topicKey.grant(new iam.ServicePrincipal(service), 'kms:Decrypt', 'kms:GenerateDataKey*');
     }
-    this.derivedEventFileRules(eventsBucket);
     const api = this.httpApi(routes);
     const resources = this.resources(table, importsBucket, eventsBucket, api, props.mailFrom ?? this.mailFromParameter());
     const tracking = this.trackingQueue();
@@ -187,56 +187,6 @@ export class ServiceStack extends Stack {
       // Counts, day statistics and subscriber events derive from it (the `tableStream` job).
       dynamoStream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
     });
-  }
-
-  /**
-   * The imports bucket (objects expire after 90 days; every request to it in the server access log) and the
-   * versioned events bucket. With the customer-managed key, both are encrypted with it (S3 Bucket Keys: one KMS
-   * request per object key period, not per object).
-   */
-  private buckets(): { importsBucket: s3.Bucket; eventsBucket: s3.Bucket } {
-    // Server access logs accept SSE-S3 only; kept a year.
-    const accessLogs = new s3.Bucket(this, 'AccessLogs', {
-      encryption: s3.BucketEncryption.S3_MANAGED,
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      enforceSSL: true,
-      removalPolicy: RemovalPolicy.RETAIN,
-      lifecycleRules: [{ expiration: Duration.days(365) }],
-    });
-    nagOk(accessLogs, 'AwsSolutions::AwsSolutions-S1', 'The access-log bucket itself: logging it into itself would loop.');
-    const bucket = (name: string, expireDays?: number, logged = false) =>
-      new s3.Bucket(this, name, {
-        ...(this.dataKey ? { encryption: s3.BucketEncryption.KMS, encryptionKey: this.dataKey, bucketKeyEnabled: true } : { encryption: s3.BucketEncryption.S3_MANAGED }),
-        ...(logged ? { serverAccessLogsBucket: accessLogs, serverAccessLogsPrefix: `${name.toLowerCase()}/` } : {}),
-        blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-        enforceSSL: true,
-        removalPolicy: RemovalPolicy.RETAIN,
-        lifecycleRules: [
-          { abortIncompleteMultipartUploadAfter: Duration.days(1) },
-          ...(expireDays ? [{ expiration: Duration.days(expireDays) }] : []),
-        ],
-      });
-    const importsBucket = bucket('Imports', 90, true);
-    // Newsletter picks' results (shared/picks/objects.ts) are kept a week, as their jobs are.
-    importsBucket.addLifecycleRule({ prefix: 'picks/', expiration: Duration.days(7) });
-    const eventsBucket = bucket('Events');
-    nagOk(eventsBucket, 'AwsSolutions::AwsSolutions-S1', 'Object access is audited with CloudTrail data events where needed; an access-log bucket would itself be unlogged.');
-    // Raw event records are the only copy of what happened: an overwrite or delete keeps the old version for 30 days.
-    (eventsBucket.node.defaultChild as s3.CfnBucket).versioningConfiguration = { status: 'Enabled' };
-    eventsBucket.addLifecycleRule({ noncurrentVersionExpiration: Duration.days(30), expiredObjectDeleteMarker: true });
-    return { importsBucket, eventsBucket };
-  }
-
-  /**
-   * Merge runs of an assembly that crashed; running files of open days and the hours of recent days (rebuilt
-   * from the raw records on demand). Their replaced versions are derived data too: a day's running file is
-   * rewritten on every download that finds new records, so they go after a day, not after the bucket's 30.
-   */
-  private derivedEventFileRules(eventsBucket: s3.Bucket): void {
-    eventsBucket.addLifecycleRule({ prefix: 'tmp/', expiration: Duration.days(2), noncurrentVersionExpiration: Duration.days(1) });
-    for (const prefix of ['partial/', 'partial-raw/', 'hours/', 'hours-raw/']) {
-      eventsBucket.addLifecycleRule({ prefix, expiration: Duration.days(7), noncurrentVersionExpiration: Duration.days(1) });
-    }
   }
 
   private retainedQueue(name: string, props: sqs.QueueProps): sqs.Queue {
@@ -419,7 +369,6 @@ export class ServiceStack extends Stack {
     );
     this.streamFunction = fn;
   }
-
 
   /** A scheduled job: a run that fails all its attempts (or cannot be delivered) lands in a queue with an alarm. */
   private scheduled(job: Job, fn: ServiceFunction, trigger: TriggerOf<'schedule'>): void {
