@@ -376,8 +376,9 @@ describe('URLs, times, envelopes and the library build', () => {
 
   it('builds redirection URLs and JSONP bodies', () => {
     expect(redirectUrl({ baseUrl: 'http://api.example', blockKey: 'k/1', redirHttps: true }, 'abc')).toBe('https://api.example/v1/r/k%2F1/abc?https=1');
-    expect(redirectUrl({ baseUrl: 'http://api.example', blockKey: 'k', redirHttps: true, recommId: 'B.abcdefghijklmnop' }, 'abc')).toBe('https://api.example/v1/r/k/abc?rid=B.abcdefghijklmnop&https=1');
-    expect(redirectUrl({ baseUrl: 'http://api.example', blockKey: 'k', redirHttps: false, recommId: 'default.abcdefghijklmnop' }, 'abc')).toBe('http://api.example/v1/r/k/abc?rid=default.abcdefghijklmnop');
+    // The rid is signed for the block and article (shared/recos/recomm-ids.ts): none without the client's secret.
+    expect(redirectUrl({ baseUrl: 'http://api.example', blockKey: 'k', redirHttps: true, recommId: 'B.abcdefghijklmnop', secret: 's' }, 'abc')).toMatch(/^https:\/\/api\.example\/v1\/r\/k\/abc\?rid=B\.abcdefghijklmnop\.[A-Za-z0-9_-]{16}&https=1$/);
+    expect(redirectUrl({ baseUrl: 'http://api.example', blockKey: 'k', redirHttps: false, recommId: 'default.abcdefghijklmnop' }, 'abc')).toBe('http://api.example/v1/r/k/abc');
     expect(jsonp('a.b', { t: 'x\u2028y' })).toBe('/**/a.b({"t":"x\\u2028y"});');
   });
 
