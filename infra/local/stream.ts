@@ -1,12 +1,6 @@
 /**
- * The table's stream, locally: DynamoDB Local keeps one (ListStreams, DescribeStream, GetShardIterator,
- * GetRecords), and this poller hands its records to the job with the `tableStream` trigger as Lambda's event
- * source mapping does: per shard in order, one batch at a time, up to `batchSize` records of keys with the
- * trigger's sort-key prefix (the mapping's filter), gathered for up to `maxBatchingWindowSeconds`; a partial batch
- * response retries from the first failed record, a failed batch is bisected and retried up to `maxRetryAttempts`
- * times, then logged and kept in `failures` (the on-failure queue). Positions are saved to `positionFile` after
- * each batch, as the mapping's own checkpoint; a record handed over twice is the consumer's to skip.
- * `drain()` (or GET /_local/stream/drain) resolves once every record written before it has been applied.
+ * DynamoDB Local's table stream handed to the `tableStream` job as Lambda's event source mapping does (filter, batch,
+ * window, partial responses, bisect, retries); `drain()` (GET /_local/stream/drain) waits for every earlier write.
  */
 import http from 'node:http';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,6 @@
 /**
- * A list's counts from its items, and the backfill that sets its counters to them (switching a table written before
- * the stream to the stream consumer: docs/operations.md). Reads pages of RECOUNT_PAGE items: DynamoDB Local
- * evaluates a Query without a `Limit` over the whole rest of the partition for every 1 MB page.
+ * A list's counts from its items, and the backfill that sets its counters to them (docs/operations.md). Pages carry a
+ * `Limit`: DynamoDB Local evaluates an unlimited Query over the whole rest of the partition for every page.
  */
 import { queryAll, tableName, transactWrite } from '../db/client.js';
 import { keys } from '../db/keys.js';

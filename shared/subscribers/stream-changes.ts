@@ -1,7 +1,6 @@
 /**
- * What one stream record of a subscriber item changes, from the item's old and new images (pure): the list's
- * counter deltas, the day's statistics and the events (nl_subscribe, nl_unsubscribe, nl_delete), each event
- * carrying the record's id as its hidden id, so a repeat of the record is one event downstream.
+ * What one stream record of a subscriber item changes (pure): the list's counter deltas, the day's statistics and
+ * its events, each with the record's id as its hidden id, so a repeated record is one event downstream.
  */
 import { EVENT_ID_FIELD, type EventRecord } from '../events/types.js';
 import { dailyOfDeletions, dailyOfLine, dayOf, type DailyDeltas } from './daily.js';

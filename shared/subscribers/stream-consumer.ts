@@ -1,8 +1,6 @@
 /**
- * The table stream's consumer: list counters, day statistics and raw events derive from the subscriber items'
- * records (stream-changes.ts). A retried batch applies nothing twice: the transaction that moves counters also
- * adds its records' tags to the list's "applied" item of their second (conditioned on that item's size as read),
- * and a record already tagged is skipped. Lambda's stream events carry no shard id, so no checkpoint per shard.
+ * The table stream's consumer: counters, day statistics and raw events from subscriber records. Exactly once: the
+ * transaction that moves counters also tags its records applied (Lambda's stream events name no shard to checkpoint).
  */
 import { createHash } from 'node:crypto';
 import type { DynamoDBRecord } from 'aws-lambda';

@@ -1,8 +1,6 @@
 /**
- * The request side of the subscriber write path: read the lines' items (strongly consistent), apply the pure rules
- * (rules.ts), and write each item conditioned on the version read, or on its absence for a new address (optimistic
- * locking: no lock, no writer waits for another). A line that loses a race is read and applied again. Counters,
- * day statistics and events derive from the table's stream (stream-consumer.ts); nothing else is written here.
+ * The request side of subscriber writes: read the lines' items, apply rules.ts, write each item conditioned on the
+ * version read (no lock; a line that loses a race is read and applied again). Counts and events: stream-consumer.ts.
  */
 import { backoffMs, executeStatements, faultDetail, isRetryableStorageFault, runPool, sleep, type WriteStatement } from '../db/client.js';
 import { count, logger } from '../observability/index.js';
