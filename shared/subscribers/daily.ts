@@ -1,7 +1,7 @@
 /**
- * A list's changes per UTC day (the statistics of GET /v1/stats/lists/{id}/daily): per list, day and counter
- * shard an item of ADD counters, written by the list writer in the same transaction as the counter shard of
- * the same index (list-writer.ts), so the days sum to exactly what the counters moved.
+ * A list's changes per UTC day (the statistics of GET /v1/stats/lists/{id}/daily): per list, day and shard an
+ * item of ADD counters, added by the stream consumer in the transaction that moves the counters
+ * (stream-consumer.ts), so the days sum to exactly what the counters moved.
  *
  * - `subscribed`: addresses that became subscribed (new, or resubscribed): the nl_subscribe events.
  * - `unsubscribed`: subscribed addresses that became unsubscribed: the nl_unsubscribe events; by cause in
@@ -31,10 +31,8 @@ export const DAILY_NAMES = Object.keys(zeroDaily()) as Array<keyof DailyDeltas>;
 const CAUSES = ['READER', 'PUBLISHER', 'HARD_BOUNCE'] as const;
 
 /**
- * The day's counts of one applied line, from its counter deltas (rules.ts applyLine: the prior state's
- * contribution removed, the new one's added): `subscribed` +1 is a subscription, −1 an unsubscription whose
- * cause is the one counted +1. Pure: the journal keeps only these deltas, and settling a dead writer's entry
- * derives the same day counts from them.
+ * The day's counts of one change, from its counter deltas (the prior state's contribution removed, the new
+ * one's added): `subscribed` +1 is a subscription, −1 an unsubscription whose cause is the one counted +1.
  */
 export function dailyOfLine(d: CounterDeltas, into: DailyDeltas = zeroDaily()): DailyDeltas {
   if (d.subscribed > 0) into.subscribed += 1;
