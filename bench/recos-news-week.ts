@@ -57,7 +57,7 @@ export interface NewsWeekOptions {
 }
 
 /**
- * The calibrated defaults (docs/benchmarks.md "The week scenario"): most
+ * The calibrated defaults (docs/benchmarks.md#recommendation-quality): most
  * read lands at 4–8 % of the held-out clicks (the real log: 2.9 %), because
  * what was read all week is not what a reader clicks at the end of it.
  */

@@ -6,8 +6,7 @@
  * (bench/recos-replay.ts) against most-read and plain item co-visitation
  * computed offline on the same split.
  *
- * Two scenarios (docs/benchmarks.md "The realistic news log", "The week
- * scenario"):
+ * Two scenarios (docs/benchmarks.md#recommendation-quality):
  * - `week` (the default): a week of news (bench/recos-news-week.ts), views
  *   dated by their log time (bench/sim-clock.ts), held-out clicks in the
  *   log's last 24 h. It is the yardstick because it resembles the real click
@@ -41,7 +40,7 @@
  * the readers ask once it has applied every view (and a minute later). The
  * rate at which every view was applied (send + drain) is printed beside it:
  * on this 2-core machine the load, the gateway, the consumer and DynamoDB
- * Local share the CPU (docs/benchmarks.md "The replay's rate").
+ * Local share the CPU (docs/benchmarks.md#recommendation-quality).
  */
 import { generateNewsLog, type NewsLogOptions } from './recos-news-log.js';
 import { generateNewsWeek } from './recos-news-week.js';

@@ -89,7 +89,7 @@ export interface ReplayOptions {
   /**
    * The consumer in a worker thread of its own (bench/job-thread.ts) instead of this one (beside the load and the queue):
    * shows what the request path alone sustains; the consumer then falls behind on 2 cores and the queue drains long after
-   * the replay (docs/benchmarks.md "Where the replay's time went").
+   * the replay (docs/benchmarks.md#recommendation-quality).
    */
   consumerThread?: boolean;
   log?: (line: string) => void;
@@ -216,7 +216,7 @@ async function pool<T>(items: T[], concurrency: number, work: (item: T, index: n
  * (`sockets` at most), for one phase (`close` ends its connections). It is not
  * the service: with fetch (undici, web streams) the client took ≈ 8 % of the
  * CPU of the replay on the machine that also runs the service, DynamoDB Local
- * and the queue (docs/benchmarks.md "Where the replay's time went").
+ * and the queue (docs/benchmarks.md#recommendation-quality).
  */
 export function loadClient(base: string, sockets: number) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });

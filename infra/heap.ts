@@ -10,7 +10,7 @@
  * infra/constructs/service-function.ts), whatever its runtime's bootstrap
  * does, and the local function threads take the same size: with Node's
  * default the tracking queue's consumer thread spent about a tenth of its
- * time in scavenges (docs/benchmarks.md "The replay's rate").
+ * time in scavenges (docs/benchmarks.md#recommendation-quality).
  */
 
 /** A function's memory unless its route or job row says otherwise. */

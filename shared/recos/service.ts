@@ -53,7 +53,7 @@ export const TRACKING_KEY_CACHE_SECONDS = 30;
 /**
  * Tracking key → its client record (both reads of a tracking request), for `TRACKING_KEY_CACHE_SECONDS` of the
  * container's life (the monotonic clock): at a site's rate a warm container reads them once per period, also in the
- * week replay, whose wall clock runs thousands of times fast (docs/benchmarks.md "The replay's rate").
+ * week replay, whose wall clock runs thousands of times fast (docs/benchmarks.md#recommendation-quality).
  */
 const trackingKeys = /* @__PURE__ */ new TtlCache<{ clientId: string; client: Client | undefined }>(10_000, TRACKING_KEY_CACHE_SECONDS * 1000, monotonicMs);
 
