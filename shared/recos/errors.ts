@@ -97,3 +97,11 @@ export class PartialCatalogueWriteError extends RecosError {
     super(retryable ? `Storage error ${what} Retry the request: applying it again is safe.` : `Internal error ${what} It has been logged.`, options);
   }
 }
+
+/** A page view's article update not started: its batch ran out of time (the view is delivered again, nothing of it applied). */
+export class BatchDeadlineError extends RecosError {
+  override name = 'BatchDeadlineError';
+  constructor() {
+    super('not started: the page-view batch ran out of time');
+  }
+}

@@ -17,7 +17,7 @@ import { blockSettings, hostAllowed } from './settings.js';
 import type { BlockSettings, Envelope, Preferences, Variant } from './types.js';
 import { BLOCK_KEY_CACHE_SECONDS, monotonicMs, TtlCache } from './read-cache.js';
 import { checkReaderId } from './reader-ids.js';
-import { consumeViews, enqueueRecoCount, enqueueView } from './view-queue.js';
+import { batchDeadline, consumeViews, enqueueRecoCount, enqueueView } from './view-queue.js';
 import { assignVariant, countedVariant, DEFAULT_VARIANT, HOLDOUT_ALGO, newRecommId, variantSettings } from './experiments.js';
 import { dynamoRecoCounts, firstClick } from './dynamo-reco-counts.js';
 import { verifyRid } from './recomm-ids.js';
@@ -156,9 +156,9 @@ export async function trackView(trackingKey: string, body: TrackBodyOutput, orig
   return { guid: articleGuid(body.url) };
 }
 
-/** The `trackingViews` job: a batch of queued page views applied to the DynamoDB store. */
-export async function applyQueuedViews(event: unknown) {
-  return consumeViews(new DynamoViewStore(), event, dynamoRecoCounts);
+/** The `trackingViews` job: a batch of queued page views applied to the DynamoDB store, within `remainingMs` (its function's remaining time). */
+export async function applyQueuedViews(event: unknown, remainingMs?: number) {
+  return consumeViews(new DynamoViewStore(), event, dynamoRecoCounts, remainingMs === undefined ? undefined : batchDeadline(remainingMs));
 }
 
 /** The `excluded[]` (or `excluded`) values of a raw query string, as canonical URLs or article guids. */

@@ -7,6 +7,7 @@
  * With the same store semantics, applying a batch gives the same records as
  * applying its views one by one in time order (test/unit/recos-view-batch.test.ts).
  */
+import { BatchDeadlineError } from './errors.js';
 import { freshListable } from './settings.js';
 import type { ViewBatchStore } from './port.js';
 import { mergeReader, type ArticleMeta, type PageView } from './tracking.js';
@@ -26,6 +27,8 @@ export type { ArticleViews } from './types.js';
 export interface BatchResult {
   /** Ids of the views whose article update failed: nothing of them was applied, so they can be delivered again. */
   failed: string[];
+  /** Of `failed`, the views whose article update was not started because the batch ran out of time. */
+  deferred: number;
   /** Views counted on an article (deleted articles' views are not). */
   counted: number;
   /** Views of deleted articles (dropped). */
@@ -45,6 +48,21 @@ export interface BatchResult {
   /** Clients whose snapshot rewrite failed in this batch. */
   neighbourFailures: number;
 }
+
+/**
+ * When a batch stops starting work, on `now`'s clock (ms): article updates not started by `articlesBy` are left
+ * for redelivery (nothing of their views applied); reader, co-visit, fresh-list and snapshot writes not started by
+ * `effectsBy` are skipped and counted as lost effects. So a batch answers before its function's timeout, and SQS never
+ * delivers again a view whose article count landed.
+ */
+export interface BatchDeadline {
+  now: () => number;
+  articlesBy: number;
+  effectsBy: number;
+}
+
+/** Articles whose updates start together; the deadline is looked at between them (one BatchGetItem each). */
+const ARTICLE_CHUNK = 100;
 
 /** The fresh list takes at most 100 entries per write (one UpdateExpression stays under DynamoDB's 4 KB). */
 async function addFreshInChunks(store: ViewBatchStore, clientId: string, entries: Array<{ guid: string; published: number }>, now: number): Promise<void> {
@@ -93,6 +111,7 @@ async function applyReaders(
   clientId: string,
   applied: Array<QueuedView & { id: string }>,
   articles: Map<string, Article>,
+  late: () => boolean,
 ): Promise<{ readersWritten: number; readersLost: number; covisits: Map<string, Record<string, number>> }> {
   const views = new Map<string, Array<QueuedView & { id: string }>>();
   for (const item of [...applied].sort((a, b) => a.t - b.t)) {
@@ -108,10 +127,14 @@ async function applyReaders(
   };
   let pending = [...views.keys()];
   let written = 0;
-  let stored = await store.readers(clientId, pending);
+  // A read that fails (or comes too late) loses these readers' reads, counted, as a failed write does: their article counts stand.
+  const read = (o?: { consistent?: boolean }) => (late() ? Promise.resolve(undefined) : store.readers(clientId, pending, o).catch(() => undefined));
+  let stored = await read();
   for (let attempt = 1; pending.length > 0; attempt++) {
+    if (!stored) return { readersWritten: written, readersLost: pending.length, covisits };
+    const before = stored;
     const merged = pending.map((userId) => {
-      const base = stored.get(userId);
+      const base = before.get(userId);
       let reader = base?.reader;
       const pairs: Array<[string, string, number]> = [];
       for (const item of views.get(userId)!) {
@@ -140,13 +163,13 @@ async function applyReaders(
     pending = [...conflicts];
     if (pending.length === 0) break;
     if (attempt >= READER_ATTEMPTS) return { readersWritten: written, readersLost: pending.length, covisits };
-    stored = await store.readers(clientId, pending, { consistent: true });
+    stored = await read({ consistent: true });
   }
   return { readersWritten: written, readersLost: 0, covisits };
 }
 
 /** A batch result with nothing applied. */
-export const emptyResult = (): BatchResult => ({ failed: [], counted: 0, dropped: 0, articles: 0, readers: 0, covisitItems: 0, fresh: 0, lostEffects: 0, neighbourSnapshots: 0, neighbourFailures: 0, popularSnapshots: 0, popularFailures: 0 });
+export const emptyResult = (): BatchResult => ({ failed: [], deferred: 0, counted: 0, dropped: 0, articles: 0, readers: 0, covisitItems: 0, fresh: 0, lostEffects: 0, neighbourSnapshots: 0, neighbourFailures: 0, popularSnapshots: 0, popularFailures: 0 });
 
 /**
  * Applies a batch of queued views (any clients, any order). Per client: the
@@ -156,8 +179,10 @@ export const emptyResult = (): BatchResult => ({ failed: [], counted: 0, dropped
  * order; then the co-visit pairs summed per item; then the articles' first
  * views onto the fresh list.
  */
-export async function applyViewBatch(store: ViewBatchStore, batch: Array<QueuedView & { id: string }>): Promise<BatchResult> {
+export async function applyViewBatch(store: ViewBatchStore, batch: Array<QueuedView & { id: string }>, deadline?: BatchDeadline): Promise<BatchResult> {
   const result = emptyResult();
+  const articlesLate = () => deadline !== undefined && deadline.now() >= deadline.articlesBy;
+  const effectsLate = () => deadline !== undefined && deadline.now() >= deadline.effectsBy;
   const byClient = new Map<string, Array<QueuedView & { id: string }>>();
   for (const item of batch) {
     const list = byClient.get(item.clientId);
@@ -166,11 +191,17 @@ export async function applyViewBatch(store: ViewBatchStore, batch: Array<QueuedV
   }
   for (const [clientId, items] of byClient) {
     const groups = groupByArticle(items);
-    const outcomes = await store.recordViews(clientId, groups);
+    const outcomes: Array<Article | undefined | Error> = [];
+    for (let i = 0; i < groups.length; i += ARTICLE_CHUNK) {
+      const chunk = groups.slice(i, i + ARTICLE_CHUNK);
+      outcomes.push(...(articlesLate() ? chunk.map(() => new BatchDeadlineError()) : await store.recordViews(clientId, chunk)));
+    }
     const articles = new Map<string, Article>();
     const failedGuids = new Set<string>();
+    const deferredGuids = new Set<string>();
     groups.forEach((g, i) => {
       const outcome = outcomes[i];
+      if (outcome instanceof BatchDeadlineError) deferredGuids.add(g.guid);
       if (outcome instanceof Error) failedGuids.add(g.guid);
       else if (outcome) articles.set(g.guid, outcome);
     });
@@ -179,6 +210,7 @@ export async function applyViewBatch(store: ViewBatchStore, batch: Array<QueuedV
       const guid = articleGuid(item.view.url);
       if (failedGuids.has(guid)) {
         result.failed.push(item.id);
+        if (deferredGuids.has(guid)) result.deferred++;
         return false;
       }
       if (!articles.has(guid)) {
@@ -190,7 +222,7 @@ export async function applyViewBatch(store: ViewBatchStore, batch: Array<QueuedV
     result.counted += applied.length;
     if (applied.length === 0) continue;
     const now = Math.max(...applied.map((i) => i.t));
-    const { readersWritten, readersLost, covisits } = await applyReaders(store, clientId, applied, articles);
+    const { readersWritten, readersLost, covisits } = await applyReaders(store, clientId, applied, articles, effectsLate);
     result.readers += readersWritten;
     result.lostEffects += readersLost;
     // An article's first view puts it on the fresh list (exactly one batch sees its views equal to its own count), when a page gave its
@@ -201,6 +233,10 @@ export async function applyViewBatch(store: ViewBatchStore, batch: Array<QueuedV
         return a !== undefined && a.views === g.times.length && g.meta.published !== undefined && freshListable(a.published, now);
       })
       .map((g) => ({ guid: g.guid, published: articles.get(g.guid)!.published }));
+    if (effectsLate()) {
+      result.lostEffects += covisits.size + fresh.length;
+      continue;
+    }
     const [covisitsDone, freshDone] = await Promise.allSettled([covisits.size > 0 ? store.addCovisitCounts(clientId, covisits) : undefined, addFreshInChunks(store, clientId, fresh, now)]);
     if (covisitsDone.status === 'fulfilled') result.covisitItems += covisits.size;
     else result.lostEffects += covisits.size;
@@ -208,7 +244,7 @@ export async function applyViewBatch(store: ViewBatchStore, batch: Array<QueuedV
     else result.lostEffects += fresh.length;
     // Last, from the co-visit counts as they are now: the viewed articles' neighbour snapshots that were due (a derived copy: a failure only
     // means requests on those pages read their neighbours themselves until the article's next batch rewrites it).
-    if (store.refreshNeighbours) {
+    if (store.refreshNeighbours && !effectsLate()) {
       try {
         result.neighbourSnapshots += await store.refreshNeighbours(clientId);
       } catch {
@@ -216,7 +252,7 @@ export async function applyViewBatch(store: ViewBatchStore, batch: Array<QueuedV
       }
     }
     // And the client's popular snapshot when its period is over (also a derived copy: without it, a container's first request queries gsi1).
-    if (store.refreshPopular) {
+    if (store.refreshPopular && !effectsLate()) {
       try {
         if (await store.refreshPopular(clientId)) result.popularSnapshots++;
       } catch {
@@ -226,3 +262,4 @@ export async function applyViewBatch(store: ViewBatchStore, batch: Array<QueuedV
   }
   return result;
 }
+

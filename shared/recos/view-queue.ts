@@ -8,8 +8,19 @@ import { count, logger } from '../observability/index.js';
 import { sendMessage, sqsRecords } from '../queue.js';
 import type { ViewBatchStore } from './port.js';
 import type { PageView } from './tracking.js';
-import { applyViewBatch, emptyResult, type BatchResult, type QueuedView } from './view-batch.js';
+import { applyViewBatch, emptyResult, type BatchDeadline, type BatchResult, type QueuedView } from './view-batch.js';
 import { applyRecoCounts, groupRecoCounts, parseRecoCount, type RecoCount, type RecoCountStore } from './reco-counts.js';
+
+/**
+ * The deadline of a batch given its function's remaining time: a reserve of a sixth of it (at least 5 s) for the
+ * calls in flight and the answer; new article updates within the first third of the rest, so that the readers,
+ * co-visits and snapshots of the views counted (about as many calls again) fit in what is left.
+ */
+export function batchDeadline(remainingMs: number, now: () => number = () => performance.now()): BatchDeadline {
+  const start = now();
+  const budget = remainingMs - Math.max(5_000, remainingMs / 6);
+  return { now, articlesBy: start + budget / 3, effectsBy: start + budget };
+}
 
 /** Message format version: a consumer refuses (dead-letters) versions it does not know. */
 const VERSION = 1;
@@ -61,6 +72,7 @@ export async function consumeViews(
   store: ViewBatchStore,
   event: unknown,
   countStore?: RecoCountStore,
+  deadline?: BatchDeadline,
 ): Promise<BatchResult & { batchItemFailures: Array<{ itemIdentifier: string }>; recoCounts: number }> {
   const records = sqsRecords(event);
   const views: Array<QueuedView & { id: string }> = [];
@@ -77,7 +89,7 @@ export async function consumeViews(
   if (bad.length > 0) logger.error('messages that are neither page views nor recommendation counts', { messageIds: bad.slice(0, 10), count: bad.length });
   const [result, countsFailed] = await Promise.all([
     // A throw of the views' path fails the views only: the counts beside them are applied once (their ADDs would land twice in a whole-batch redelivery).
-    applyViewBatch(store, views).catch((err: unknown) => {
+    applyViewBatch(store, views, deadline).catch((err: unknown) => {
       if (counts.length === 0) throw err;
       logger.error('page-view batch failed; SQS delivers its views again', { error: err as Error, views: views.length });
       return { ...emptyResult(), failed: views.map((v) => v.id) };
@@ -86,7 +98,8 @@ export async function consumeViews(
   ]);
   if (countsFailed.length > 0) logger.warn('recommendation counter updates failed; SQS delivers those counts again', { messages: countsFailed.length });
   count('PageViewsCounted', result.counted);
-  if (result.failed.length > 0) logger.warn('article updates failed; SQS delivers those views again', { views: result.failed.length });
+  if (result.deferred > 0) logger.warn('batch out of time: article updates not started; SQS delivers those views again', { views: result.deferred });
+  if (result.failed.length > result.deferred) logger.warn('article updates failed; SQS delivers those views again', { views: result.failed.length - result.deferred });
   if (result.popularFailures > 0) logger.warn('popular snapshot not rewritten; containers without their own copy query the popularity index', { clients: result.popularFailures });
   if (result.neighbourFailures > 0) logger.warn('neighbour snapshots not rewritten; requests on those pages read their neighbours themselves', { clients: result.neighbourFailures });
   if (result.lostEffects > 0) {

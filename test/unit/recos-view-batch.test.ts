@@ -143,3 +143,50 @@ describe('applyViewBatch: one reader\'s views spread over batches that run at on
     expect(store.covisitMap.get(CLIENT)!.get(articleGuid(url(2)))).toEqual({ [articleGuid(url(1))]: 1 });
   });
 });
+
+describe('applyViewBatch: a batch that runs out of time, then is delivered again (SQS redelivers its failed views)', () => {
+  /** 250 views of 250 articles (three article chunks); a clock that moves 10 ms per look. */
+  const burst = () => Array.from({ length: 250 }, (_, i) => ({ id: `v${i}`, clientId: CLIENT, view: { userId: `r${i % 50}`, url: url(i) }, t: NOW + i }));
+  const ticking = () => {
+    let ms = 0;
+    return () => (ms += 10);
+  };
+
+  it('starts no article update after articlesBy: those views are failed (deferred), nothing of them applied, and their redelivery counts every view exactly once', async () => {
+    const store = new MemoryStore();
+    const list = burst();
+    // The first chunk starts in time, the next ones do not.
+    const first = await applyViewBatch(store, list, { now: ticking(), articlesBy: 15, effectsBy: 1_000_000 });
+    expect(first.counted).toBe(100);
+    expect(first.deferred).toBe(150);
+    expect(first.failed).toHaveLength(150);
+    const applied = [...store.articleMap.get(CLIENT)!.values()];
+    expect(applied.reduce((s, a) => s + a.views, 0)).toBe(100);
+    const failed = new Set(first.failed);
+    const again = await applyViewBatch(store, list.filter((v) => failed.has(v.id)));
+    expect(again.failed).toEqual([]);
+    const articles = [...store.articleMap.get(CLIENT)!.values()];
+    expect(articles).toHaveLength(250);
+    expect(articles.every((a) => a.views === 1)).toBe(true);
+    // Each reader's reads, across both deliveries, are on its item once.
+    const reads = [...store.readerMap.get(CLIENT)!.values()].reduce((s, r) => s + r.reads.length, 0);
+    expect(reads).toBe(250);
+  });
+
+  it('writes no reader, co-visit or fresh entry after effectsBy: the views stay counted (not failed, so never counted twice), the skipped writes counted as lost', async () => {
+    const store = new MemoryStore();
+    const result = await applyViewBatch(store, burst(), { now: ticking(), articlesBy: 1_000_000, effectsBy: 0 });
+    expect(result).toMatchObject({ failed: [], counted: 250, readers: 0 });
+    expect(result.lostEffects).toBeGreaterThan(0);
+    expect(store.readerMap.get(CLIENT)?.size ?? 0).toBe(0);
+  });
+
+  it('a failed read of the readers loses their reads (counted) instead of failing the batch: its counted views are never delivered again (regression: the throw failed the whole batch)', async () => {
+    const store = new MemoryStore();
+    const failing = Object.assign(store, {
+      readers: () => Promise.reject(new Error('ProvisionedThroughputExceededException')),
+    });
+    const result = await applyViewBatch(failing, burst());
+    expect(result).toMatchObject({ failed: [], counted: 250, readers: 0, lostEffects: 50 });
+  });
+});
