@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { consoleEnv, loggedInvoke } from './console.js';
 import { applyEnv, envForOtherProcesses, localNames, localServiceEnv } from './env.js';
+import { startJobThread, type JobThread } from './job-thread.js';
 import { ensureBuckets, ensureTable, isPortFree, startDynamoLocal, startS3Emulator, type Running } from './services.js';
 
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
@@ -13,6 +14,12 @@ const port = Number(process.env.PORT ?? 3000);
 const dynamoPort = Number(process.env.DYNAMODB_PORT ?? 8000);
 const s3Port = Number(process.env.S3_PORT ?? 4569);
 const running: Running[] = [];
+
+/** LOCAL_QUEUE_CONCURRENCY, a whole number from 1 (default 2). */
+function localConcurrency(): number {
+  const given = Number(process.env.LOCAL_QUEUE_CONCURRENCY ?? 2);
+  return Number.isInteger(given) && given >= 1 ? given : 2;
+}
 
 async function stopAll(code: number): Promise<never> {
   await Promise.allSettled(running.reverse().map((r) => r.stop()));
@@ -38,10 +45,16 @@ async function main() {
   // One line per request and per job run; the handlers' Powertools logs with LOG_FORMAT=json (infra/local/console.ts).
   applyEnv({ ...serviceEnv, ...consoleEnv() });
   // The SQS queues of the jobs (page views) with their pollers, on a free port: before any handler is loaded.
+  // Their consumers run in a worker thread of their own (./job-thread.ts), started once the environment is complete,
+  // at most LOCAL_QUEUE_CONCURRENCY batches of a queue at once (on this machine's cores; what waits is not yet received).
   const { startLocalQueues } = await import('./queues.js');
-  const queues = await startLocalQueues({ invoke: loggedInvoke(async (job, event) => (await import('./jobs.js')).invokeJob(job, event)) });
+  const thread: { current?: JobThread } = {};
+  const queues = await startLocalQueues({ invoke: loggedInvoke((job, event) => thread.current!.invoke(job, event)), maxConcurrency: localConcurrency() });
   running.push(queues);
   applyEnv(queues.env, { override: true });
+  const jobThread = await startJobThread();
+  thread.current = jobThread;
+  running.push({ endpoint: 'job thread', stop: () => jobThread.stop() });
   await ensureTable(dynamo.endpoint, localNames.TABLE_NAME);
   await ensureBuckets(s3.endpoint, [localNames.IMPORTS_BUCKET, localNames.EVENTS_BUCKET]);
   // The table's stream → counts, day statistics and subscriber events (its position kept beside the data).
