@@ -63,6 +63,8 @@ export interface BatchDeadline {
 
 /** Articles whose updates start together; the deadline is looked at between them (one BatchGetItem each). */
 const ARTICLE_CHUNK = 100;
+/** Likewise readers written and co-visit items updated together. */
+const EFFECT_CHUNK = 100;
 
 /** The fresh list takes at most 100 entries per write (one UpdateExpression stays under DynamoDB's 4 KB). */
 async function addFreshInChunks(store: ViewBatchStore, clientId: string, entries: Array<{ guid: string; published: number }>, now: number): Promise<void> {
@@ -127,11 +129,12 @@ async function applyReaders(
   };
   let pending = [...views.keys()];
   let written = 0;
+  let lost = 0;
   // A read that fails (or comes too late) loses these readers' reads, counted, as a failed write does: their article counts stand.
   const read = (o?: { consistent?: boolean }) => (late() ? Promise.resolve(undefined) : store.readers(clientId, pending, o).catch(() => undefined));
   let stored = await read();
   for (let attempt = 1; pending.length > 0; attempt++) {
-    if (!stored) return { readersWritten: written, readersLost: pending.length, covisits };
+    if (!stored) return { readersWritten: written, readersLost: lost + pending.length, covisits };
     const before = stored;
     const merged = pending.map((userId) => {
       const base = before.get(userId);
@@ -145,15 +148,21 @@ async function applyReaders(
       }
       return { write: { reader: reader!, version: base?.version }, pairs };
     });
-    let conflicts: Set<string>;
-    try {
-      conflicts = new Set(await store.putReaders(clientId, merged.map((m) => m.write)));
-    } catch {
-      // Not written (or not known to be): counted as lost effects, as before; the article counts stand.
-      return { readersWritten: written, readersLost: pending.length, covisits };
+    const conflicts = new Set<string>();
+    const unwritten = new Set<string>();
+    for (let i = 0; i < merged.length; i += EFFECT_CHUNK) {
+      const chunk = merged.slice(i, i + EFFECT_CHUNK);
+      try {
+        if (late()) throw new BatchDeadlineError();
+        for (const userId of await store.putReaders(clientId, chunk.map((m) => m.write))) conflicts.add(userId);
+      } catch {
+        // Not written (or not known to be), or too late: counted as lost effects; the article counts stand.
+        for (const m of chunk) unwritten.add(m.write.reader.userId);
+      }
     }
+    lost += unwritten.size;
     for (const m of merged) {
-      if (conflicts.has(m.write.reader.userId)) continue;
+      if (conflicts.has(m.write.reader.userId) || unwritten.has(m.write.reader.userId)) continue;
       written++;
       for (const [a, b, w] of m.pairs) {
         bump(a, b, w);
@@ -162,10 +171,10 @@ async function applyReaders(
     }
     pending = [...conflicts];
     if (pending.length === 0) break;
-    if (attempt >= READER_ATTEMPTS) return { readersWritten: written, readersLost: pending.length, covisits };
+    if (attempt >= READER_ATTEMPTS) return { readersWritten: written, readersLost: lost + pending.length, covisits };
     stored = await read({ consistent: true });
   }
-  return { readersWritten: written, readersLost: 0, covisits };
+  return { readersWritten: written, readersLost: lost, covisits };
 }
 
 /** A batch result with nothing applied. */
@@ -233,13 +242,17 @@ export async function applyViewBatch(store: ViewBatchStore, batch: Array<QueuedV
         return a !== undefined && a.views === g.times.length && g.meta.published !== undefined && freshListable(a.published, now);
       })
       .map((g) => ({ guid: g.guid, published: articles.get(g.guid)!.published }));
-    if (effectsLate()) {
-      result.lostEffects += covisits.size + fresh.length;
-      continue;
-    }
-    const [covisitsDone, freshDone] = await Promise.allSettled([covisits.size > 0 ? store.addCovisitCounts(clientId, covisits) : undefined, addFreshInChunks(store, clientId, fresh, now)]);
-    if (covisitsDone.status === 'fulfilled') result.covisitItems += covisits.size;
-    else result.lostEffects += covisits.size;
+    const addCovisits = async () => {
+      const items = [...covisits];
+      for (let i = 0; i < items.length; i += EFFECT_CHUNK) {
+        const chunk = items.slice(i, i + EFFECT_CHUNK);
+        const done = !effectsLate() && (await store.addCovisitCounts(clientId, new Map(chunk)).then(() => true, () => false));
+        if (done) result.covisitItems += chunk.length;
+        else result.lostEffects += chunk.length;
+      }
+    };
+    const addFresh = () => (effectsLate() ? Promise.reject(new BatchDeadlineError()) : addFreshInChunks(store, clientId, fresh, now));
+    const [, freshDone] = await Promise.allSettled([addCovisits(), addFresh()]);
     if (freshDone.status === 'fulfilled') result.fresh += fresh.length;
     else result.lostEffects += fresh.length;
     // Last, from the co-visit counts as they are now: the viewed articles' neighbour snapshots that were due (a derived copy: a failure only

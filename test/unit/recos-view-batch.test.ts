@@ -181,6 +181,23 @@ describe('applyViewBatch: a batch that runs out of time, then is delivered again
     expect(store.readerMap.get(CLIENT)?.size ?? 0).toBe(0);
   });
 
+  it('stops writing readers once effectsBy has passed, between writes of 100: those written keep their reads, the rest are counted as lost', async () => {
+    const store = new MemoryStore();
+    let ms = 0;
+    // Each write of readers takes 100 ms on this clock.
+    const slow = Object.assign(store, {
+      putReaders: async (clientId: string, writes: Parameters<MemoryStore['putReaders']>[1]) => {
+        const out = await MemoryStore.prototype.putReaders.call(store, clientId, writes);
+        ms += 100;
+        return out;
+      },
+    });
+    const list = Array.from({ length: 250 }, (_, i) => ({ id: `v${i}`, clientId: CLIENT, view: { userId: `reader${i}`, url: url(i % 7) }, t: NOW + i }));
+    const result = await applyViewBatch(slow, list, { now: () => ms, articlesBy: 1_000_000, effectsBy: 150 });
+    expect(result).toMatchObject({ failed: [], counted: 250, readers: 200, lostEffects: 50 });
+    expect(store.readerMap.get(CLIENT)!.size).toBe(200);
+  });
+
   it('a failed read of the readers loses their reads (counted) instead of failing the batch: its counted views are never delivered again (regression: the throw failed the whole batch)', async () => {
     const store = new MemoryStore();
     const failing = Object.assign(store, {
