@@ -19,7 +19,7 @@ import type { InvalidSubmissionError } from '../optin/errors.js';
 import type { RateLimitedError } from '../ratelimit/errors.js';
 import type { UnknownWebhookError, WebhookLimitError } from '../webhooks/errors.js';
 import type { UnknownReaderError } from '../readers/errors.js';
-import type { InvalidPicksRequestError, UnknownPicksJobError } from '../picks/errors.js';
+import type { UnknownPicksJobError } from '../picks/errors.js';
 import type {
   InvalidBlockSettingsError,
   InvalidRecosRequestError,
@@ -92,7 +92,6 @@ export const errorTable: Readonly<Record<string, Answer>> = {
   UnknownFileError: answer<UnknownFileError>(404),
   // picks
   UnknownPicksJobError: answer<UnknownPicksJobError>(404),
-  InvalidPicksRequestError: answer<InvalidPicksRequestError>(400),
   // recos
   UnknownBlockKeyError: answer<UnknownBlockKeyError>(404),
   UnknownTrackingKeyError: answer<UnknownTrackingKeyError>(404),

@@ -52,6 +52,18 @@ export function emailProblem(address: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The rule as a JSON Schema for the API document (an address as sent, without surrounding spaces):
+ * a Dot-string of at most 64 characters, then LDH labels with a dot, the last not all digits.
+ */
+export const EMAIL_DOC = {
+  type: 'string',
+  format: 'email',
+  minLength: 5,
+  maxLength: MAX_EMAIL_LENGTH,
+  pattern: `^(?=[^@]{1,${MAX_LOCAL_LENGTH}}@)${ATOM}(?:\\.${ATOM})*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+(?![0-9]+$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`,
+} as const;
+
 /** True when `address` (trimmed) follows the rule. */
 export const isEmail = (address: string): boolean => emailProblem(address.trim()) === undefined;
 

@@ -7,8 +7,3 @@ export class UnknownPicksJobError extends Error {
     super(`Unknown newsletter-picks job ${jobId}`);
   }
 }
-
-/** A request the route's schema cannot refuse alone (a parameter required unless another is given). */
-export class InvalidPicksRequestError extends Error {
-  override name = 'InvalidPicksRequestError';
-}

@@ -83,10 +83,10 @@ export async function createPicksJob(plan: PicksPlan): Promise<PicksJobView> {
   return view(job);
 }
 
-/** A job of the client's list (404 for another client's or list's, or an unknown id), with its result's presigned URL once done. */
-export async function getPicksJob(clientId: string, listId: number, jobId: string): Promise<PicksJobView> {
+/** A job of the client's list and block (404 for another client's, list's or block's, or an unknown id), with its result's presigned URL once done. */
+export async function getPicksJob(clientId: string, listId: number, blockKey: string, jobId: string): Promise<PicksJobView> {
   const job = await readJob(clientId, jobId);
-  if (!job || job.listId !== listId) throw new UnknownPicksJobError(jobId);
+  if (!job || job.listId !== listId || job.blockKey !== blockKey) throw new UnknownPicksJobError(jobId);
   return view(await failedIfStalled(clientId, job));
 }
 

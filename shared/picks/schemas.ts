@@ -5,8 +5,8 @@ import { IntParam } from '../params.js';
 export const MAX_PICKS_ROWS = 20;
 
 export const PicksQuerySchema = v.object({
-  job: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{16}$/, 'must be a job id'), v.description('A job of this list (the Location of a 202): answers the job instead; the other parameters are not needed'))),
-  block_key: v.optional(v.pipe(v.string(), v.minLength(1, 'must be a block key'), v.maxLength(128, 'must be a block key'), v.description("A block key of the caller's client: its ranking, hosts and redirects (required without `job`)"))),
+  job: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{16}$/, 'must be a job id'), v.description('A job of this list and block (the Location of a 202): answers the job instead; `rows` and `async` are not needed'))),
+  block_key: v.pipe(v.string(), v.minLength(1, 'must be a block key'), v.maxLength(128, 'must be a block key'), v.description("A block key of the caller's client: its ranking, hosts and redirects (with `job`: the job's block)")),
   rows: IntParam(1, MAX_PICKS_ROWS, `Picks per member, 1 to ${MAX_PICKS_ROWS}; default the block's \`rows\` (at most ${MAX_PICKS_ROWS})`),
   async: v.optional(
     v.pipe(

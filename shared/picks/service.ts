@@ -5,7 +5,6 @@
  */
 import { config } from '../config.js';
 import { subscribedCount } from '../subscribers/index.js';
-import { InvalidPicksRequestError } from './errors.js';
 import { createPicksJob, type PicksJobView } from './jobs.js';
 import { planPicks, runPicks, type PicksLine } from './picks.js';
 
@@ -25,7 +24,7 @@ const DIRECT_PAGE_MEMBERS = 100;
 export interface PicksRequest {
   clientId: string;
   listId: number;
-  blockKey: string | undefined;
+  blockKey: string;
   rows?: number;
   async?: boolean;
   baseUrl: string;
@@ -33,7 +32,6 @@ export interface PicksRequest {
 
 /** The lines of every subscribed member, or the job that will write them. */
 export async function newsletterPicks(q: PicksRequest): Promise<{ lines: PicksLine[] } | { job: PicksJobView }> {
-  if (!q.blockKey) throw new InvalidPicksRequestError('query.block_key: is required');
   const plan = await planPicks(q.clientId, q.listId, q.blockKey, q.rows);
   const directMax = Math.min(config.picksDirectMaxMembers, Math.floor(DIRECT_MAX_PICKS / plan.rows));
   if (q.async || (await subscribedCount(q.clientId, q.listId)) > directMax) return { job: await createPicksJob(plan) };

@@ -1,6 +1,6 @@
 /** Shapes of the reader routes: links' path parameters (checked by the link itself, so plain strings here) and the export. */
 import * as v from 'valibot';
-import { emailSchema } from '../mail/address.js';
+import { EMAIL_DOC, emailSchema } from '../mail/address.js';
 
 const segment = v.pipe(v.string(), v.maxLength(600, 'is not part of a reader link'));
 export const UnsubscribeParamsSchema = v.object({ client_id: segment, list_id: segment, address: segment, token: segment });
@@ -16,7 +16,7 @@ export const PreferencesBodyDoc = v.object({
   action: v.optional(v.picklist(['save', 'unsubscribe_all'])),
 });
 
-export const ExportQuerySchema = v.object({ email: emailSchema() });
+export const ExportQuerySchema = v.object({ email: v.pipe(emailSchema(), v.metadata({ openapi: { ...EMAIL_DOC, description: 'The reader\'s address (docs/api.md, "Email addresses")' } })) });
 
 const ConsentSchema = v.object({
   at: v.string(),

@@ -137,6 +137,9 @@ export const RecommendationsQuerySchema = v.object({
       v.description('URL of the page being read; takes precedence over the referer header (browsers send only the origin cross-site)'),
       v.maxLength(2048, 'must be at most 2048 characters'),
       v.check((url) => canonicalUrl(url) !== undefined, 'must be an absolute http(s) URL'),
+      v.metadata({
+        openapi: { type: 'string', format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@]', minLength: 8, maxLength: 2048, description: 'URL of the page being read (absolute http(s), no user or password); takes precedence over the referer header (browsers send only the origin cross-site)' },
+      }),
     ),
   ),
   format: v.optional(v.picklist(['smart-section', 'legacy'], 'must be smart-section or legacy')),

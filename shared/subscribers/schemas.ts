@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { isWellFormed } from '../db/storable.js';
-import { emailSchema } from '../mail/address.js';
+import { EMAIL_DOC, emailSchema } from '../mail/address.js';
 
 /** A count in a response: a non-negative integer. */
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
@@ -134,7 +134,7 @@ export const SubscriberOutputSchema = v.object({
 });
 
 /** The users/delete body as the API description shows it. */
-export const UsersDeleteBodyDoc = v.pipe(v.array(v.object({ email: v.pipe(v.string(), v.maxLength(254)) })), v.minLength(1), v.maxLength(MAX_LINES));
+export const UsersDeleteBodyDoc = v.pipe(v.array(v.object({ email: v.pipe(v.string(), v.metadata({ openapi: EMAIL_DOC })) })), v.minLength(1), v.maxLength(MAX_LINES));
 
 /** Body of POST /v1/users/delete: `[{email}]` (spec 4.2); entries are checked one by one so every bad one is named. */
 export const UsersDeleteBodySchema = v.pipe(

@@ -34,6 +34,7 @@ interface Line {
 }
 interface Job {
   job_id: string;
+  block_key: string;
   status: string;
   members: number;
   rid: string;
@@ -69,7 +70,7 @@ async function runJob(clientId: string, job: Job): Promise<Job> {
     await s3.send(new HeadObjectCommand({ Bucket: config.importsBucket, Key: key }));
     await invokeJob(worker, { Records: [{ eventName: 'ObjectCreated:Put', s3: { bucket: { name: config.importsBucket }, object: { key } } }] });
     const client = clients.get(clientId)!;
-    const now = await request<Job>(picksUrl(client.defaultListId, `job=${job.job_id}`), { token: client.token });
+    const now = await request<Job>(picksUrl(client.defaultListId, `block_key=${job.block_key}&job=${job.job_id}`), { token: client.token });
     expect(now.status, now.text).toBe(200);
     if (now.body.status === 'done' || now.body.status === 'failed') return now.body;
   }
@@ -190,7 +191,9 @@ describe('GET /v1/newsletters/lists/{list_id}/recommendations', () => {
     process.env.PICKS_DIRECT_MAX_MEMBERS = '2';
     const accepted = await request<Job>(picksUrl(client.defaultListId, `block_key=${block}`), { token: client.token });
     expect(accepted.status, accepted.text).toBe(202);
-    expect(accepted.headers.get('location')).toBe(`/v1/newsletters/lists/${client.defaultListId}/recommendations?job=${accepted.body.job_id}`);
+    // The Location carries the block: block_key is required on every request, a job's poll included (docs/api.md).
+    expect(accepted.headers.get('location')).toBe(`/v1/newsletters/lists/${client.defaultListId}/recommendations?block_key=${block}&job=${accepted.body.job_id}`);
+    expect((await request<Job>(`${service.url}${accepted.headers.get('location')}`, { token: client.token })).body).toMatchObject({ job_id: accepted.body.job_id, block_key: block });
     expect(accepted.body).toMatchObject({ status: 'queued', members: 0, result_url: null });
     expect(accepted.body.rid).toMatch(/^newsletter\.[A-Za-z0-9_-]{16}$/);
     const done = await runJob(client.username, accepted.body);
@@ -205,8 +208,12 @@ describe('GET /v1/newsletters/lists/{list_id}/recommendations', () => {
     expect(ids.some((set) => [...set].some((id) => directIds.has(id)))).toBe(false);
     // Another client cannot see the job.
     const other = await newClient(service);
-    expect((await request(picksUrl(other.defaultListId, `job=${done.job_id}`), { token: other.token })).status).toBe(404);
-    expect((await request(picksUrl(client.defaultListId, `job=${done.job_id}`))).status).toBe(401);
+    expect((await request(picksUrl(other.defaultListId, `block_key=${block}&job=${done.job_id}`), { token: other.token })).status).toBe(404);
+    expect((await request(picksUrl(client.defaultListId, `block_key=${block}&job=${done.job_id}`))).status).toBe(401);
+    // Nor does another block of the client, and a poll without the block is refused as the document says.
+    const otherBlock = await createBlock(client.username);
+    expect((await request(picksUrl(client.defaultListId, `block_key=${otherBlock}&job=${done.job_id}`), { token: client.token })).status).toBe(404);
+    expect((await request<ErrorBody>(picksUrl(client.defaultListId, `job=${done.job_id}`), { token: client.token })).body).toEqual({ status: 400, cause: 'query.block_key: is required' });
   });
 
   it('writes a job over several invocations (a part each) and joins the parts into one file in list order', async () => {
@@ -250,7 +257,7 @@ describe('GET /v1/newsletters/lists/{list_id}/recommendations', () => {
     expect(kill.killed).toBe(true);
     // Lambda's retry of the same event finds the step taken and does nothing.
     await invokeJob(worker, event);
-    const poll = () => request<Job>(picksUrl(client.defaultListId, `job=${accepted.body.job_id}`), { token: client.token });
+    const poll = () => request<Job>(picksUrl(client.defaultListId, `block_key=${block}&job=${accepted.body.job_id}`), { token: client.token });
     expect((await poll()).body).toMatchObject({ status: 'running', error: null });
     process.env.PICKS_STALL_SECONDS = '1';
     await new Promise((done) => setTimeout(done, 1_100));
@@ -266,7 +273,7 @@ describe('GET /v1/newsletters/lists/{list_id}/recommendations', () => {
     const { client, block } = await fixture();
     const accepted = await request<Job>(picksUrl(client.defaultListId, `block_key=${block}&async=true`), { token: client.token });
     expect(accepted.status).toBe(202);
-    const poll = () => request<ErrorBody>(picksUrl(client.defaultListId, `job=${accepted.body.job_id}`), { token: client.token });
+    const poll = () => request<ErrorBody>(picksUrl(client.defaultListId, `block_key=${block}&job=${accepted.body.job_id}`), { token: client.token });
     expect((await poll()).status).toBe(200);
     // DynamoDB deletes expired items late: the item is still there, its ttl a second past.
     await ddb.send(new UpdateCommand({ TableName: tableName(), Key: keys.picksJob(client.username, accepted.body.job_id), UpdateExpression: 'SET #ttl = :past', ExpressionAttributeNames: { '#ttl': 'ttl' }, ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 1 } }));
@@ -306,7 +313,7 @@ describe('GET /v1/newsletters/lists/{list_id}/recommendations', () => {
       const reply = await request<ErrorBody>(picksUrl(client.defaultListId, query), { token: client.token });
       expect(reply.body, query).toEqual({ status: 400, cause });
     }
-    expect((await request<ErrorBody>(picksUrl(client.defaultListId, 'job=AAAAAAAAAAAAAAAA'), { token: client.token })).body).toEqual({ status: 404, cause: 'Unknown newsletter-picks job AAAAAAAAAAAAAAAA' });
-    expect((await request<ErrorBody>(picksUrl(client.defaultListId, 'job=short'), { token: client.token })).body).toEqual({ status: 400, cause: 'query.job: must be a job id' });
+    expect((await request<ErrorBody>(picksUrl(client.defaultListId, `block_key=${block}&job=AAAAAAAAAAAAAAAA`), { token: client.token })).body).toEqual({ status: 404, cause: 'Unknown newsletter-picks job AAAAAAAAAAAAAAAA' });
+    expect((await request<ErrorBody>(picksUrl(client.defaultListId, `block_key=${block}&job=short`), { token: client.token })).body).toEqual({ status: 400, cause: 'query.job: must be a job id' });
   });
 });

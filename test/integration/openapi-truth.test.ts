@@ -39,6 +39,33 @@ describe('the OpenAPI document is what the server does', () => {
     expect(['https://x.example/a.csv', '0', '', 'ftp://x.example/a'].map((u) => accepts(importUrl, u))).toEqual([true, false, false, false]);
   });
 
+  it('documents the emails of users/export and users/delete and a page_url by the rules the server holds them to', async () => {
+    const exportEmail = param('/v1/users/export', 'get', 'email');
+    const deleteEmail = (doc.paths['/v1/users/delete'].post.requestBody!.content['application/json'].schema as { items: { properties: Record<string, object> } }).items.properties.email;
+    const emails = ['reader@example.com', 'First.Last+tag@sub.example.org', '', '0', 'a@b', 'a@b.12', 'a..b@example.com', '"q"@example.com', `${'x'.repeat(65)}@example.com`];
+    const expected = [true, true, false, false, false, false, false, false, false];
+    expect(emails.map((e) => accepts(exportEmail, e))).toEqual(expected);
+    expect(emails.map((e) => accepts(deleteEmail, e))).toEqual(expected);
+    const pageUrl = param('/v1/clients/{block_key}/users/{user_id}/recommendations', 'get', 'page_url');
+    expect(['https://news.example/a', 'http://news.example/', '0', '', 'ftp://news.example/a', '/a'].map((u) => accepts(pageUrl, u))).toEqual([true, true, false, false, false, false]);
+    // The server agrees on each side of the line.
+    const client = await newClient(service);
+    for (const [email, ok] of emails.map((e, i) => [e, expected[i]] as const)) {
+      const exported = await request(`${service.url}/v1/users/export?email=${encodeURIComponent(email)}`, { token: client.token });
+      expect(exported.status, email).toBe(ok ? 404 : 400);
+      const deleted = await request(`${service.url}/v1/users/delete`, { method: 'POST', token: client.token, body: [{ email }] });
+      expect(deleted.status, email).toBe(ok ? 200 : 400);
+    }
+  });
+
+  it('documents block_key as required on newsletter picks, a job poll included, as the server holds it', async () => {
+    const picks = doc.paths['/v1/newsletters/lists/{list_id}/recommendations'].get.parameters!.find((p) => p.name === 'block_key') as Param & { required: boolean };
+    expect(picks.required).toBe(true);
+    const client = await newClient(service);
+    const reply = await request<{ cause: string }>(`${service.url}/v1/newsletters/lists/${client.defaultListId}/recommendations?job=AAAAAAAAAAAAAAAA`, { token: client.token });
+    expect([reply.status, reply.body.cause]).toEqual([400, 'query.block_key: is required']);
+  });
+
   it("describes the JSON 400 of a reader link POST whose token is too long to be one", async () => {
     const res = await request(`${service.url}/v1/readers/preferences/someone/${'a'.repeat(10)}/${'t'.repeat(700)}`, { method: 'POST', raw: 'x=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect([res.status, res.headers.get('content-type')]).toEqual([400, expect.stringContaining('application/json')]);
