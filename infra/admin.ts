@@ -49,6 +49,13 @@ const usage = `Usage: npm run admin -- <command> [options]
   backfill-global-forms <username>           sets the lists the preference centre offers from the
                                              client's global forms made before it kept them (one
                                              Scan of the table; run once after upgrading)
+  set-branding <username> [--name TEXT] [--logo URL] [--colour #rrggbb] [--address TEXT]
+               [--privacy URL] [--remove logo,colour,address,privacy,name]
+                                             what the reader pages and opt-in emails show of the
+                                             publisher: display name (else the username), logo (https,
+                                             loaded by the reader's browser only), brand colour, postal
+                                             address (line breaks kept), privacy-policy URL (https);
+                                             changes only the given settings; prints the branding
   show-client <username>                     prints the client (without its key hash), with its
                                              feed's last poll (status, error, counts)`;
 
@@ -58,6 +65,33 @@ function settingsJson(text: string): unknown {
   } catch {
     throw new Error('--settings: not valid JSON');
   }
+}
+
+/** The set-branding flags and the branding setting each one sets. */
+const BRANDING_FLAGS = { name: 'displayName', logo: 'logoUrl', colour: 'brandColour', address: 'postalAddress', privacy: 'privacyUrl' } as const;
+type BrandingFlag = keyof typeof BRANDING_FLAGS;
+
+/** The settings given to set-branding, checked by the schema that stores them; an error names the flag and what is wrong. */
+async function brandingArgs(values: Partial<Record<BrandingFlag | 'color' | 'remove', string>>) {
+  const v = await import('valibot');
+  const { BrandingSchema } = await import('../shared/clients/branding.js');
+  const flags = Object.keys(BRANDING_FLAGS) as BrandingFlag[];
+  if (values.color !== undefined) values.colour ??= values.color;
+  const set: Record<string, string> = {};
+  for (const flag of flags) if (values[flag] !== undefined) set[BRANDING_FLAGS[flag]] = values[flag];
+  const parsed = v.safeParse(BrandingSchema, set);
+  if (!parsed.success) {
+    const field = parsed.issues[0].path?.[0]?.key;
+    const flag = flags.find((f) => BRANDING_FLAGS[f] === field);
+    throw new Error(`--${flag}: ${parsed.issues[0].message} (got ${JSON.stringify(values[flag!])})`);
+  }
+  const RemoveSchema = v.array(v.picklist(flags, `--remove: each setting is one of ${flags.join(', ')}`));
+  const remove = v.safeParse(RemoveSchema, values.remove === undefined ? [] : values.remove.split(',').map((s) => s.trim()));
+  if (!remove.success) throw new Error(`${remove.issues[0].message} (got ${JSON.stringify(values.remove)})`);
+  const both = remove.output.find((flag) => values[flag] !== undefined);
+  if (both) throw new Error(`--${both} and --remove ${both}: give one of them`);
+  if (Object.keys(set).length === 0 && remove.output.length === 0) throw new Error(`set-branding needs at least one of ${flags.map((f) => `--${f}`).join(', ')} or --remove`);
+  return { set: parsed.output, remove: remove.output.map((flag) => BRANDING_FLAGS[flag]) };
 }
 
 function loadEnvironment() {
@@ -87,6 +121,13 @@ async function main(argv: string[]) {
       off: { type: 'boolean' },
       rotate: { type: 'boolean' },
       'grace-days': { type: 'string' },
+      name: { type: 'string' },
+      logo: { type: 'string' },
+      colour: { type: 'string' },
+      color: { type: 'string' },
+      address: { type: 'string' },
+      privacy: { type: 'string' },
+      remove: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -171,6 +212,11 @@ async function main(argv: string[]) {
     }
     case 'backfill-global-forms':
       return print({ username, global_form_lists: await clients.backfillGlobalFormLists(username) });
+    case 'set-branding': {
+      const { set, remove } = await brandingArgs(values);
+      const branding = await clients.setBranding(username, set, remove);
+      return print({ username, branding });
+    }
     case 'show-client': {
       const { apiKeyHash: _hidden, ...client } = await clients.requireClient(username);
       return print({ ...client, ...(client.globalFormLists ? { globalFormLists: [...client.globalFormLists].sort((a, b) => a - b) } : {}) });

@@ -4,6 +4,7 @@ import { batchGet, ddb, queryAll, tableName } from '../db/client.js';
 import { keys, type KeyKind } from '../db/keys.js';
 import { hashApiKey, newPublicKey, newSecret } from '../auth/secrets.js';
 import { createList, getList } from '../lists/lists.js';
+import { BrandingSchema, type Branding } from './branding.js';
 import { parseSiteHosts } from './site-hosts.js';
 import { ClientExistsError, InvalidClientSettingError, UnknownClientError } from './errors.js';
 
@@ -39,6 +40,8 @@ export interface Client {
   previousLinkSecretUntil?: number;
   /** The catalogue feed the feed job polls (shared/recos/feeds.ts), with the outcome of its last polls. */
   feed?: CatalogueFeed;
+  /** What reader pages and opt-in emails show of the publisher (shared/clients/branding.ts). */
+  branding?: Branding;
 }
 
 /** A client's catalogue feed and what its polls found (shown by `admin show-client`). */
@@ -232,6 +235,32 @@ export async function setClientSetting(clientId: string, name: 'premiumEvents' |
       ExpressionAttributeValues: { ':v': value },
     }),
   );
+}
+
+/**
+ * Changes the client's branding: each given setting replaced (validated, see
+ * BrandingSchema), each of `remove` removed. Returns the branding stored.
+ */
+export async function setBranding(clientId: string, set: unknown, remove: Array<keyof Branding> = []): Promise<Branding> {
+  const parsed = v.safeParse(BrandingSchema, set);
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    const field = issue.path?.map((p) => String(p.key)).join('.') ?? 'branding';
+    throw new InvalidClientSettingError('branding', `${field}: ${issue.message}`);
+  }
+  const client = await requireClient(clientId);
+  const next: Branding = { ...client.branding, ...parsed.output };
+  for (const name of remove) delete next[name];
+  await ddb.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.client(clientId),
+      UpdateExpression: 'SET branding = :b',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':b': next },
+    }),
+  );
+  return next;
 }
 
 /** Replaces a client's site hosts (validated; an empty list turns tracking and recommendations off). Returns the stored list. */

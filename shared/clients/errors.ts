@@ -19,11 +19,11 @@ export class ClientExistsError extends ClientsError {
   }
 }
 
-/** A client setting (username, site hosts, a form's lists) that cannot be stored; the message names the field. */
+/** A client setting (username, site hosts, a form's lists, branding) that cannot be stored; the message names the field. */
 export class InvalidClientSettingError extends ClientsError {
   override name = 'InvalidClientSettingError';
   constructor(
-    readonly field: 'username' | 'hosts' | 'listIds',
+    readonly field: 'username' | 'hosts' | 'listIds' | 'branding',
     message: string,
   ) {
     super(message);

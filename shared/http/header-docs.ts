@@ -17,7 +17,7 @@ export const headerDocs = {
   'referrer-policy': { description: '`no-referrer`: the confirmation link does not leak to other sites.', schema: { type: 'string' } },
   'x-robots-tag': { description: '`noindex`.', schema: { type: 'string' } },
   'idempotent-replayed': { description: '`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`; nothing was applied again.', schema: { type: 'string', enum: ['true'] } },
-  'content-security-policy': { description: 'What the page may load: nothing from elsewhere.', schema: { type: 'string' } },
+  'content-security-policy': { description: 'What the page may load: nothing from elsewhere (reader and confirmation pages: images over https only, for the publisher\'s logo).', schema: { type: 'string' } },
   'x-frame-options': { description: '`DENY`: no page may frame this one.', schema: { type: 'string', enum: ['DENY'] } },
 } as const;
 

@@ -7,6 +7,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { newSecret, sha256 } from '../auth/secrets.js';
+import { publisherOf, type Publisher } from '../clients/branding.js';
 import { getClient, resolvePublicKey } from '../clients/clients.js';
 import { config } from '../config.js';
 import { ddb, isConditionFailure, queryPages, runPool, tableName, transactWrite } from '../db/client.js';
@@ -219,10 +220,11 @@ async function mailLink(pending: PendingItem, reminder: boolean, now: Date): Pro
     }),
   );
   const link = `${config.publicBaseUrl}/v1/optin/confirm/${token}`;
-  await mailer().send(confirmationEmail({ to: pending.email, publisher: pending.clientId, link, expiresAt: pending.expiresAt, reminder }));
+  const publisher = publisherOf(await getClient(pending.clientId), pending.clientId);
+  await mailer().send(confirmationEmail({ to: pending.email, publisher, link, expiresAt: pending.expiresAt, reminder }));
 }
 
-export type ConfirmOutcome = { outcome: 'confirmed' | 'already' | 'invalid'; publisher?: string; redirectUrl?: string };
+export type ConfirmOutcome = { outcome: 'confirmed' | 'already' | 'invalid'; publisher?: Publisher; redirectUrl?: string };
 
 /** Only absolute http(s) addresses are followed. */
 function safeRedirect(url: string | undefined): string | undefined {
@@ -247,8 +249,8 @@ export async function confirm(token: string, now = new Date(), from: { ip?: stri
   const tokenKey = keys.optinToken(sha256(token));
   const found = (await ddb.send(new GetCommand({ TableName: tableName(), Key: tokenKey, ConsistentRead: true }))).Item as TokenItem | undefined;
   if (!found || found.expiresAt <= nowIso) return { outcome: 'invalid' };
-  const form = await resolvePublicKey('form', found.formKey);
-  const outcome = { publisher: found.clientId, redirectUrl: safeRedirect(form?.confirmRedirectUrl) };
+  const [form, client] = await Promise.all([resolvePublicKey('form', found.formKey), getClient(found.clientId)]);
+  const outcome = { publisher: publisherOf(client, found.clientId), redirectUrl: safeRedirect(form?.confirmRedirectUrl) };
   if (found.usedAt) return { outcome: 'already', ...outcome };
   const pendingKey = keys.optinPending(found.clientId, found.email, found.formKey);
   const pending = (await ddb.send(new GetCommand({ TableName: tableName(), Key: pendingKey, ConsistentRead: true }))).Item as PendingItem | undefined;

@@ -1,5 +1,6 @@
 /** The preference centre's lists for a reader (GET: reads only). */
-import { getClient } from '../clients/clients.js';
+import { publisherOf, type Publisher } from '../clients/branding.js';
+import { getClient, type Client } from '../clients/clients.js';
 import { batchGet } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import { listLists } from '../lists/lists.js';
@@ -25,7 +26,17 @@ export interface ReaderList {
  * nobody back.
  */
 export async function readerLists(clientId: string, email: string): Promise<ReaderList[]> {
-  const [lists, globalFormLists] = await Promise.all([listLists(clientId), getClient(clientId).then((c) => [...(c?.globalFormLists ?? [])].map(Number))]);
+  return (await readerView(clientId, email)).lists;
+}
+
+/** The reader's lists and the publisher of the page, from one read of the client item. */
+export async function readerView(clientId: string, email: string): Promise<{ lists: ReaderList[]; publisher: Publisher }> {
+  const [lists, client] = await Promise.all([listLists(clientId), getClient(clientId)]);
+  return { lists: await listsOf(clientId, email, lists, client), publisher: publisherOf(client, clientId) };
+}
+
+async function listsOf(clientId: string, email: string, lists: Array<{ id: number; name: string }>, client: Client | undefined): Promise<ReaderList[]> {
+  const globalFormLists = [...(client?.globalFormLists ?? [])].map(Number);
   const items = await batchGet<SubscriberItem>(lists.map((l) => keys.subscriber(clientId, l.id, email)));
   if (items.length === 0) return [];
   const byList = new Map(items.map((i) => [i.listId, i]));
@@ -39,5 +50,5 @@ export async function showPreferences(params: PreferencesParams, sourceIp: strin
   const link = await checkLink('preferences', params, sourceIp, 'page');
   if (!link) return 'invalid';
   const { clientId, email } = link.target;
-  return { email, lists: await readerLists(clientId, email) };
+  return { email, ...(await readerView(clientId, email)) };
 }

@@ -11,7 +11,7 @@ import { checkLink } from './check.js';
 /** A form's fields by name, every value of a repeated field (shared/http/form-body.ts). */
 type FormFields = Map<string, string[]>;
 import type { PreferenceView } from './pages.js';
-import { readerLists } from './preferences-page.js';
+import { readerLists, readerView } from './preferences-page.js';
 import type { PreferencesParams } from './schemas.js';
 import { READER_WRITE_BUDGET_MS } from './unsubscribe.js';
 
@@ -34,5 +34,5 @@ export async function savePreferences(params: PreferencesParams, fields: FormFie
     return [{ listId: l.id, line }];
   });
   await runPool(changes, 4, async ({ listId, line }) => void (await applySubscribers(clientId, listId, [line], { deadline })));
-  return { email, lists: await readerLists(clientId, email), saved: all ? 'all' : 'saved' };
+  return { email, ...(await readerView(clientId, email)), saved: all ? 'all' : 'saved' };
 }

@@ -1,4 +1,6 @@
 /** GET of an unsubscribe link: shows what the link would do; reads only, writes nothing (mail scanners fetch links). */
+import { publisherOf } from '../clients/branding.js';
+import { getClient } from '../clients/clients.js';
 import { config } from '../config.js';
 import { getList } from '../lists/lists.js';
 import { readSubscribers } from '../subscribers/store.js';
@@ -17,9 +19,10 @@ export async function showUnsubscribe(params: UnsubscribeParams, sourceIp: strin
 /** The page's view of an address on a list (`done`: unsubscribed by this request). */
 export async function viewOf(target: { clientId: string; listId: number; email: string }, secrets: LinkSecrets, done: boolean): Promise<UnsubscribeView> {
   const { clientId, listId, email } = target;
-  const list = await getList(clientId, listId).catch(() => undefined);
+  const [list, client] = await Promise.all([getList(clientId, listId).catch(() => undefined), getClient(clientId)]);
+  const publisher = publisherOf(client, clientId);
   const item = list ? (await readSubscribers(clientId, listId, [email])).get(email) : undefined;
-  if (!list || !item) return { state: 'unknown' };
+  if (!list || !item) return { state: 'unknown', publisher };
   const preferencesUrl = linkUrl(config.publicBaseUrl, secrets, { kind: 'preferences', clientId, email });
-  return { state: done ? 'done' : item.subscribed ? 'subscribed' : 'unsubscribed', listName: list.name, email, preferencesUrl };
+  return { state: done ? 'done' : item.subscribed ? 'subscribed' : 'unsubscribed', listName: list.name, email, preferencesUrl, publisher };
 }

@@ -36,7 +36,7 @@ export const optinRoutes = {
     access: { table: 'RW', events: 'W' },
     summary: 'The confirmation link of a double opt-in email',
     description:
-      "Single use: subscribes the address to the form's lists, then shows a small page or redirects to the form's confirmation URL. A second click changes nothing. An unknown or expired link: 404 page.",
+      "Single use: subscribes the address to the form's lists, then shows a small page or redirects to the form's confirmation URL. A second click changes nothing. An unknown or expired link: 404 page. The confirmation page, like the confirmation and reminder emails, carries the publisher (the client's display name, logo, brand colour, postal address and privacy policy: docs/operations.md, \"Branding\").",
     tags: ['opt-in'],
     request: { params: ConfirmParamsSchema },
     responses: {

@@ -29,7 +29,7 @@ export const readerRoutes = {
     summary: "The unsubscribe link's page: the list, the address partly masked, one confirm button",
     description:
       'Changes nothing (mail scanners fetch links; HEAD is not routed and changes nothing either). The button posts `List-Unsubscribe=One-Click` to the same address. ' +
-      'The token is HMAC-SHA256 under the client\'s link secret (docs/api.md, "Reader links"). A reader no longer on the list gets a neutral page. ' +
+      'The token is HMAC-SHA256 under the client\'s link secret (docs/api.md, "Reader links"). A reader no longer on the list gets a neutral page. The page carries its publisher (the client\'s display name, logo, brand colour, postal address and privacy policy as set by support: docs/operations.md, "Branding"). ' +
       limits,
     tags: ['readers'],
     request: { params: UnsubscribeParamsSchema },
@@ -61,7 +61,7 @@ export const readerRoutes = {
     auth: 'key',
     access: { table: 'RW' },
     summary: 'The preference centre: the lists of the publisher the reader is in (and those of its global opt-in forms), ticked as they stand',
-    description: `Changes nothing. Works without JavaScript. A reader in no list gets a neutral page. ${limits}`,
+    description: `Changes nothing. Works without JavaScript. A reader in no list gets a neutral page. The page carries its publisher (the client's display name, logo, brand colour, postal address and privacy policy as set by support: docs/operations.md, "Branding"). ${limits}`,
     tags: ['readers'],
     request: { params: PreferencesParamsSchema },
     responses: pageResponses('The page'),

@@ -304,7 +304,7 @@ export interface paths {
         };
         /**
          * The confirmation link of a double opt-in email
-         * @description Single use: subscribes the address to the form's lists, then shows a small page or redirects to the form's confirmation URL. A second click changes nothing. An unknown or expired link: 404 page.
+         * @description Single use: subscribes the address to the form's lists, then shows a small page or redirects to the form's confirmation URL. A second click changes nothing. An unknown or expired link: 404 page. The confirmation page, like the confirmation and reminder emails, carries the publisher (the client's display name, logo, brand colour, postal address and privacy policy: docs/operations.md, "Branding").
          */
         get: operations["optinConfirm"];
         put?: never;
@@ -500,7 +500,7 @@ export interface paths {
         };
         /**
          * The unsubscribe link's page: the list, the address partly masked, one confirm button
-         * @description Changes nothing (mail scanners fetch links; HEAD is not routed and changes nothing either). The button posts `List-Unsubscribe=One-Click` to the same address. The token is HMAC-SHA256 under the client's link secret (docs/api.md, "Reader links"). A reader no longer on the list gets a neutral page. Rate limits of the pages (GET), counted apart from the changes, per publisher: 60 per minute per source address (IPv6: per /64), then 20 per minute per link (a link replayed from many addresses limits only itself); 429 with Retry-After beyond.
+         * @description Changes nothing (mail scanners fetch links; HEAD is not routed and changes nothing either). The button posts `List-Unsubscribe=One-Click` to the same address. The token is HMAC-SHA256 under the client's link secret (docs/api.md, "Reader links"). A reader no longer on the list gets a neutral page. The page carries its publisher (the client's display name, logo, brand colour, postal address and privacy policy as set by support: docs/operations.md, "Branding"). Rate limits of the pages (GET), counted apart from the changes, per publisher: 60 per minute per source address (IPv6: per /64), then 20 per minute per link (a link replayed from many addresses limits only itself); 429 with Retry-After beyond.
          */
         get: operations["readerUnsubscribeGet"];
         put?: never;
@@ -524,7 +524,7 @@ export interface paths {
         };
         /**
          * The preference centre: the lists of the publisher the reader is in (and those of its global opt-in forms), ticked as they stand
-         * @description Changes nothing. Works without JavaScript. A reader in no list gets a neutral page. Rate limits of the pages (GET), counted apart from the changes, per publisher: 60 per minute per source address (IPv6: per /64), then 20 per minute per link (a link replayed from many addresses limits only itself); 429 with Retry-After beyond.
+         * @description Changes nothing. Works without JavaScript. A reader in no list gets a neutral page. The page carries its publisher (the client's display name, logo, brand colour, postal address and privacy policy as set by support: docs/operations.md, "Branding"). Rate limits of the pages (GET), counted apart from the changes, per publisher: 60 per minute per source address (IPv6: per /64), then 20 per minute per link (a link replayed from many addresses limits only itself); 429 with Retry-After beyond.
          */
         get: operations["readerPreferencesGet"];
         put?: never;
@@ -712,7 +712,7 @@ export interface paths {
         };
         /**
          * Every subscribed member's recommendations for a block (newsletter picks)
-         * @description For each subscribed member of the list (by email), the block's ranking for the reader whose id is the member's `guid`, with no current page: articles the reader already read are left out. Links are the block's redirects with `rid=newsletter.<16 base64url>.<tag>`: an id per member derived from the request's `rid`, signed for the article, so each member's first click of an article counts for the newsletter; the picks listed count as its impressions (one SQS message per page of members). A JSON array, or NDJSON (one member per line) with `Accept: application/x-ndjson`. Lists with more than PICKS_DIRECT_MAX_MEMBERS subscribed members (default 3,000) or more than 15,000 picks (members × rows), answers that would pass 5 MB or 18 s, and `async=true` answer 202 with a job (Location: this path with `?job=<job_id>`); that URL answers the job (200: status, progress and, once done, `result_url`, a presigned URL of one NDJSON object). docs/api.md "Newsletter picks", docs/capacity.md.
+         * @description For each subscribed member of the list (by email), the block's ranking for the reader whose id is the member's `guid`, with no current page: articles the reader already read are left out. Links are the block's redirects with `rid=newsletter.<16 base64url>.<tag>`: an id per member derived from the request's `rid`, signed for the article, so each member's first click of an article counts for the newsletter; the picks listed count as its impressions (one SQS message per page of members). A JSON array, or NDJSON (one member per line) with `Accept: application/x-ndjson`. Lists with more than PICKS_DIRECT_MAX_MEMBERS subscribed members (default 3,000) or more than 15,000 picks (members × rows), answers that would pass 5 MB or 18 s, and `async=true` answer 202 with a job (Location: this path with `?block_key=<block_key>&job=<job_id>`); that URL answers the job (200: status, progress and, once done, `result_url`, a presigned URL of one NDJSON object). docs/api.md "Newsletter picks", docs/capacity.md.
          */
         get: operations["newsletterPicksGet"];
         put?: never;
@@ -778,7 +778,7 @@ export interface components {
         XRobotsTag: string;
         /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key`; nothing was applied again. */
         IdempotentReplayed: "true";
-        /** @description What the page may load: nothing from elsewhere. */
+        /** @description What the page may load: nothing from elsewhere (reader and confirmation pages: images over https only, for the publisher's logo). */
         ContentSecurityPolicy: string;
         /** @description `DENY`: no page may frame this one. */
         XFrameOptions: "DENY";
@@ -1332,6 +1332,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** Format: email */
                     email: string;
                 }[];
             };
@@ -2636,7 +2637,7 @@ export interface operations {
                 redir_https?: boolean;
                 noredir?: boolean;
                 callback?: string;
-                /** @description URL of the page being read; takes precedence over the referer header (browsers send only the origin cross-site) */
+                /** @description URL of the page being read (absolute http(s), no user or password); takes precedence over the referer header (browsers send only the origin cross-site) */
                 page_url?: string;
                 format?: "smart-section" | "legacy";
                 /** @description Lowercase hex HMAC-SHA256 of the user id under the client's signing secret; required when the client has signed reader ids on (403 otherwise) */
@@ -4293,6 +4294,7 @@ export interface operations {
     usersExport: {
         parameters: {
             query: {
+                /** @description The reader's address (docs/api.md, "Email addresses") */
                 email: string;
             };
             header?: never;
@@ -5324,11 +5326,11 @@ export interface operations {
     };
     newsletterPicksGet: {
         parameters: {
-            query?: {
-                /** @description A job of this list (the Location of a 202): answers the job instead; the other parameters are not needed */
+            query: {
+                /** @description A job of this list and block (the Location of a 202): answers the job instead; `rows` and `async` are not needed */
                 job?: string;
-                /** @description A block key of the caller's client: its ranking, hosts and redirects (required without `job`) */
-                block_key?: string;
+                /** @description A block key of the caller's client: its ranking, hosts and redirects (with `job`: the job's block) */
+                block_key: string;
                 /** @description Picks per member, 1 to 20; default the block's `rows` (at most 20) */
                 rows?: number;
                 /** @description true: always answer 202 with a job, whatever the size of the list */
@@ -5399,7 +5401,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A job makes the picks; Location: /v1/newsletters/lists/{list_id}/recommendations?job={job_id} */
+            /** @description A job makes the picks; Location: /v1/newsletters/lists/{list_id}/recommendations?block_key={block_key}&job={job_id} */
             202: {
                 headers: {
                     location: components["headers"]["Location"];
@@ -5449,7 +5451,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unknown list, a block key that is not the client's, or (with `job`) no such job of this list (jobs are kept 7 days) */
+            /** @description Unknown list, a block key that is not the client's, or (with `job`) no such job of this list and block (jobs are kept 7 days) */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -92,7 +92,7 @@ describe('confirmation email', () => {
     // Prepare
     const message = confirmationEmail({
       to: 'reader@example.com',
-      publisher: 'acme',
+      publisher: { name: 'acme' },
       link: 'https://api.example/v1/optin/confirm/abc?x=1&y=2',
       expiresAt: '2026-02-01T00:00:00.000Z',
       reminder: false,

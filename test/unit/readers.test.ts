@@ -55,11 +55,11 @@ describe('form bodies of the reader pages', () => {
 describe('reader pages', () => {
   it('escape what they show and mask the address', () => {
     expect(maskAddress('ann@example.com')).toBe('a***@example.com');
-    const html = unsubscribePage({ state: 'subscribed', listName: '<img src=x onerror=alert(1)>', email: 'ann@example.com', preferencesUrl: 'https://x.example/p?a="b"' });
+    const html = unsubscribePage({ state: 'subscribed', listName: '<img src=x onerror=alert(1)>', email: 'ann@example.com', preferencesUrl: 'https://x.example/p?a="b"', publisher: { name: 'acme' } });
     expect(html).not.toContain('<img');
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(html).toContain('href="https://x.example/p?a=&quot;b&quot;"');
-    const prefs = preferencesPage({ email: 'ann@example.com', lists: [{ id: 1, name: '</label><script>x</script>', subscribed: true }] });
+    const prefs = preferencesPage({ email: 'ann@example.com', lists: [{ id: 1, name: '</label><script>x</script>', subscribed: true }], publisher: { name: 'acme' } });
     expect(prefs).not.toContain('<script>');
     expect(prefs).toMatch(/<label><input type="checkbox" name="list" value="1" checked> &lt;\/label&gt;/);
   });
