@@ -5,7 +5,7 @@
 import http from 'node:http';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record, type Shard } from '@aws-sdk/client-dynamodb-streams';
+import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, TrimmedDataAccessException, type _Record, type Shard } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { jobList, type JobDef } from '../../shared/jobs.js';
 import { invokeJob } from './jobs.js';
@@ -19,6 +19,8 @@ interface ShardState {
   /** The last sequence number handed over successfully. */
   position?: string;
   closed: boolean;
+  /** TrimmedDataAccessException answers in a row. */
+  trimmed?: number;
 }
 
 export interface LocalStream {
@@ -129,6 +131,26 @@ export async function startLocalStream({
     } else await deliver(rest, attempt + 1);
   }
 
+  /**
+   * One GetRecords call. DynamoDB Local at times refuses an iterator with TrimmedDataAccessException although nothing
+   * was trimmed: the shard is read again from a fresh iterator, then from its oldest record (the consumer is idempotent).
+   */
+  async function readRecords(shard: ShardState) {
+    try {
+      return await streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: 1000 }));
+    } catch (err) {
+      shard.iterator = undefined;
+      if (!(err instanceof TrimmedDataAccessException)) throw err;
+      shard.trimmed = (shard.trimmed ?? 0) + 1;
+      if (shard.trimmed > 1) {
+        log(`stream: shard ${shard.id} refused its position as trimmed; reading it again from its oldest record`);
+        shard.position = undefined;
+        delete saved[shard.id];
+      }
+      throw err;
+    }
+  }
+
   /** Reads one shard to its tip, in batches; true when it handed anything over. */
   async function pollShard(shard: ShardState): Promise<boolean> {
     const { batchSize, maxBatchingWindowSeconds, keyPrefix } = job!.trigger.tableStream;
@@ -138,8 +160,9 @@ export async function startLocalStream({
     const windowEnd = performance.now() + maxBatchingWindowSeconds * 1000;
     let any = false;
     for (;;) {
-      const out = shard.iterator ? await streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: 1000 })) : { Records: [], NextShardIterator: undefined };
+      const out = shard.iterator ? await readRecords(shard) : { Records: [], NextShardIterator: undefined };
       shard.iterator = out.NextShardIterator;
+      shard.trimmed = 0;
       for (const r of out.Records ?? []) {
         last = r.dynamodb?.SequenceNumber;
         if (String(r.dynamodb?.Keys?.sk?.S ?? '').startsWith(keyPrefix)) batch.push(asLambdaRecord(r, arn!));
