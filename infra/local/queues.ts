@@ -277,16 +277,16 @@ export const LOCAL_BUS_NAME = 'local-changes';
 
 /**
  * Starts the local queues on a free port (or `port`). `invoke` runs a job's batch (default: its handler in this
- * thread; a benchmark runs it in a thread of its own, bench/local-stack.ts). `maxConcurrency` caps each queue's
- * batches at once below its row's: in AWS each batch has a function of its own, locally they share one thread and
- * one DynamoDB Local, where more at once only makes each batch slower (`npm start` sets it).
+ * thread; a benchmark runs it in a thread of its own, bench/local-stack.ts). `maxConcurrency` caps a job's batches
+ * at once below its row's, by job id: in AWS each batch has a function of its own, locally they share one thread and
+ * one DynamoDB Local, where more at once only makes each batch slower (`npm start` sets it for the page views).
  */
 export async function startLocalQueues({
   port = 0,
   log = console.log,
   invoke = invokeJob,
-  maxConcurrency = Infinity,
-}: { port?: number; log?: (line: string) => void; invoke?: (job: JobDef & { id: string }, event: unknown) => Promise<unknown>; maxConcurrency?: number } = {}): Promise<LocalQueues> {
+  maxConcurrency = {},
+}: { port?: number; log?: (line: string) => void; invoke?: (job: JobDef & { id: string }, event: unknown) => Promise<unknown>; maxConcurrency?: Record<string, number> } = {}): Promise<LocalQueues> {
   const queues = new Map<string, LocalQueue>();
   const bus: LocalBusEntry[] = [];
   const sinks = new Map<string, string[]>(Object.values(SINK_ENV).map((name) => [name, []]));
@@ -355,7 +355,7 @@ export async function startLocalQueues({
     for (const job of jobList) {
       const options = optionsOf(job);
       if (!options) continue;
-      queues.set(job.id, new LocalQueue(job.id, { ...options, maxConcurrency: Math.min(options.maxConcurrency, maxConcurrency) }, (event) => invoke(job, event), log));
+      queues.set(job.id, new LocalQueue(job.id, { ...options, maxConcurrency: Math.min(options.maxConcurrency, maxConcurrency[job.id] ?? Infinity) }, (event) => invoke(job, event), log));
       env[name] = `${endpoint}/${ACCOUNT}/${job.id}`;
     }
   }

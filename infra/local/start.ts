@@ -15,10 +15,10 @@ const dynamoPort = Number(process.env.DYNAMODB_PORT ?? 8000);
 const s3Port = Number(process.env.S3_PORT ?? 4569);
 const running: Running[] = [];
 
-/** LOCAL_QUEUE_CONCURRENCY, a whole number from 1 (default 2). */
+/** LOCAL_QUEUE_CONCURRENCY, a whole number from 1 (default 1: DynamoDB Local applies one write at a time to its files anyway). */
 function localConcurrency(): number {
-  const given = Number(process.env.LOCAL_QUEUE_CONCURRENCY ?? 2);
-  return Number.isInteger(given) && given >= 1 ? given : 2;
+  const given = Number(process.env.LOCAL_QUEUE_CONCURRENCY ?? 1);
+  return Number.isInteger(given) && given >= 1 ? given : 1;
 }
 
 async function stopAll(code: number): Promise<never> {
@@ -46,10 +46,10 @@ async function main() {
   applyEnv({ ...serviceEnv, ...consoleEnv() });
   // The SQS queues of the jobs (page views) with their pollers, on a free port: before any handler is loaded.
   // Their consumers run in a worker thread of their own (./job-thread.ts), started once the environment is complete,
-  // at most LOCAL_QUEUE_CONCURRENCY batches of a queue at once (on this machine's cores; what waits is not yet received).
+  // page views at most LOCAL_QUEUE_CONCURRENCY batches at once (on this machine's DynamoDB Local; what waits is not yet received).
   const { startLocalQueues } = await import('./queues.js');
   const thread: { current?: JobThread } = {};
-  const queues = await startLocalQueues({ invoke: loggedInvoke((job, event) => thread.current!.invoke(job, event)), maxConcurrency: localConcurrency() });
+  const queues = await startLocalQueues({ invoke: loggedInvoke((job, event) => thread.current!.invoke(job, event)), maxConcurrency: { trackingViews: localConcurrency() } });
   running.push(queues);
   applyEnv(queues.env, { override: true });
   const jobThread = await startJobThread();
