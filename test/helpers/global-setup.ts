@@ -32,27 +32,13 @@ interface Started {
   stop(): Promise<void>;
 }
 
-/**
- * Both projects of the run (vitest.config.ts) share one set of emulators and one stream poller: the poller's
- * consumer runs in this process with this process's environment, which two sets would overwrite.
- */
-const shared = globalThis as { __testServices?: { started: Promise<Started>; users: number } };
-
 export default async function setup(project: TestProject) {
-  shared.__testServices ??= { started: start(), users: 0 };
-  const entry = shared.__testServices;
-  entry.users++;
-  const started = await entry.started;
+  const started = await start();
   for (const [name, value] of Object.entries(started.provided)) project.provide(name as keyof Started['provided'], value);
-  return async () => {
-    if (--entry.users > 0) return;
-    delete shared.__testServices;
-    await started.stop();
-  };
+  return () => started.stop();
 }
 
 async function start(): Promise<Started> {
-
   const dataDir = mkdtempSync(join(tmpdir(), 'nl-test-'));
   const [dynamo, s3] = await Promise.all([
     freePort().then((port) => startDynamoLocal({ port })),
