@@ -18,7 +18,7 @@
  * process, this process: the gateway's handlers, s3rver, the raw writes;
  * bench/local-stack.ts cpuSpan): on this 2-core machine a phase's time
  * follows the CPU all of them need, so the split says where a difference
- * goes (2026-11-27, docs/benchmarks.md). Exits non-zero when the median
+ * goes (docs/benchmarks.md). Exits non-zero when the median
  * ratio of the import with small writes to the raw beside the same small
  * writes is above 1.5 (alone: above 1.25), a small write is not 200 or its kind's p99 is
  * above 3 s, or a count is not its recount (issue 31). The import runs in a
@@ -58,10 +58,8 @@ const addressOf = (i: number, lines: number) => `reader${SHUFFLED ? (i * 7_919 +
 const MiB = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
 /**
- * Samples this process's RSS every 100 ms; `peak()` is the highest seen since `reset()`. With
- * `process.memoryUsage.rss()`: `process.memoryUsage()` also walks the V8 heap's spaces, and every 20 ms it took 1-2 %
- * of the import's CPU (98-210 ms of 8-11 s in the worker's CPU profiles, 2026-11-27); `rss()` every 20 ms still took
- * 270 ms of a 100,000-line import's 13.7 s (2026-11-28), which the raw baseline does not pay.
+ * Samples this process's RSS every 100 ms; `peak()` is the highest seen since `reset()`. `process.memoryUsage.rss()`
+ * only, and not often: `process.memoryUsage()` also walks the V8 heap, a CPU cost the raw baseline does not pay.
  */
 function rssSampler() {
   let peak = 0;
@@ -72,10 +70,8 @@ function rssSampler() {
 }
 
 /**
- * Lines of the import a child runs first into a list of its own, untimed: the timed import then runs in a warm
- * process, as the raw baseline's writes do (this process ran them before) and as a reused Lambda container runs.
- * Cold, the same 50,000-line import took 0.6-0.9 s more of the process's CPU (5.3-6.0 s against 4.8-5.3 s,
- * 2026-11-28): compiling and tiering up the SDK's and the writer's code, the first connections.
+ * Lines of the import a child runs first into a list of its own, untimed: the timed import then runs warm, as the
+ * raw baseline's writes and a reused Lambda container do (cold adds compiling and the first connections).
  * `BENCH_COLD_IMPORT=1` leaves it out.
  */
 const WARM_UP_LINES = 5_000;
@@ -208,9 +204,8 @@ async function main() {
     const runs: Array<{ rawMs: number; rawBefore: number; rawAfter: number; rawBusyMs: number; alone: Awaited<ReturnType<typeof importRun>>; busyMs: number; busy: ImportChildResult; controlMs: number; small: ReturnType<typeof overall>; rawCpu: MachineCpu; busyCpu: MachineCpu; rawBusyCpu: MachineCpu }> = [];
     let rawBefore = await timedRaw();
     // Run 0 warms up, and is not counted: DynamoDB Local's JVM and the gateway's handlers compile the small writes'
-    // paths (transactions, conditional updates, reads) only once they run, and the first imports beside them ran far
-    // slower than the later ones (2026-11-27, 30,000-line imports with small writes, one after another in one stack:
-    // 15.6, 9.3, 9.1 s, then 6.2-7.2 s). The 10,000-line warm-up above runs no small write.
+    // paths (transactions, conditional updates, reads) only once they run, so the first imports beside them are far
+    // slower. The warm-up above runs no small write.
     for (let r = 0; r <= RUNS; r++) {
       const label = r === 0 ? 'warm-up (not counted)' : `run ${r}`;
       const alone = await importRun(N);

@@ -66,8 +66,7 @@ export async function smallWritesDuring(
   let scanning = Promise.resolve();
   /**
    * The confirmation link mailed to `email` (each outbox file is read once). One scan at a time: two concurrent
-   * scans missed a message that the other had marked seen and was still reading (bench:imports, 2026-11-27:
-   * "no confirmation mail to optin-imports2-461@bench.example" for a form answered 200).
+   * scans can miss a message the other has marked seen but not yet read.
    */
   const linkOf = (email: string): Promise<string | undefined> => {
     scanning = scanning.catch(() => undefined).then(scan);
@@ -155,17 +154,14 @@ export interface ImportChildResult {
 
 /**
  * The import process's V8 flags: the worker function's young generation in Lambda (its NODE_OPTIONS,
- * infra/constructs/service-function.ts: 51 MiB semi-spaces at 1,024 MB), not Node's default of 16 MiB, with
- * which it made three times as many scavenges (2026-11-28: 145-154 against 40-46 for 50,000 lines).
+ * infra/constructs/service-function.ts), not Node's smaller default, with which it scavenges far more often.
  */
 const IMPORT_PROCESS_FLAGS = [`--max-semi-space-size=${semiSpaceMb(jobs.importsWorker.memoryMb)}`];
 
 /**
- * One import in a process of its own (bench/imports.ts --child: download + store, then the worker, as the two
- * Lambda functions run it, with the worker function's heap: IMPORT_PROCESS_FLAGS); `onWorker` when the worker starts. Settles when the child prints its result (the
- * import is done), then ends the child: it used to settle at the child's exit, which came ~19 s after its result
- * (the list writer's wait for another hold left a 20 s timer: shared/db/client.ts settledOrDeadline), and the small writes of `importWithSmallWrites` ran on against an idle list all that
- * time, a third or more of them after the import (found 2026-11-27).
+ * One import in a process of its own (bench/imports.ts --child: download + store, then the worker, with the worker
+ * function's heap); `onWorker` when the worker starts. Settles when the child prints its result, then ends the child:
+ * its exit can come long after (pending timers), and the small writes would run on against an idle list.
  */
 export function runImportChild(args: string[], onWorker: () => void = () => undefined): Promise<ImportChildResult> {
   return new Promise((resolve, reject) => {

@@ -38,10 +38,8 @@ const N = Number(process.env.BENCH_LINES ?? 20_000);
 const IMPORT_LINES = Number(process.env.BENCH_IMPORT_LINES ?? 200_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 /**
- * Runs of the POSTs alone (at least BENCH_RUNS): 15, about 2 minutes of the command's time. Single runs of the
- * data-changed POST spread over 1.14-1.44× in one stack, wider than its distance to the bound: two invocations of
- * the same code gave medians of 1.31× (7 runs) and 1.24× (15 runs), 1.25× over the 22 (2026-11-28). A median of 3
- * told 1.27× from 1.31× by chance; one of 7 still moves by ±0.04 between invocations.
+ * Runs of the POSTs alone (at least BENCH_RUNS): single runs spread wider than the median's distance to its bound,
+ * so fewer runs give a median that moves between invocations (docs/benchmarks.md).
  */
 const POST_RUNS = Number(process.env.BENCH_POST_RUNS ?? Math.max(RUNS, 15));
 /** Members of the imported lists (the small writes unsubscribe and delete some of them). */
@@ -153,9 +151,8 @@ try {
     const items = rawOf(rawList++);
     return phase(() => batchWrite(items));
   };
-  // DynamoDB Local runs its first calls of each kind on a cold JVM (the first 20,000 raw writes ≈ 1.8× slower, the
-  // first service write ≈ 1.4×): warm both sides up on scratch lists, then measure the raw baseline before and
-  // after each run's service phases and keep the faster one (the strictest baseline).
+  // DynamoDB Local runs its first calls of each kind on a cold, slower JVM: warm both sides up on scratch lists, then
+  // measure the raw baseline before and after each run's service phases and keep the faster one (the strictest).
   await batchWrite(rawOf(997));
   const scratch = await createList(client.id, 'warm-up');
   const warm = lines.slice(0, 5_000);
@@ -170,8 +167,7 @@ try {
   const changed = lines.map((l) => ({ ...l, data_first_name: `${l.data_first_name}!` }));
   const runs: Array<{ rawMs: number; rawBefore: number; rawAfter: number; createMs: number; updateMs: number }> = [];
   let rawBefore = await timedRaw();
-  // Run 0 is the whole part once more, not counted: the warm-up above left the JVM still getting faster (2026-11-27:
-  // raw 3.3, 2.7, 2.6, 2.3 s in turn, the new POST 1.48×, 1.13×, 1.23× raw in runs 1-3).
+  // Run 0 is the whole part once more, not counted: after the warm-up above the JVM is still getting faster.
   for (let r = 0; r <= POST_RUNS; r++) {
     const list = r === 0 ? { id: client.defaultListId } : await createList(client.id, `run ${r}`);
     let created: Partial<ApiBody<'subscribersPost'>['report']> = {};

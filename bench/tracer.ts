@@ -6,8 +6,8 @@
  *   benchmarks: `AWS_EXECUTION_ENV` unset): shared/observability does not load
  *   the Tracer at all;
  * - **loaded**: `AWS_EXECUTION_ENV` set and `POWERTOOLS_TRACE_ENABLED=false`:
- *   the Tracer and the X-Ray SDK are loaded but trace nothing (what every
- *   process paid before 2026-11-26, when the Tracer was imported everywhere).
+ *   the Tracer and the X-Ray SDK are loaded but trace nothing (what a process
+ *   would pay if the Tracer were imported everywhere).
  *
  * Each process measures, after a warm-up, N invocations of the one middy
  * stack's observability middlewares around a trivial handler, and N
