@@ -301,13 +301,9 @@ export async function createForm(
 }
 
 /**
- * Migration: sets the client's `globalFormLists` (the lists the preference
- * centre offers) from its global forms, for forms created before that
- * attribute existed (2026-11-25: `createForm` keeps it since). Form keys
- * have no index by client, so this is one Scan of the whole table (about
- * its size in read units): run once per client after upgrading (`admin
- * backfill-global-forms`). Adds, never removes (as `createForm`); running it
- * again changes nothing. Returns the client's global form lists.
+ * Migration (`admin backfill-global-forms`): sets `globalFormLists` from the client's global forms made before
+ * `createForm` kept it. One Scan of the whole table (form keys have no index by client); adds only, so reruns change
+ * nothing. Returns the client's global form lists.
  */
 export async function backfillGlobalFormLists(clientId: string): Promise<number[]> {
   await requireClient(clientId);
@@ -354,10 +350,8 @@ export async function createBlock(clientId: string, settings: Record<string, unk
 }
 
 /**
- * The client's block key items, oldest first: its listing entries (written by
- * `createBlock`), then their key items (one BatchGetItem per 100). Blocks made
- * before the listing existed (2026-11-26) appear once `admin backfill-blocks`
- * has run for the client.
+ * The client's block key items, oldest first: its listing entries (written by `createBlock`), then their key items
+ * (one BatchGetItem per 100). Blocks without a listing entry appear once `admin backfill-blocks` has run.
  */
 export async function listBlocks(clientId: string): Promise<Array<BlockKey & { blockKey: string }>> {
   const entries = await queryAll<{ blockKey: string; createdAt?: string }>({
@@ -416,11 +410,8 @@ export async function updateBlock(clientId: string, blockKey: string, set: Recor
 }
 
 /**
- * Migration: the listing entries of a client's blocks created before
- * `createBlock` wrote them (2026-11-26). Block keys have no index by client, so
- * this is one Scan of the whole table (about its size in read units): run once
- * per client after upgrading (`admin backfill-blocks`). Writing an entry again
- * changes nothing. Returns the client's block keys found.
+ * Migration (`admin backfill-blocks`): writes the listing entries of a client's blocks that lack one. One Scan of the
+ * whole table (block keys have no index by client); rewriting an entry changes nothing. Returns the block keys found.
  */
 export async function backfillBlockListing(clientId: string): Promise<string[]> {
   await requireClient(clientId);
