@@ -101,8 +101,8 @@ export const jobs = {
     handler: 'functions/tracking-views.ts',
     summary: 'Applies queued page views in batches: one update per article, reader and co-visit item of a batch, first views onto the fresh list',
     access: { table: 'RW' },
-    // A 20 s window: below 50 views/s batches still gather 1,000 views (≈ 0.9 write calls per view instead of 1.8 with 5 s),
-    // for signals up to ≈ 25 s old; busier traffic fills a batch sooner (docs/architecture.md).
+    // A 20 s window: at 50 views/s a batch still fills (1,000 views), and full batches take fewer write calls per view
+    // (docs/benchmarks.md), for signals up to ≈ 25 s old; busier traffic fills a batch sooner (docs/architecture.md).
     trigger: { trackingQueue: { batchSize: 1000, maxBatchingWindowSeconds: 20, maxConcurrency: 10, maxReceiveCount: 5 } },
     // A full batch takes a fraction of this (its measured CPU and calls per view: docs/benchmarks.md), and the consumer stops
     // starting work before it runs out (BatchDeadline, shared/recos/view-batch.ts): a timeout never redelivers a counted view.

@@ -9,27 +9,16 @@ import { LIMITS } from './limits.js';
 import { traced } from '../observability/index.js';
 
 /**
- * Candidates per request: the most popular articles, the newest catalogue
- * articles inside the block's freshness window (the client's fresh list:
- * known before their first reader), plus the strongest co-visit neighbours
- * not among them (fresh + neighbours ≤ 80, one BatchGetItem). Ten
- * neighbours rank as well as thirty did (`bench:recos:quality`: 30.5% vs
- * 30.4% hit rate, seed 42; 30.1% vs 30.0%, seed 7) and cost a third of the
- * article reads a co-read page adds.
+ * Candidates per request: the most popular, the newest in the block's freshness window (the fresh list) and the
+ * strongest co-visit neighbours not among them (fresh + neighbours ≤ 80, one BatchGetItem). Ten neighbours rank as
+ * well as thirty at a third of the article reads (docs/benchmarks.md).
  */
 export const CANDIDATES = { popular: 200, fresh: 70, neighbours: 10 };
 
 /**
- * The reader's previous reads also seed the co-read signal: the last two of
- * the session (read within `SEED_WINDOW_SECONDS`, the session gap) add their
- * co-read counts at half and a quarter of the current page's. On the
- * realistic news log (`bench:recos:realistic`) this raised hit rate@10 from
- * 20.6 % to 22.3 % (co-reads weighted by session distance in both); on the
- * generated log (`bench:recos:quality`) from 30.7 % to 30.9 % (a day's
- * window instead of the session's: 28.9 %, the previous visit's reads
- * pulling a new visit away from what it came for). One more DynamoDB call
- * when the reader has such reads (their co-read items and neighbour
- * snapshots, one BatchGetItem).
+ * The session's last two reads (within `SEED_WINDOW_SECONDS`, the session gap) also seed the co-read signal, at half
+ * and a quarter of the current page's weight: a higher hit rate (docs/benchmarks.md); a longer window pulls a new
+ * visit toward the last one's. Costs one BatchGetItem when the reader has such reads.
  */
 export const SEED_WEIGHTS = [0.5, 0.25];
 export const SEED_WINDOW_SECONDS = LIMITS.sessionGapSeconds;
