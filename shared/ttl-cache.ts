@@ -1,16 +1,6 @@
 /**
- * A per-container read cache with a time to live: the recommendations' read
- * caches (shared/recos/read-cache.ts), the copies of tracking and block keys
- * (shared/recos/service.ts) and the reader links' secrets
- * (shared/readers/check.ts).
- *
- * Two clocks. A copy of settings (a key's client record, a block's settings,
- * link secrets) lives a duration of the container's life: how long a change
- * takes to reach a warm container. Its age is read on the monotonic clock
- * ({@link monotonicMs}): a wall clock that steps, or runs fast as in a replay
- * that compresses a week of a log into minutes (bench/sim-clock.ts), does
- * not expire it. A copy of content (popular lists, articles) ages with the
- * wall clock that dates the content, the default.
+ * A per-container read cache with a time to live. Copies of settings age on the monotonic clock (a stepping or
+ * simulated wall clock must not expire them); copies of content age on the wall clock that dates the content.
  */
 /** Milliseconds on the monotonic clock. */
 export const monotonicMs = (): number => performance.now();

@@ -1,23 +1,7 @@
 /**
- * The browser library (spec 4.12), loaded from `{script_url}/v1/`. Built by
- * esbuild into one dependency-free script (`npm run build:lib`) that defines
- * the global `Recos`:
- *
- *   Recos.getAnonymousUserId()
- *   Recos.getRecommendations(block_key, user_id, display_function_name, number_of_recos, excluded_articles, {sig})
- *   Recos.trackPage(client_tracking_key, user_id, {sig})
- *   Recos.reasonText(item)   "Because you read …" (or another reason) of a smart-section item, '' without one
- *
- * Blocks of one page never repeat an article: their requests go one after the
- * other, and each sends the guids the page's other blocks (another block key
- * or display function) already show as `excluded[]` (at most 100 in all).
- *
- * `{sig}` (optional, last): the reader id's signature from the publisher's
- * back end, for clients that require signed reader ids. Anonymous ids
- * (`anon-` + 32 hex digits, 128 random bits) need none.
- *
- * The API address is the script's own origin, or the `data-recos-url`
- * attribute of its script tag.
+ * The browser library (spec 4.12), built by esbuild into one script defining the global `Recos` (getAnonymousUserId,
+ * getRecommendations, trackPage, reasonText). Blocks of one page never repeat an article: each request excludes what
+ * the page's other blocks show. The API address is the script's origin, or its tag's `data-recos-url`.
  */
 
 interface RecosLibrary {

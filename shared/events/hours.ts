@@ -1,14 +1,7 @@
 /**
- * The hours of a day's file. Raw records sit in one folder per UTC hour of
- * their date, so the hours of a day are disjoint stretches of its sorted
- * file: an hour is assembled alone into its rows (`hours/…`, no header),
- * and a day's file is its header then its hours in order, byte for byte
- * what assembling the whole day at once writes (duplicates share their
- * date, so they meet within one hour; equal dates keep the order of the raw
- * object keys within the hour, as in the whole day). An hour's key carries
- * the digest of the raw objects it was built from, and an empty marker
- * written after it carries its event count: one listing tells which hours
- * are up to date.
+ * The hours of a day's file: raw records sit in one folder per UTC hour, so each hour is assembled alone and a day's
+ * file is its header then its hours, byte for byte the whole day's. An hour's key carries the digest of its raw
+ * objects and a marker its event count, so one listing tells which hours are up to date.
  */
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';

@@ -1,24 +1,7 @@
 /**
- * `Idempotency-Key` on a write route (Stripe-style), with Powertools
- * Idempotency and its DynamoDB persistence layer in the service's one table.
- *
- * - No header: the request runs as before.
- * - A key (1–255 printable ASCII characters) the client has not used on this
- *   route within {@link IDEMPOTENCY_TTL_SECONDS}: the request runs; a 2xx
- *   answer is stored with the key, a hash of the request (path parameters and
- *   body) and an expiry (the table's TTL attribute).
- * - The same key and the same request again: the stored answer (status,
- *   headers, body) with `Idempotent-Replayed: true`; nothing runs.
- * - The same key with another request: 422. While the first still runs: 409
- *   with `Retry-After` (the in-progress lock lasts until the first
- *   invocation's Lambda deadline, so a timed-out or killed run frees the key).
- * - An error answer is not stored (the record is deleted): the retry runs
- *   again, as the routes' own retry rules allow (docs/api.md).
- *
- * Records live in the client's own partition (`IDEM#<client>`, sort key
- * `<route>#<hash of the key>`), so keys are per client and one client's keys
- * never make another's partition hot. Only the functions of the routes whose
- * handler wraps its function with {@link idempotent} bundle this module.
+ * `Idempotency-Key` on a write route (Stripe-style) with Powertools Idempotency in the service's table: a 2xx answer
+ * is replayed for the same key and request, 422 for another request, 409 while the first runs; errors are not stored.
+ * Records live in the client's own partition (`IDEM#<client>`), so keys are per client (docs/api.md).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';

@@ -1,21 +1,6 @@
 /**
- * The service's one Logger and one Metrics instance (Powertools for AWS
- * Lambda), and the middlewares that attach them to an invocation. The HTTP
- * stack (shared/http/handler.ts) and every job (`jobHandler`) use these; domain
- * code logs through `logger` with a message and a few keys, and counts through
- * `count`.
- *
- * Configuration: `POWERTOOLS_LOG_LEVEL` (or `LOG_LEVEL`; default INFO),
- * `POWERTOOLS_SERVICE_NAME`, `POWERTOOLS_METRICS_NAMESPACE`; locally
- * `POWERTOOLS_DEV=true` prints indented lines and turns metrics off unless
- * `POWERTOOLS_METRICS_DISABLED=false`.
- *
- * And the one Tracer (X-Ray): a segment per invocation (`captureLambdaHandler`
- * in {@link observe}), a subsegment per AWS SDK call (every client is passed
- * through `captureClient`: the Tracer's `captureAWSv3Client`) and per domain call worth seeing
- * ({@link traced}). Outside Lambda (`AWS_EXECUTION_ENV` unset: the local
- * gateway, the tests, the benchmarks) the Tracer is not even loaded (./xray.ts
- * says why) and each of these is a no-op (bench/tracer.ts measures both).
+ * The service's one Logger, Metrics and Tracer (Powertools) and the middlewares that attach them to an invocation.
+ * Outside Lambda (`AWS_EXECUTION_ENV` unset) the Tracer is not loaded (./xray.ts says why) and tracing is a no-op.
  * Responses are never put into traces.
  */
 import { Logger } from '@aws-lambda-powertools/logger';

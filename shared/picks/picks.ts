@@ -1,15 +1,7 @@
 /**
- * Newsletter picks: for every subscribed member of a list, the member's recommendations for one block of the same
- * client, ranked by the recommendation ranking (shared/recos/recommend.ts `rankingFor`) with no current page. The
- * reader is the member's guid (the navigation-tracking user id, spec 2.8): what they read is left out, their tastes
- * and preferences count. Links are the block's redirects, each member's signed with an id of the newsletter variant
- * derived from the request's (shared/recos/recomm-ids.ts), so a click counts once for the block's `newsletter`
- * statistics; each page's picks count as its impressions (one SQS message per page).
- *
- * Calls per page of members (PAGE_MEMBERS): one Query of members, ⌈2·members / 100⌉ BatchGetItems of readers'
- * records and preferences, and one BatchGetItem of co-reads per member who read in the last half hour; per request
- * (and again each minute): the block key, the list, the client's fresh list, deletions and client record, the
- * popular list (docs/capacity.md "Newsletter picks").
+ * Newsletter picks: each subscribed member's recommendations for one block (`rankingFor`, no current page, the member's
+ * guid as reader), linked through the block's signed redirects so a click counts for its `newsletter` statistics.
+ * Calls per page of members: docs/capacity.md "Newsletter picks".
  */
 import { recommSecretOf, resolvePublicKey, type BlockKey } from '../clients/clients.js';
 import { runPool } from '../db/client.js';

@@ -1,14 +1,7 @@
 /**
- * The page-view consumer's writes in the single table (`ViewBatchStore`),
- * beside the DynamoDB store of the request paths (dynamo-store.ts) and in
- * their own module, so that only the consumer's bundle carries them.
- * Calls per batch: recordViews 1 BatchGetItem per 100 articles + 1
- * UpdateItem per article (+1 conditional index update when concurrent
- * batches raced on it); readers 1 BatchGetItem per 100; putReaders 1 conditional
- * PutItem per reader (again after a concurrent batch changed it); addCovisitCounts 1 UpdateItem per co-visit item and
- * 100 counts (+ a rare conditional pruning Put; after a concurrent ADD, a GetItem and one more); addFresh 1 (+1 rare pruning); refreshPopular at most once a minute per client
- * and container: 1 UpdateItem (the turn), and for the consumer that takes it 1 Query and 1 GetItem (fresh list) at
- * once, 1 BatchGetItem (fresh articles) and 1 PutItem.
+ * The page-view consumer's writes in the single table (`ViewBatchStore`), in a module of their own so only the
+ * consumer's bundle carries them. Mostly one UpdateItem per article, reader and co-visit item of a batch, plus
+ * conditional retries when concurrent batches race (docs/architecture.md).
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, batchWrite, ddb, isConditionFailure, runPool, tableName } from '../db/client.js';

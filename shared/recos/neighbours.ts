@@ -1,18 +1,7 @@
 /**
- * Precomputed co-read neighbours: for an article being read, the page-view
- * consumer keeps a snapshot of its strongest co-read articles that are not
- * among the client's most popular (the candidates a co-read page adds to the
- * popular list), with the fields ranking and the response need. A
- * recommendation request reads the snapshot in its one context BatchGetItem
- * instead of reading those articles in a second round trip.
- *
- * A snapshot is written (one BatchWriteItem request, ≈ 3 KB) when a batch of
- * views holds a view of the article and its snapshot is older than
- * `NEIGHBOUR_REFRESH_SECONDS`; a request uses it while it is younger than
- * `NEIGHBOUR_MAX_AGE_SECONDS`. That bound keeps deletions exact: a snapshot
- * younger than the deletion windows a request reads cannot hold an article
- * deleted before those windows (its articles were read after `at`), and the
- * ones deleted within them are read from the table instead.
+ * Precomputed co-read neighbours: the page-view consumer keeps, per article read, a snapshot of its strongest co-reads
+ * outside the popular list, so a request reads them in its one context BatchGetItem. Snapshots younger than
+ * `NEIGHBOUR_MAX_AGE_SECONDS` cannot hold an article deleted before the deletion windows a request reads.
  */
 import { DELETION_WINDOW } from './read-cache.js';
 import type { Article, Covisits } from './types.js';

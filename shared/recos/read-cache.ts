@@ -1,15 +1,7 @@
 /**
- * Short-lived copies, inside one warm container, of what every recommendation
- * request would otherwise read again: a client's most popular articles (the
- * gsi1 Query, ≈ 130 KB for 200 articles) and the articles that fresh and
- * co-read candidates name. Bounded (oldest entries go first) and per container:
- * nothing is shared or written, so the cost to keep them fresh is one re-read
- * per entry per `READ_CACHE_SECONDS` per container.
- *
- * A cached copy is at most `READ_CACHE_SECONDS` old. Deletion stays exact: the
- * request also reads the client's recent deletions (two `DELETION_WINDOW`
- * items, in its context BatchGetItem) and never takes a deleted article from
- * here (see shared/recos/recommend.ts).
+ * Per-container copies, at most `READ_CACHE_SECONDS` old, of what every recommendation request would read again: a
+ * client's popular list and the articles candidates name. Deletion stays exact: requests also read recent deletions
+ * and never take a deleted article from here (shared/recos/recommend.ts).
  */
 
 /** Longest age of a cached popular list or article. */

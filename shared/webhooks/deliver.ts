@@ -1,20 +1,7 @@
 /**
- * Webhook deliveries: one message holds one endpoint's events of one write;
- * they are POSTed one after the other (in order), each signed per Standard
- * Webhooks, through the SSRF-safe fetch. At the first failure (non-2xx,
- * timeout, refused address) the rest wait for the next retry
- * (webhookSettings.retryDelays); after the last one they go to the
- * dead-letter queue (alarmed). The webhook-id is the event's id on every
- * attempt.
- *
- * Fair to every client: the queue is an SQS fair queue (MessageGroupId = the
- * client), so a client with many messages in flight waits behind the others;
- * and no invocation holds its slot for long: it starts no POST after
- * `sliceMs`, sending what is left back to the queue (same attempt, in
- * order), so a slow receiver costs a slot one slice and one timeout at most.
- * A batch's messages run one webhook after the other per webhook (a receiver
- * sees one connection per invocation) and all webhooks at once; once one of
- * them failed, its later messages in the batch wait for their retry untried.
+ * Webhook deliveries: one endpoint's events of one write, POSTed in order, signed per Standard Webhooks, through the
+ * SSRF-safe fetch; on the first failure the rest wait for the next retry, then the dead-letter queue. Fair per client:
+ * an SQS fair queue, and no POST starts after `sliceMs` (what is left goes back to the queue).
  */
 import { count, logger } from '../observability/index.js';
 import { safeFetch, UrlFetchError } from '../net/safe-fetch.js';
