@@ -13,7 +13,7 @@ const alias = { '@aws-sdk/credential-provider-node': resolve(import.meta.dirname
  * function threw (see docs/operations.md, "Function bundles").
  * The SDK is bundled: functions run the versions the tests ran, not the runtime's.
  * ESM with the packages' `module` entry points lets esbuild drop the SDK code a
- * function does not call (about 220 KB a function against CJS); the banner gives
+ * function does not call (smaller bundles than CJS); the banner gives
  * the CJS dependencies that `require` Node built-ins a `require`.
  * Powertools (`@aws-lambda-powertools/*`: logger, metrics, tracer with the
  * X-Ray SDK, idempotency with JMESPath) is not bundled: every function gets

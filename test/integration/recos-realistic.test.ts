@@ -1,22 +1,7 @@
 /**
- * The realistic quality benchmark's small version in npm test
- * (bench/recos-realistic.ts --small --scenario=six-hours --gate=regression):
- * 12,000 views of a generated 6-hour news log (heavy-tailed popularity, most readers 1–3 views, back
- * catalogue, title-only popular articles) through the gateway, the tracking
- * queue (views spread over 5 concurrent batches, as SQS does) and DynamoDB
- * Local, then 1,000 held-out readers. It fails when the consumer loses a
- * reader's read, or when the service falls to most-read (the regression that
- * lost half the hit rate on a real click log). Run as its own process: it
- * starts its own stack. The replay rate is not judged here (the suite shares
- * the machine); `npm run bench:recos:realistic` judges it.
- *
- * No small week here: the week's small log (3,000 articles, 6,000 readers)
- * holds out only 329–385 readers (those active in the last day) and cannot
- * tell the regression it should catch: on its memory-store path the blend
- * without co-reads scores 1.61–1.91× co-visitation, as well as the blend
- * (1.55–1.80×), and popularity alone 1.16–1.51× (seeds 11, 3, 5, 7,
- * docs/benchmarks.md); through the real path it took 65 s (over the 60 s
- * budget).
+ * The realistic quality benchmark's small version (bench/recos-realistic.ts --small --scenario=six-hours): fails when
+ * the consumer loses a reader's read or the service falls to most-read. Not the small week: it holds out too few
+ * readers to tell that regression (docs/benchmarks.md). The replay rate is judged by `npm run bench:recos:realistic`.
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
