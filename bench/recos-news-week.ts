@@ -1,8 +1,8 @@
 /**
  * The week scenario of the realistic quality benchmark, its default
  * (`npm run bench:recos:realistic`): a week of news,
- * calibrated on what the real click log of issue 30 showed (most read
- * 2.9 % there; 14.8 % on the 6-hour log of bench/recos-news-log.ts, whose
+ * calibrated on what the real click log of issue 30 showed (most read scores
+ * low there, unlike on the 6-hour log of bench/recos-news-log.ts, whose
  * readers and articles share one window). The differences from that log:
  *
  * - news is published all week long (and the day before); each day's
@@ -58,7 +58,7 @@ export interface NewsWeekOptions {
 
 /**
  * The calibrated defaults (docs/benchmarks.md#recommendation-quality): most
- * read lands at 4–8 % of the held-out clicks (the real log: 2.9 %), because
+ * read lands at 4–8 % of the held-out clicks (near the real log's), because
  * what was read all week is not what a reader clicks at the end of it.
  */
 export const WEEK_DEFAULTS = {

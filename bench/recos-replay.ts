@@ -214,9 +214,9 @@ async function pool<T>(items: T[], concurrency: number, work: (item: T, index: n
 /**
  * The load generator's HTTP client: plain node:http on keep-alive connections
  * (`sockets` at most), for one phase (`close` ends its connections). It is not
- * the service: with fetch (undici, web streams) the client took ≈ 8 % of the
- * CPU of the replay on the machine that also runs the service, DynamoDB Local
- * and the queue (docs/benchmarks.md#recommendation-quality).
+ * the service: fetch (undici, web streams) takes a noticeable share of the
+ * CPU of the machine that also runs the service, DynamoDB Local and the queue
+ * (docs/benchmarks.md#recommendation-quality).
  */
 export function loadClient(base: string, sockets: number) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
@@ -348,8 +348,8 @@ const WARM_UP_SECONDS = 15;
 
 /**
  * Warms DynamoDB Local's JVM up before the timed replay, as bench:subscribers
- * does: its first calls of each kind run interpreted and compiling (up to
- * 1.8× slower), and on 2 cores its compiler threads take CPU from the replay;
+ * does: its first calls of each kind run interpreted and compiling (slower),
+ * and on 2 cores its compiler threads take CPU from the replay;
  * DynamoDB in AWS has no such start. For `ms`, 16 at once, on scratch items
  * of their own partition (no service code, no client of the replay, no clock
  * moved): the calls the consumer and the requests make — UpdateItem ADDs
@@ -384,20 +384,9 @@ async function warmUpDynamo(ms: number): Promise<number> {
 }
 
 /**
- * The held-out readers ask a minute after the last view, as the issue's
- * protocol waited 60 s after the replay, and on a site whose traffic goes on:
- * by then the consumer's next batch has rewritten the popular snapshot
- * (at most once a minute), and what they get reflects the log up to its end.
- * A replay compresses the log (the 6-hour log into about three minutes, the
- * week into two or three): the snapshot's minute is hours of the log, and
- * the batches in flight when it was last written (up to 10 × 1,000 views)
- * are not in it; nothing rewrites it after the replay stops. So the bench
- * moves the simulated clock a minute on (the week) and rewrites the snapshot
- * once with the consumer's own code, as its next batch would (the turn item
- * that spaces rewrites a minute apart removed first: on the real clock the
- * minute has not passed). Measured on the week (seed 11): 12.5–12.7 % with the
- * last snapshot of the replay, 12.9 % after this rewrite, 13.3 % when the
- * requests read gsi1 instead of a snapshot (docs/benchmarks.md).
+ * The held-out readers ask a minute after the last view, when on a live site the consumer's next batch has rewritten
+ * the popular snapshot. A compressed replay stops before that rewrite, so the bench moves the clock a minute on and
+ * rewrites the snapshot once with the consumer's own code (its turn item removed first).
  */
 async function askLater(clientId: string, train: LogView[], logTime: ((t: number) => void) | undefined): Promise<void> {
   const { POPULAR_SNAPSHOT_REFRESH_SECONDS } = await import('../shared/recos/read-cache.js');
