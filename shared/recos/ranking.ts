@@ -183,24 +183,13 @@ export function recentShare(a: Article, now: number): number {
   return Math.min(1, decayedViews(a.hot, now) / a.views);
 }
 
-/**
- * Content similarity and theme preferences are scaled by the candidate's
- * recentShare, at least this much (a floor of 0.1 or 0.25 measured the same
- * as none on the realistic and generated logs: docs/benchmarks.md).
- */
+/** Content similarity and theme preferences are scaled by the candidate's recentShare, at least this much (docs/benchmarks.md). */
 export const TASTE_RECENCY_FLOOR = 0.25;
 
 /**
- * Popularity weighs in proportion to how concentrated readers' attention is
- * now: the share of the ten most popular candidates in the candidates'
- * decayed views, over POPULARITY_CONCENTRATION_REF, between 1 and
- * POPULARITY_CONCENTRATION_CAP. Where a few stories take most of the reads
- * (the week of news of bench:recos:realistic --scenario=week: about 0.26),
- * what everyone reads now predicts the next click; where attention is spread
- * (bench:recos:quality's readers follow their tastes: about 0.09), popularity
- * keeps the block's weight. Among fewer than POPULARITY_CONCENTRATION_MIN
- * candidates the share says nothing (ten of twelve is most of them): the
- * block's weight. Figures and the sweep: docs/benchmarks.md.
+ * Popularity's weight scales with how concentrated attention is now (the top ten candidates' share of decayed views,
+ * over REF, clamped to [1, CAP]): where a few stories take most reads, they predict the next click. Below MIN
+ * candidates the share says nothing and the block's weight stands (sweep: docs/benchmarks.md).
  */
 export const POPULARITY_CONCENTRATION_REF = 0.1;
 export const POPULARITY_CONCENTRATION_CAP = 3.3;

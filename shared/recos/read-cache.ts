@@ -26,7 +26,7 @@ export const DELETION_WINDOW = 300;
  * The popular snapshot (keys.popularSnapshot): the page-view consumer rewrites
  * a client's list of its most popular articles when it is older than this
  * (by the consumer's clock; one consumer takes the turn), so that a container
- * without its own copy reads one item instead of querying gsi1 for ≈ 130 KB
+ * without its own copy reads one item instead of querying gsi1 for a page
  * of article items (the cold container of `bench:recos:latency`).
  */
 export const POPULAR_SNAPSHOT_REFRESH_SECONDS = 60;
