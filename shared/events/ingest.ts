@@ -42,17 +42,9 @@ async function unsubscribeEverywhere(clientId: string, u: DeliveryUnsubscribe, d
 }
 
 /**
- * The delivery-event ingester. Takes an SQS batch (SNS → SQS → Lambda), an
- * SNS event or bare notifications (local runs). Records the newsletter
- * events of the whole batch as ONE raw object per client, event and UTC
- * day; each line carries the hidden id of its notification, so the lines a
- * redelivery writes again are dropped by the assembler. Then applies the
- * unsubscriptions through the subscriber service (which records
- * nl_unsubscribe itself), idempotently per notification. Notifications of
- * unknown clients or in no known shape are dropped with a log line. A fault
- * marks the messages concerned as failed (SQS partial batch response): they
- * come back, and after a few receives land in the dead-letter queue. For
- * events that are not SQS batches, a fault propagates.
+ * The delivery-event ingester (SQS batch, SNS event or bare notifications): one raw object per client, event and UTC
+ * day, each line with its notification's hidden id so redeliveries are dropped at assembly; then the unsubscriptions,
+ * idempotently. Unknown shapes are logged and dropped; a fault fails the SQS messages concerned (partial batch response).
  */
 export async function ingestSesEvents(event: unknown): Promise<IngestSummary> {
   const summary: IngestSummary = { notifications: 0, events: 0, unsubscribed: 0, ignored: [], batchItemFailures: [] };

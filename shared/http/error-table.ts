@@ -1,13 +1,7 @@
 /**
- * The one table from domain errors to HTTP: status, cause and headers of the
- * spec's `{status, cause}` body (or the deprecated API's body, for the
- * errors of that API). Domain modules throw their own errors
- * (shared/<domain>/errors.ts) and know nothing of HTTP; the error responder
- * (handler.ts) turns the error whose `name` is a key of the table into an
- * HttpError. The table matches names, not classes, and imports only the
- * errors' types: a function that never throws an error does not bundle its
- * class. Every domain error sets its `name` as a literal (minified bundles
- * rename classes), and a unit test checks each one has its row.
+ * The one table from domain errors (by `name`) to HTTP status, cause and headers, used by the error responder
+ * (handler.ts). Names, not classes, and type-only imports: a function bundles no error class it never throws; each
+ * error sets its `name` as a literal (minifiers rename classes), and a unit test checks every one has its row.
  */
 import type { BadCredentialsError, TokenError } from '../auth/errors.js';
 import type { ClientExistsError, InvalidClientSettingError, UnknownClientError } from '../clients/errors.js';

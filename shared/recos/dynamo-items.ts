@@ -215,15 +215,9 @@ export const strip = <T>(item: Item | undefined): T | undefined => {
 export const COVISIT_VERSION = 'cv';
 
 /**
- * ADDs co-read weights to an article's co-visit item (at most 100 per call: one
- * UpdateExpression stays under 4 KB) and prunes it to the COVISIT_CAP strongest
- * once it holds more than COVISIT_PRUNE_AT. The pruning rewrite is conditional
- * on the item's version (`cv`), so an ADD of a batch running at the same time
- * is never overwritten: on a conflict it reads the item again (strongly
- * consistent) and tries once more, then leaves the pruning to the item's next
- * update (the item holds a few more counts meanwhile, none lost). Before, the
- * rewrite was unconditional, and a consumer running 10 batches at once (a
- * consumer behind the load) lost the popular articles' co-reads to it.
+ * ADDs co-read weights to an article's co-visit item (at most 100 per call: one UpdateExpression stays under 4 KB)
+ * and prunes it to the COVISIT_CAP strongest past COVISIT_PRUNE_AT. The pruning rewrite is conditional on the version
+ * (`cv`), so a concurrent batch's ADD is never lost: on conflict it re-reads and tries once more, else prunes later.
  */
 export async function addCoReadCounts(clientId: string, guid: string, entries: Array<[string, number]>, now: number): Promise<void> {
   const names = Object.fromEntries(entries.map(([g], i) => [`#c${i}`, COUNT_PREFIX + g]));

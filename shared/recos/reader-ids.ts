@@ -1,13 +1,7 @@
 /**
- * Signed reader ids (per client). A publisher's own reader ids (a login id,
- * md5 of an email…) can be guessed, and a reader id opens that reader's
- * history: recommendations leave out what they read, tracking writes reads
- * under it, preferences show their tastes. With signed ids on, those routes
- * take a non-anonymous reader id only with `sig` = lowercase hex
- * HMAC-SHA256(user id, the client's signing secret), which only the
- * publisher's back end can compute. Anonymous ids made by the browser
- * library (`anon-` + 128 random bits) need no signature: nobody can guess
- * another reader's.
+ * Signed reader ids (per client): a guessable reader id would open that reader's history, so with signing on a
+ * non-anonymous id needs `sig` = hex HMAC-SHA256(user id, client's secret) from the publisher's back end.
+ * Anonymous ids (`anon-` + 128 random bits) cannot be guessed and need none.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Client } from '../clients/clients.js';
