@@ -1,8 +1,6 @@
 /**
- * The one-by-one page-view writes on DynamoDB (what POST /v1/track did per
- * view before the tracking queue), for bench:recos:tracking's baseline with
- * the oracle test/helpers/recos-oracle.ts: the service itself no longer
- * writes this way, so these writes live here, beside the bench.
+ * One-by-one page-view writes on DynamoDB, bench:recos:tracking's baseline beside the oracle
+ * (test/helpers/recos-oracle.ts); the service itself writes through the tracking queue.
  */
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionFailure, tableName } from '../shared/db/client.js';

@@ -1,11 +1,6 @@
 /**
- * A co-visit item past COVISIT_PRUNE_AT is rewritten with its COVISIT_CAP
- * strongest counts. Regression: the rewrite was an unconditional PutItem, and
- * a batch that ADDed counts to the same item between the pruning batch's
- * UpdateItem and its PutItem lost them (a consumer that runs 10 batches at
- * once, as it does behind a burst, prunes the popular articles' items all the
- * time). The race is forced here: a middleware on the service's client runs
- * the other batch's ADD just before the pruning PutItem is sent.
+ * Pruning a co-visit item past COVISIT_PRUNE_AT must not lose counts a concurrent batch ADDs meanwhile. The race is
+ * forced: a middleware on the service's client runs the other batch's ADD just before the pruning PutItem is sent.
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';

@@ -1,11 +1,6 @@
 /**
- * The fresh list and a late batch of page views. The consumer dates a batch's
- * work by its views (`now` = the latest view time), and the fresh list prunes
- * entries dated more than an hour ahead of `now`. Regression: a batch applied
- * late (redelivered after a failure, redriven from the dead-letter queue, or
- * one of ten concurrent batches finishing after newer ones) took the entries
- * of articles published after its views for entries dated ahead and removed
- * them; only an article's first view adds it, so they never came back.
+ * The fresh list and a late batch of page views (redelivered, redriven or finishing after newer ones): entries of
+ * articles published after the batch's views must not be pruned as dated ahead, since only a first view adds them.
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';

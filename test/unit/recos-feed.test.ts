@@ -437,7 +437,7 @@ describe('parseFeed: limits', () => {
           item('<title> </title><link>https://limits.example/empty</link><description><![CDATA[<p> &nbsp; </p>]]></description><category></category><pubDate>someday</pubDate>'),
       ),
     );
-    // Before, the 1969 date was dropped and the item published at the time of the poll; now the item is skipped with a cause.
+    // A date before 1970 is kept as given (not the poll's time), so the catalogue refuses the item with its cause.
     expect(lines).toEqual([{ title: 'Mail', published_time: '1969-12-31T23:59:59Z' }, { url: 'https://limits.example/empty' }]);
     expect(validated(lines[1])).toEqual({ url: 'https://limits.example/empty' });
     const refused = v.safeParse(ArticleInputSchema, { ...lines[0], url: 'https://limits.example/mail' });
