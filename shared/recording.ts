@@ -1,11 +1,7 @@
 /**
- * Hooks through which the local runtime records what a function does: each
- * AWS SDK call (client, command, input) and each environment variable read
- * through shared/config.ts. In AWS nothing is installed and each hook costs a
- * property lookup. The recorder itself (which function is running, where the
- * recordings go) is local code: infra/local/recording.ts. The integration
- * tests compare the recordings with the synthesized template
- * (test/infra/deployed-access.test.ts).
+ * Hooks through which the local runtime records each AWS SDK call and environment read of a function
+ * (infra/local/recording.ts); in AWS nothing is installed and a hook costs a property lookup. Tests compare the
+ * recordings with the synthesized template (test/infra/deployed-access.test.ts).
  */
 export interface Recorder {
   sdkCall(clientName: string, commandName: string, input: unknown): void;

@@ -5,13 +5,9 @@ import { TokenError } from './errors.js';
 import { sha256 } from './secrets.js';
 
 /**
- * Resolves the client of a token from the `X-Service-Client-Token` header.
- * Missing, unknown and expired tokens are 401s (spec §5.3), and so are
- * tokens issued before the client's API key was last rotated (the client's
- * key generation is read strongly consistent, so a rotation takes effect at
- * once). Token routes hand
- * it to `httpHandler`; it lives apart from token issuing so they load only
- * this and the table client, not the clients and lists code.
+ * Resolves the client of the `X-Service-Client-Token` header; missing, unknown, expired and pre-rotation tokens are
+ * 401s (spec §5.3; the key generation is read strongly consistent). Apart from token issuing, so token routes load
+ * only this and the table client.
  */
 export async function authenticateToken(token: string | undefined, now = Date.now()): Promise<string> {
   if (!token) throw new TokenError('missing', 'Missing X-Service-Client-Token header');

@@ -1,12 +1,7 @@
 /**
- * The imports sweeper (job `importsSweeper`, every few minutes): an import
- * whose worker died (a crash, a kill, a lost S3 notification) keeps its
- * checkpoint but nothing invokes the worker again. For each unfinished file
- * whose lease has run out (or that never had one for longer than a lease),
- * the sweeper leaves a resume marker; its creation invokes the worker, which
- * resumes from the checkpoint. A file that cannot progress fails after
- * MAX_STALLED_INVOCATIONS resumptions (shared/imports/worker.ts), with a
- * cause, so no file stays processing.
+ * The imports sweeper (job `importsSweeper`): a file whose worker died keeps its checkpoint but nothing invokes the
+ * worker again, so for each unfinished file with an expired lease it leaves a resume marker whose creation does.
+ * A file that cannot progress fails after MAX_STALLED_INVOCATIONS resumptions, so none stays processing.
  */
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { config } from '../config.js';

@@ -28,14 +28,9 @@ import {
 } from './dynamo-items.js';
 
 /**
- * The recommendation records in the single table. Calls per operation:
- * context 1 (BatchGetItem, with the fresh list, the deletion windows and the client),
- * hotArticles 1 (GetItem of the consumer's popular snapshot, Query on gsi1 when it is missing or too old, see
- * read-cache.ts; none while a cached list answers), articles
- * 1 (BatchGetItem; none when cached copies answer them all), upsertArticle 1,
- * coReads 1 (BatchGetItem), addFresh 1 (+1 rare pruning), deleteArticle 4 (the deletion mark first),
- * recordClick 1. (The per-view writes of the retired one-by-one tracking are bench/per-view-store.ts.)
- * UnprocessedKeys retries add calls under throttling.
+ * The recommendation records in the single table: one call per operation (none when cached copies answer), except
+ * deleteArticle (4, the deletion mark first), hotArticles' gsi1 Query when the popular snapshot is missing or old,
+ * and UnprocessedKeys retries under throttling.
  */
 export class DynamoStore implements RecosStore {
   /** Popular lists (the promise, so concurrent requests share one Query) of up to 100 clients (≈ 200 KB each). */

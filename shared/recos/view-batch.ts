@@ -1,11 +1,7 @@
 /**
- * The page-view consumer's rules: a batch of queued page views becomes one
- * update per article (views and popularity mass summed, the latest metadata),
- * one read and one write per reader (their views merged in time order), one
- * update per co-visit item (pairs summed) and one fresh-list write, instead of
- * the 6 to 12 calls per view of applying them one by one (`trackPageView`).
- * With the same store semantics, applying a batch gives the same records as
- * applying its views one by one in time order (test/unit/recos-view-batch.test.ts).
+ * The page-view consumer's rules: a batch becomes one update per article, one read and write per reader, one update
+ * per co-visit item and one fresh-list write, and gives the same records as applying its views one by one in time
+ * order (test/unit/recos-view-batch.test.ts).
  */
 import { BatchDeadlineError } from './errors.js';
 import { freshListable } from './settings.js';

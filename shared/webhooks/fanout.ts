@@ -1,11 +1,7 @@
 /**
- * The change feed: S3 notifies the creation of each raw event object (the
- * subscriber writes and the SES ingester store their events there, once and
- * idempotently, before they answer); this job reads the objects that hold
- * subscriber changes, puts each change on the EventBridge bus and queues
- * one delivery message per webhook that wants some of them. Nothing of it
- * runs on the request path. The same queue gets the import worker's results
- * (its Lambda onSuccess destination): a file that ended is `import.finished`.
+ * The change feed, off the request path: for each raw event object S3 notifies, puts its subscriber changes on the
+ * EventBridge bus and queues one delivery message per webhook that wants them. The import worker's results arrive
+ * on the same queue (its onSuccess destination) and become `import.finished`.
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { logger, count } from '../observability/index.js';
