@@ -27,13 +27,9 @@ export interface AssembleSummary {
 }
 
 /**
- * The daily job: without a date (the schedule, shortly after midnight UTC)
- * it assembles yesterday's files (both variants, stitched from the hours
- * the hourly job built) and re-checks the LATE_DAYS days before it, where
- * only files whose raw objects changed are rebuilt, and every day since the
- * last scheduled run that completed (runs missed while the service was down,
- * up to MAX_CATCH_UP_DAYS); with `date` it assembles that day (`force`
- * rebuilds even up-to-date files).
+ * The daily job: on schedule, assembles yesterday's files, re-checks the LATE_DAYS before it and catches up days
+ * missed since the last completed run (at most MAX_CATCH_UP_DAYS), rebuilding only changed files; with `date`, that
+ * day (`force` rebuilds even up-to-date files).
  */
 export async function runDailyAssembly(store: EventStore, request: AssembleRequest = {}, now = new Date()): Promise<AssembleSummary> {
   let days: string[];

@@ -41,15 +41,9 @@ export function closedHours(day: string, at: number): string[] {
 }
 
 /**
- * The hourly job: for every client with raw records and every event type,
- * builds the rows of each closed hour of the open day (and, in the first
- * hour after midnight, of the day before) in both variants, and rebuilds
- * hours whose raw objects changed since (late records), so the download of
- * a day still open only assembles the hours the job has not reached. With
- * `date`: every closed hour of that day. The checks (a listing of the raw
- * objects and one of the hours per variant) run `concurrency` at a time;
- * the builds one at a time, so the open object streams stay under the
- * SDK's 50 sockets.
+ * The hourly job: builds (or rebuilds, after late records) each closed hour of the open day, so a download of that day
+ * only assembles the hours the job has not reached; with `date`, that day's. Checks run `concurrency` at a time, builds
+ * one at a time so open object streams stay under the SDK's socket limit.
  */
 export async function runHourlyAssembly(
   store: EventStore,

@@ -1,10 +1,6 @@
 /**
- * Subscriber changes as events for the outside (webhooks and the EventBridge
- * bus): the raw event records that the subscriber writes (deletions included:
- * `nl_delete`) and the SES ingester store (shared/events/record.ts) read back
- * and mapped, so a change goes out exactly when it was recorded and never
- * slows the write.
- * Pure: no I/O.
+ * Subscriber changes as events for webhooks and the EventBridge bus, mapped from the raw event records the writes and
+ * the SES ingester store, so a change goes out exactly when it was recorded and never slows the write. Pure: no I/O.
  */
 import { createHash } from 'node:crypto';
 import type { RawEventName } from '../events/types.js';

@@ -1,10 +1,7 @@
 /**
- * The webhook functions' settings from the environment. Kept here rather than
- * in shared/config.ts, which every function bundles: only the webhook
- * functions read them. Names are documented in docs/operations.md. Every read
- * goes through `required` or `optional`, recorded per function like
- * shared/config.ts's (shared/recording.ts), so the local-equals-deployed check
- * finds a required variable the stack does not set.
+ * The webhook functions' settings from the environment (docs/operations.md), apart from shared/config.ts so only
+ * those functions bundle them. Reads go through `required`/`optional` and are recorded per function, so the
+ * local-equals-deployed check finds a required variable the stack does not set.
  */
 import { recordEnvRead } from '../recording.js';
 
