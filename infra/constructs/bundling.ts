@@ -6,20 +6,9 @@ import { resolve } from 'node:path';
 const alias = { '@aws-sdk/credential-provider-node': resolve(import.meta.dirname, 'lambda-credentials.ts') };
 
 /**
- * How every function is bundled, once: the CDK construct passes it to
- * NodejsFunction and the bundle-size test hands the same settings to esbuild.
- * No source maps: a map doubles the zip and `--enable-source-maps` slows
- * every cold start; names are kept so a logged stack still says which
- * function threw (see docs/operations.md, "Function bundles").
- * The SDK is bundled: functions run the versions the tests ran, not the runtime's.
- * ESM with the packages' `module` entry points lets esbuild drop the SDK code a
- * function does not call (smaller bundles than CJS); the banner gives
- * the CJS dependencies that `require` Node built-ins a `require`.
- * Powertools (`@aws-lambda-powertools/*`: logger, metrics, tracer with the
- * X-Ray SDK, idempotency with JMESPath) is not bundled: every function gets
- * the Powertools Lambda layer ({@link POWERTOOLS_LAYER}), the way AWS
- * documents it for esbuild; its packages load from `/opt/nodejs/node_modules`
- * (CommonJS and ESM alike).
+ * How every function is bundled (NodejsFunction and the bundle-size test): ESM with the SDK bundled (the versions
+ * the tests ran, tree-shaken), no source maps (they slow cold starts), names kept for stacks; Powertools comes from
+ * its Lambda layer ({@link POWERTOOLS_LAYER}), as AWS documents. See docs/operations.md, "Function bundles".
  */
 export const bundling = {
   minify: true,

@@ -1,17 +1,7 @@
 /**
- * S3 event notifications of the events bucket to the change queue, locally:
- * in AWS the bucket notifies an SQS queue of every object created under
- * `raw/` (infra/service-stack.ts) and the fan-out job consumes it; here the
- * emulator's events are sent to the local queue of that job
- * (infra/local/queues.ts) as S3 sends them: one notification per object, its
- * key URL-encoded.
- *
- * `npm start` runs the emulator and the queues in one process
- * (forwardChangeNotifications). The tests run the emulator in the global
- * setup and the queues in each test file's process: the setup starts a hub
- * (startNotificationHub) and a test file subscribes its queue to the
- * prefixes of the clients it watches (subscribeChanges), like a bucket
- * notification's prefix filter. Local only: in no route table.
+ * The events bucket's S3 notifications to the change queue, locally: one notification per created `raw/` object, as
+ * S3 sends them. `npm start` wires emulator and queues in one process; tests use a hub (startNotificationHub) to
+ * which each test file subscribes its clients' prefixes (subscribeChanges). Local only.
  */
 import http from 'node:http';
 

@@ -1,31 +1,7 @@
 /**
- * The SQS queues of the job table, locally: a small server that speaks the
- * SQS JSON protocol for SendMessage and SendMessageBatch (the real
- * @aws-sdk/client-sqs talks to it through AWS_ENDPOINT_URL_SQS, as the
- * handlers do in AWS), and a poller per queue that invokes its job with
- * SQS-shaped batches as Lambda's event source mapping does: up to
- * `batchSize` messages gathered for up to `maxBatchingWindowSeconds`, at most
- * `maxConcurrency` batches at once, and, as Lambda's pollers do (five at
- * least, each gathering its own batch from what SQS hands it, in no order),
- * each message gathered into one of `POLLERS` batches at random: one sender's
- * messages are spread over batches that run at the same time (consumers must
- * not assume a reader's views come in one batch, or in order), partial batch responses honoured (a
- * failed message comes back after a second, and after `maxReceiveCount`
- * receives it is dead-lettered: logged and kept in `deadLetters`).
- *
- * A message's MessageGroupId makes the queue fair as SQS fair queues are
- * (see `take`): the webhook deliveries are grouped by client.
- *
- * The same server takes EventBridge's PutEvents (AWS_ENDPOINT_URL_EVENTBRIDGE)
- * for the change bus: the entries are kept in `bus` (a rule's view of them);
- * and SendMessage's DelaySeconds (a webhook retry's backoff; at most 900, as in SQS). The webhook
- * dead-letter queue has no consumer: its messages are kept in `sinks`.
- *
- * `drain()` (or `GET /_local/drain` on the server, for other processes)
- * sends what is gathered at once, without waiting for the window, and
- * resolves when every queue is empty and no batch is running: tests and
- * benchmarks call it before looking at the effects of page views. Local
- * only: AWS has no such thing, and it is in no route table.
+ * The job table's SQS queues (and EventBridge PutEvents) locally: a server for the real SDK clients, and per queue a
+ * poller with the event source mapping's rules (batch size, window, concurrency, random spread over batches, partial
+ * batch responses, dead letters, fair groups). `drain()` flushes and waits for tests and benchmarks; local only.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
