@@ -6,9 +6,9 @@ import { resolve } from 'node:path';
 const alias = { '@aws-sdk/credential-provider-node': resolve(import.meta.dirname, 'lambda-credentials.ts') };
 
 /**
- * How every function is bundled (NodejsFunction and the bundle-size test): ESM with the SDK bundled (the versions
- * the tests ran, tree-shaken), no source maps (they slow cold starts), names kept for stacks; Powertools comes from
- * its Lambda layer ({@link POWERTOOLS_LAYER}), as AWS documents. See docs/operations.md, "Function bundles".
+ * How every function is bundled (NodejsFunction and the bundle-size test): ESM with the SDK bundled (the versions the
+ * tests ran, tree-shaken; the banner gives CJS dependencies a `require`), no source maps (they slow cold starts);
+ * Powertools comes from its Lambda layer ({@link POWERTOOLS_LAYER}). See docs/operations.md, "Function bundles".
  */
 export const bundling = {
   minify: true,
@@ -24,12 +24,8 @@ export const bundling = {
 } as const satisfies BundlingOptions;
 
 /**
- * The public Powertools for AWS Lambda (TypeScript) layer every function
- * gets: account 094274105915, `AWSLambdaPowertoolsTypeScriptV2`, version 44
- * (the newest the Powertools docs' "Lambda layers" page listed when this was
- * written; not checked here, without AWS access, against package.json's 2.36 /
- * Idempotency 2.35). Bump it with the packages: the tests run the packages
- * of package-lock.json, and the layer's release should be the same.
+ * The public Powertools for AWS Lambda (TypeScript) layer every function gets. Bump its version with the packages
+ * in package-lock.json: the tests run those, and the layer's release should match.
  */
 export const POWERTOOLS_LAYER = { account: '094274105915', name: 'AWSLambdaPowertoolsTypeScriptV2', version: 44 } as const;
 
