@@ -1,10 +1,7 @@
 /**
- * The recommendation store of newsletter picks: the ranking (shared/recos/recommend.ts `rankingFor`) asks for one
- * reader's context per call, and a newsletter asks for thousands of readers at once. This store answers those calls
- * from what it read in bulk: the readers' records and preferences of a page of members in BatchGetItems (100 keys
- * per call: 50 readers), and the client's part of a context (fresh list, recent deletions, client record) once per
- * `SHARED_CONTEXT_SECONDS`. The popular list and the articles come from the DynamoDB store's container copies
- * (shared/recos/read-cache.ts), so they are read once a minute, not once per reader.
+ * The recommendation store of newsletter picks: answers the ranking's per-reader calls from bulk reads (a page of
+ * members' records and preferences in BatchGetItems, the client's context once per `SHARED_CONTEXT_SECONDS`); popular
+ * list and articles come from the container copies (read-cache.ts).
  */
 import { batchGet } from '../db/client.js';
 import { keys } from '../db/keys.js';

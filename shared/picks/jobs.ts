@@ -1,10 +1,7 @@
 /**
- * Newsletter picks of a large list, as a job: the request answers 202 with the job; a worker (the newsletterPicksWorker
- * job, worker.ts, started by the job's request object under picks/requests/ in the imports bucket, as CSV imports are)
- * writes the lines as NDJSON to the bucket, an invocation at a time: each runs until PICKS_JOB_MARGIN_MS before its
- * timeout, stores its part and where it stopped, and puts a resume object that starts the next invocation. The
- * last one joins the parts into one object (copied inside S3) and the job becomes `done`; GET
- * /v1/newsletters/lists/{list_id}/recommendations?job={job_id} then gives a presigned URL of it. docs/api.md "Newsletter picks".
+ * Newsletter picks of a large list as a job (202): a worker writes NDJSON parts to the imports bucket one invocation
+ * at a time, each stopping PICKS_JOB_MARGIN_MS before its timeout and resuming through a resume object; the last joins
+ * the parts, and polling the job gives a presigned URL (docs/api.md "Newsletter picks").
  */
 import { randomBytes } from 'node:crypto';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';

@@ -1,9 +1,6 @@
 /**
- * A client's recommendation blocks and their settings as the API and the
- * admin CLI read and write them (`GET /v1/blocks`, `GET|PUT
- * /v1/blocks/{block_key}`, `admin create-block`, `admin block-settings`): the
- * public snake_case names, validated with causes that name the field. The
- * stored names (camelCase on the block key item) are what `blockSettings()`
+ * A client's recommendation blocks and their settings as the API and admin CLI read and write them: public
+ * snake_case names, validated with causes naming the field. The stored camelCase names are what `blockSettings()`
  * (settings.ts) reads for every recommendation.
  */
 import { createBlock, getClient, listBlocks, requireClient, resolvePublicKey, updateBlock, type BlockKey } from '../clients/clients.js';

@@ -1,10 +1,7 @@
 /**
- * Article dates (`published_time`) read exactly, without `Date.parse`: Unix
- * seconds, milliseconds and ISO 8601 (the API, tracking and feeds; feeds
- * also read RFC 822: feed-dates.ts). Days are counted with integer arithmetic (Hinnant's civil
- * calendar), so every instant from 1970-01-01T00:00:00Z to
- * 9999-12-31T23:59:59Z reads as itself, and one outside that range is
- * recognised as a date and refused as outside, never folded into it.
+ * Article dates (`published_time`: Unix seconds, milliseconds, ISO 8601) read exactly with integer day arithmetic
+ * (Hinnant's civil calendar), not `Date.parse`: every instant from 1970 to 9999 reads as itself, and one outside
+ * is refused, never folded in. Feeds also read RFC 822 (feed-dates.ts).
  */
 
 /** Earliest published_time accepted: 1970-01-01T00:00:00Z in Unix seconds. */

@@ -1,10 +1,7 @@
 /**
- * The catalogue feed job: polls each client's feed (set with `admin
- * set-feed`) through the SSRF-safe fetch imports use, conditionally
- * (If-None-Match / If-Modified-Since from the last good answer), and upserts
- * its articles into the catalogue. A feed that fails keeps the catalogue it
- * gave last; the failure is recorded on the client (`admin show-client`)
- * and counted (`CatalogueFeedFailures`).
+ * The catalogue feed job: polls each client's feed conditionally through the SSRF-safe fetch and upserts its
+ * articles. A failing feed keeps the catalogue it gave last; the failure is recorded on the client and counted
+ * (`CatalogueFeedFailures`).
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionFailure, queryAll, runPool, tableName } from '../db/client.js';

@@ -1,10 +1,7 @@
 /**
- * Recommendation statistics off the request path: an answer (served, items
- * shown) or a followed redirect (a click with a valid `rid`) queues one small
- * message on the tracking queue; the `trackingViews` job sums a batch's
- * messages per (client, block, variant, UTC day) and adds each sum to that
- * day's counter item (one UpdateItem per group). Pure rules here; the
- * consumer is shared/recos/view-queue.ts, the storage dynamo-reco-counts.ts.
+ * Recommendation statistics off the request path: answers and valid clicks queue a small message; the `trackingViews`
+ * job sums a batch per client, block, variant and UTC day into one UpdateItem each. Pure rules here; the consumer
+ * is view-queue.ts, the storage dynamo-reco-counts.ts.
  */
 
 /** What one request adds to its block's counters. */

@@ -1,10 +1,7 @@
 /**
- * Signed recommendation ids. An answer's `recomm_id` is `<variant>.<answer>`
- * (96 random bits); each of its redirect links carries
- * `rid=<recomm_id>.<tag>`, the tag an HMAC-SHA256 under the client's secret
- * of block, variant, answer and the article's guid. So an id the service did
- * not issue counts nothing, and a click counts only for an article its answer
- * showed. Pure functions (test/unit/recos-experiments.test.ts).
+ * Signed recommendation ids: `recomm_id` is `<variant>.<answer>` and each redirect carries `rid=<recomm_id>.<tag>`,
+ * an HMAC of block, variant, answer and article under the client's secret, so only an article the service showed in
+ * that answer can be counted. Pure functions.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 

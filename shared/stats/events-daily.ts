@@ -1,9 +1,7 @@
 /**
- * A client's events per UTC day and type (GET /v1/stats/events/daily), counted by the assemblers, not by
- * reading files: per client and day one item (keys.eventDayCounts) where the hourly job sets the rows of
- * each hour it builds (`h_<event>_<HH>`) and the daily job the rows of the day's file it builds
- * (`d_<event>`). SET, not ADD: a rebuild (late records) overwrites, so a count is the rows of the latest
- * build. A day counts its file's rows once the daily job built the file, else the sum of its built hours.
+ * A client's events per UTC day and type, counted by the assemblers into one item per client and day: the hourly job
+ * SETs each built hour's rows, the daily job the day file's (a rebuild overwrites). A day counts its file's rows once
+ * built, else the sum of its built hours.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, queryAll, tableName } from '../db/client.js';

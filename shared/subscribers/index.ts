@@ -1,9 +1,6 @@
 /**
- * The public surface of the subscriber domain for other domains (imports,
- * opt-in, events): the one write path, the subscriber read, the domain
- * errors and types. The API's services (listing, counting, deletion) are in
- * service.ts; this surface leaves them out, so the import worker's bundle
- * does not carry the deletion paths (recommendations, opt-ins).
+ * The subscriber domain's public surface for other domains: the write path, the subscriber read, errors and types.
+ * The API's services (listing, counting, deletion) stay in service.ts, so the import worker does not bundle them.
  */
 import { applyLines } from './writer.js';
 export { getSubscriber } from './writer.js';
