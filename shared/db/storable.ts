@@ -1,16 +1,7 @@
 /**
- * What DynamoDB (through the SDK's document client) can store, checked before
- * anything is written: a value that fails here would fail the write itself,
- * after part of a batch may already be applied.
- *
- * - numbers: finite, at most 2^53 − 1 in magnitude (the document client
- *   refuses larger ones as imprecise), and 0 or at least 1e-130 in magnitude
- *   (DynamoDB's smallest number); a JavaScript number never has more than 17
- *   significant digits, well within DynamoDB's 38;
- * - map keys: not empty;
- * - nesting: at most MAX_STORED_DEPTH levels of objects and arrays inside a value
- *   (DynamoDB allows 32 in a whole item; keys and the item's own maps take some);
- * - strings: well-formed UTF-16 (a lone surrogate cannot be encoded to UTF-8).
+ * What the DynamoDB document client can store, checked before anything is written (a failing value would fail the
+ * write after part of a batch applied): finite numbers within ±(2^53 − 1), 0 or at least 1e-130 in magnitude; non-empty
+ * map keys; nesting up to MAX_STORED_DEPTH; well-formed UTF-16 strings.
  */
 import * as v from 'valibot';
 

@@ -104,16 +104,9 @@ export const MAX_EXCLUDED = 100;
 const bareHost = (host: string) => host.toLowerCase().replace(/^www\./, '');
 
 /**
- * Accepts a page view for the client of a tracking key and queues it (the
- * `trackingViews` job counts it a few seconds later: docs/architecture.md
- * "Recommendations: page views off the request path"). Two DynamoDB calls
- * (the key, the client) in a container's first request for a key, none while
- * it keeps them (`TRACKING_KEY_CACHE_SECONDS`), and one SQS message. The URL's host must
- * be one of the client's site hosts (403 otherwise, and always for a client
- * without site hosts): the public tracking key cannot feed other sites'
- * pages into the catalogue. A view of an article deleted from the catalogue
- * is accepted and not counted (the consumer drops it). A browser's `Origin` (when sent) must also be the
- * article's own site (ignoring `www.`): a page can only report itself.
+ * Accepts a page view for a tracking key's client and queues it for `trackingViews` (docs/architecture.md). The URL's
+ * host must be a site host of the client and a browser's `Origin` the article's own site, so the public key cannot
+ * feed other sites' pages in; a view of a deleted article is accepted, not counted.
  */
 export async function trackView(trackingKey: string, body: TrackBodyOutput, origin: string | undefined): Promise<{ guid: string }> {
   const key = await trackingClient(trackingKey);
@@ -256,14 +249,9 @@ export async function recommendations(q: RecommendationsRequest) {
 }
 
 /**
- * Where a recommendation click leads: the known article of the block's
- * client, https when asked. Unknown block, unknown article or an article
- * outside the client's site hosts or the block's hosts: 404. The click is
- * counted only once the redirect is allowed: on the article, and, when `rid`
- * names one of the block's variants, `default` or `newsletter`, on the
- * block's daily counters of that variant (one message on the tracking
- * queue, sent once the article's click is recorded). No URL is ever taken
- * from the request, so this cannot redirect anywhere else.
+ * Where a recommendation click leads: the known article of the block's client within its hosts (else not found), never
+ * a URL from the request, so it cannot redirect elsewhere. An allowed click counts on the article and, with a valid
+ * `rid`, on the variant's daily counters (one tracking-queue message).
  */
 export async function clickTarget(blockKey: string, guid: string, https: boolean, rid?: string): Promise<string> {
   const key = await blockKeyItem(blockKey);
