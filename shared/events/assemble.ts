@@ -37,18 +37,9 @@ export interface AssembleResult {
 }
 
 /**
- * Builds the CSV file of one client, event and UTC day from its raw objects:
- * the §6 header, one line per event sorted by date (equal dates keep the
- * order of the raw object keys, so a rebuild from the same objects is
- * byte-identical; a line whose hidden id was already written is dropped).
- * By hours (the default): the hours whose rows are missing or out of date
- * are assembled (hours.ts), then the file is written as the header followed
- * by the rows of every hour, copied inside S3 (a multipart upload of
- * UploadPartCopy parts), so only those hours are read. Whole: one streaming
- * merge of the day into a multipart upload, memory flat (at most `fanIn`
- * object streams open; more raw objects are first merged into sorted
- * intermediate runs). The file records the digest of its sources, so a
- * re-run skips an up-to-date file and rebuilds one that late records changed.
+ * Builds one client, event and UTC day's CSV from its raw objects, sorted by date, deduplicated, byte-identical on
+ * rebuild: by hours (default; stale hours assembled, then all copied inside S3) or whole (one streaming merge). The
+ * file records its sources' digest, so a re-run skips it unless late records changed them.
  */
 export async function assembleEvents(
   store: EventStore,

@@ -116,13 +116,9 @@ export interface MergeOptions {
 }
 
 /**
- * Merges raw objects into date order (equal dates keep the order of the
- * objects as given, so a rebuild from the same objects is byte-identical;
- * a line whose hidden id was already written is dropped) and writes the
- * rows to each output in its variant, in one pass over the objects. Memory
- * stays flat: at most `fanIn` object streams are open; more objects are
- * first merged into sorted intermediate runs (a multi-pass external merge
- * sort), deleted afterwards. Returns the number of events written.
+ * Merges raw objects into date order (stable, duplicates by hidden id dropped) and writes each output's rows in one
+ * pass. Memory stays flat: at most `fanIn` streams open, more objects merged first into sorted runs (external merge
+ * sort). Returns the number of events written.
  */
 export async function writeMergedCsv(store: EventStore, event: EventName, raws: StoredObject[], outputs: CsvOutput[], { header, fanIn, tmpPrefix }: MergeOptions): Promise<number> {
   const tmpKeys: string[] = [];

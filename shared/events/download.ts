@@ -30,13 +30,8 @@ async function requirePremium(clientId: string): Promise<void> {
 }
 
 /**
- * The CSV file of one event and day for the client (spec 4.9). A closed day
- * is served from its assembled file (assembled now if the daily job has not
- * run yet); an open day is put together into a running file, reused while
- * no new raw record arrives: only its hours that the hourly job has not
- * built (the current hour, the last one before the job's run, an hour a
- * late record changed) are assembled, and the file is stitched from all its
- * hours inside S3. A day without events is the header alone. Files above
+ * The CSV file of one event and day for the client (spec 4.9): a closed day's assembled file, or an open day's running
+ * file stitched from its hours (only hours the hourly job has not built are assembled). Files above
  * EVENTS_INLINE_MAX_BYTES come back as a presigned URL.
  */
 export async function getEventFile(store: EventStore, clientId: string, event: EventName, day: string, now = new Date(), variant: CsvVariant = 'safe'): Promise<EventFile> {
