@@ -204,20 +204,9 @@ export function popularityFactor(popularities: Iterable<number>): number {
 }
 
 /**
- * Ranks candidates by the block's blend: co-visits with the current page,
- * content similarity and the reader's theme preferences (explicit and
- * implicit), these three scaled by the candidate's recent share of readers
- * (recentShare: what was read last week weighs less than today's news),
- * decayed popularity (its weight scaled by how concentrated attention is:
- * popularityFactor) and freshness (recent publication, no views needed), each normalised to [0, 1] and weighted. Popularity
- * alone orders what no other signal reaches (the cold-start fallback that
- * fills short lists). Ties: more popular first, then guid, so the ranking is
- * stable between pages. At most `maxRows` entries.
- *
- * Editorial rules of the block (docs/api.md "Editorial rules"): an article
- * the block excludes (by URL or category) is never a candidate; each active
- * pin (`activePins`) is placed at its position after the blend has ranked the
- * rest, whatever the reader read. Each entry carries its `reason`.
+ * Ranks candidates by the block's weighted blend of co-visits, content similarity and theme preferences (scaled by
+ * recentShare), decayed popularity (scaled by popularityFactor) and freshness; popularity alone orders the rest, ties
+ * by guid so pages are stable. Excluded articles never rank; active pins take their positions (docs/api.md).
  */
 export function rank(input: RankInput): Ranked[] {
   const { weights } = input.settings;

@@ -34,16 +34,9 @@ export interface RankingRequest {
 }
 
 /**
- * The reader's whole ranking for one block (at most `maxRows` entries); a
- * page of it is `start`..`start + rows`. Storage round trips: the context
- * (with the client's fresh list and recent deletions) and the popular
- * articles in parallel, then the fresh and co-visit articles not among the
- * popular ones (at most 3 calls, 2 sequential rounds; the popular list and
- * the articles may come from the container's short-lived copies,
- * shared/recos/read-cache.ts, except for articles deleted lately). The
- * settings are given, still loading, or made from the client record, which
- * then comes in the context's BatchGetItem (`blockSettings` a function: it
- * may also refuse the request by throwing, before anything is ranked).
+ * The reader's whole ranking for one block (at most `maxRows`; a page is `start`..`start + rows`), in at most 3 calls
+ * over 2 rounds: context and popular list in parallel, then the other candidates' articles (read-cache.ts copies
+ * when fresh). `blockSettings` may be given, pending, or built from the client record (and may refuse by throwing).
  */
 export async function rankingFor(
   store: RecosStore,
