@@ -15,6 +15,7 @@ import type { UnknownWebhookError, WebhookLimitError } from '../webhooks/errors.
 import type { UnknownReaderError } from '../readers/errors.js';
 import type { UnknownPicksJobError } from '../picks/errors.js';
 import type {
+  BatchDeadlineError,
   InvalidBlockSettingsError,
   InvalidRecosRequestError,
   NoSiteHostsError,
@@ -96,6 +97,8 @@ export const errorTable: Readonly<Record<string, Answer>> = {
   TrackingRefusedError: answer<TrackingRefusedError>(403),
   ReaderSignatureError: answer<ReaderSignatureError>(403),
   PartialCatalogueWriteError: (e: PartialCatalogueWriteError) => (e.retryable ? new HttpError(503, e.message, faultRetry()) : new HttpError(500, e.message)),
+  // The page-view consumer's (a job): no route throws it; were one to, a retry is safe.
+  BatchDeadlineError: answer<BatchDeadlineError>(503, undefined, faultRetry),
   // webhooks
   UnknownWebhookError: answer<UnknownWebhookError>(404),
   WebhookLimitError: answer<WebhookLimitError>(409),
