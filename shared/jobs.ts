@@ -22,12 +22,8 @@ export type JobTrigger =
    */
   | { sesEventsQueue: { batchSize: number; maxBatchingWindowSeconds: number; maxReceiveCount: number } }
   /**
-   * Page views queued by POST /v1/track: an SQS queue → the function in
-   * batches (up to `batchSize` messages, gathered for up to
-   * `maxBatchingWindowSeconds`), at most `maxConcurrency` batches at once,
-   * with partial batch responses; a message received `maxReceiveCount` times
-   * goes to a dead-letter queue. The route rows that send to it have
-   * `access.trackingQueue`.
+   * Page views queued by POST /v1/track (routes with `access.trackingQueue`): SQS → the function in batches, with
+   * partial batch responses; a message received `maxReceiveCount` times goes to a dead-letter queue.
    */
   | { trackingQueue: { batchSize: number; maxBatchingWindowSeconds: number; maxConcurrency: number; maxReceiveCount: number } }
   /**

@@ -177,12 +177,9 @@ async function applyReaders(
 export const emptyResult = (): BatchResult => ({ failed: [], deferred: 0, counted: 0, dropped: 0, articles: 0, readers: 0, covisitItems: 0, fresh: 0, lostEffects: 0, neighbourSnapshots: 0, neighbourFailures: 0, popularSnapshots: 0, popularFailures: 0 });
 
 /**
- * Applies a batch of queued views (any clients, any order). Per client: the
- * article updates first (a view whose article update fails is reported in
- * `failed` and nothing else of it is applied, so its redelivery counts it
- * once); then the readers of the counted views, their reads merged in time
- * order; then the co-visit pairs summed per item; then the articles' first
- * views onto the fresh list.
+ * Applies a batch of queued views (any clients, any order), per client: article updates first (a failed one goes to
+ * `failed` with nothing else of its view applied, so redelivery counts it once), then readers merged in time order,
+ * co-visit pairs per item, and first views onto the fresh list.
  */
 export async function applyViewBatch(store: ViewBatchStore, batch: Array<QueuedView & { id: string }>, deadline?: BatchDeadline): Promise<BatchResult> {
   const result = emptyResult();

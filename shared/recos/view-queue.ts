@@ -61,12 +61,9 @@ function queuedView(parsed: Parsed | undefined): QueuedView | undefined {
 }
 
 /**
- * The consumer: applies an SQS batch of page views and recommendation counts
- * and answers a partial batch response. Redelivered: the views whose article
- * update failed (none of their effects was applied), the counts whose counter
- * update failed (likewise), and messages that are neither (they reach the
- * dead-letter queue after maxReceiveCount). The counts are applied beside the
- * views, one UpdateItem per (client, block, variant, day) of the batch.
+ * The consumer: applies an SQS batch of page views and recommendation counts (one UpdateItem per client, block,
+ * variant and day) and answers a partial batch response: views and counts whose update failed, none of whose effects
+ * applied, come back, as do unknown messages (dead-lettered after maxReceiveCount).
  */
 export async function consumeViews(
   store: ViewBatchStore,

@@ -116,12 +116,9 @@ function describeEntry(value: unknown): string {
 }
 
 /**
- * Deletes users from every list of the client (spec 4.2), with their data.
- * Any invalid email rejects the whole request before anything is deleted.
- * Each subscription removed yields an `nl_delete` event from the table's
- * stream, so the change feed sends one `subscriber.deleted` per list and
- * address removed; an address already gone sends nothing. Returns the number
- * of distinct addresses in the request.
+ * Deletes users and their data from every list of the client (spec 4.2); any invalid email rejects the whole request
+ * first. Each removed subscription becomes an `nl_delete` event (from the table's stream), hence one
+ * `subscriber.deleted`. Returns the number of distinct addresses in the request.
  */
 export async function deleteUsers(clientId: string, body: unknown[]): Promise<number> {
   const errors: string[] = [];
