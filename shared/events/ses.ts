@@ -147,13 +147,9 @@ function clickTarget(click: NonNullable<SesNotification['click']>): { target_id?
 }
 
 /**
- * Turns one SES notification into event records (spec §6) for the client
- * named by its `client_id` tag, and the unsubscriptions it causes: a
- * Permanent bounce unsubscribes with HARD_BOUNCE, a complaint (other than
- * feedback type `not-spam`) with READER, both from every list of the client
- * (the address is dead, or its owner calls the sender's mail spam: neither
- * is about one list), whether or not the `email_list_id` tag is set. Delivery, Reject, DeliveryDelay, Rendering Failure
- * and Subscription notifications have no event in §6 and are ignored.
+ * Turns one SES notification into event records (spec §6) for its `client_id` tag's client, and its unsubscriptions:
+ * a Permanent bounce (HARD_BOUNCE) or a complaint other than `not-spam` (READER) from every list of the client, since
+ * neither is about one list. Notifications with no §6 event are ignored.
  */
 export function parseSesNotification(input: unknown): ParsedNotification {
   const n = input as SesNotification;

@@ -49,14 +49,9 @@ async function siteHostsOf(clientId: string): Promise<string[]> {
 }
 
 /**
- * Creates or updates articles from raw lines (the request body, or a feed's
- * items): each line is validated on its own (`body[i].field: problem`), its
- * URL canonicalised and required on one of the site hosts. When two lines
- * are the same article the last one is applied. Counters (views, clicks,
- * popularity, co-visits) are never touched. A deleted article comes back
- * with `revive` (the API) and stays deleted without (a feed still listing
- * it). Articles published within MAX_FRESHNESS_HOURS go on the fresh list. A storage fault answers 503
- * (retryable; re-sending is safe) or 500, saying how many were applied.
+ * Creates or updates articles from raw lines (request body or feed items), each validated alone, its URL canonical and
+ * on a site host; the last of duplicates wins, counters are never touched, a deleted article returns only with
+ * `revive`. A storage fault throws PartialCatalogueWriteError saying how many were applied.
  */
 export async function upsertArticles(clientId: string, siteHosts: string[], raw: unknown[], { where = 'body', revive = true, now = nowSeconds() } = {}): Promise<CatalogueReport> {
   const lines: CatalogueLine[] = [];

@@ -46,17 +46,9 @@ export function mergeArticle(previous: Article | undefined, view: ArticleMeta, n
 export const coReadWeight = (distance: number) => 1 / distance;
 
 /**
- * The reader after reading `article` at `now`: the read takes its place by
- * time (newest first, one entry per article, capped), implicit tastes decay
- * and gain the article's themes (for a new read only). Also returns the
- * reads of the same session to co-count with it, with their weights
- * (`coReadWeight` of their distance; empty when the article was
- * read before): the nearest earlier ones, and, when views arrive out of
- * order (one reader's views spread over page-view batches that run at once),
- * the later ones it is the session predecessor of, at most
- * `LIMITS.sessionPairs` each way. Applying a reader's views in any order
- * counts each pair once, as in time order, as long as each is merged into a
- * state that holds the others applied before it.
+ * The reader after reading `article` at `now` (reads newest first, one per article, capped; tastes decay and gain its
+ * themes), and the same session's reads to co-count with it, weighted, earlier and (out of order) later, at most
+ * `LIMITS.sessionPairs` each way: in any order each pair counts once, as in time order.
  */
 export function mergeReader(previous: Reader | undefined, userId: string, article: Article, now: number): { reader: Reader; session: string[]; weights: number[] } {
   const reads = previous?.reads ?? [];
