@@ -1,9 +1,6 @@
 /**
- * Reads configuration from the environment. Every name is documented in the
- * docs/operations.md; the CDK stack and the local runtime set the same names.
- * A required variable that is missing fails fast with its name. Every read
- * goes through `required` or `optional`, which the local runtime records per
- * function (shared/recording.ts) to check it against the stack.
+ * Configuration from the environment (names in docs/operations.md; the stack and the local runtime set the same): a
+ * missing required variable fails fast with its name, and every read is recorded per function to check the stack.
  */
 import { recordEnvRead } from './recording.js';
 

@@ -1,9 +1,6 @@
 /**
- * Builds the dashboard (shared/dashboard/app.ts, with uPlot and its style
- * sheet from node_modules) into one minified script and one style sheet with
- * esbuild. `npm run build:dashboard` writes them into bundle.generated.ts,
- * which the /dashboard functions serve; a unit test keeps it equal to a
- * fresh build.
+ * Builds the dashboard (app.ts with uPlot) into one script and one style sheet in bundle.generated.ts, served by the
+ * /dashboard functions (`npm run build:dashboard`); a unit test keeps it equal to a fresh build.
  */
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';

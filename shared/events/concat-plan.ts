@@ -1,9 +1,6 @@
 /**
- * Plans an S3 object made of other objects (and a few small strings) as a
- * multipart upload: whole stretches of large objects become UploadPartCopy
- * parts (copied inside S3, never through the function); small pieces are
- * read and joined into uploaded parts. S3 wants every part but the last to
- * be at least 5 MiB and at most 5 GiB, and at most 10,000 parts. Pure.
+ * Plans an S3 object made of other objects and small strings as a multipart upload: large stretches become
+ * UploadPartCopy parts (copied inside S3), small pieces are joined into uploaded parts, within S3's part limits. Pure.
  */
 
 /** S3's smallest part (all parts but the last). */

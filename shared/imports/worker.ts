@@ -1,9 +1,6 @@
 /**
- * The import worker: streams a stored file from S3, applies its lines in
- * chunks through the subscriber service (idempotent per line: opId
- * `import#<file>#<line>`), checkpoints after every chunk, pauses before its
- * time runs out (a resume marker triggers the next invocation), and runs the
- * update_list sweep once the whole file is applied.
+ * The import worker: streams a stored file from S3 and applies its lines in chunks (idempotent per line), checkpoints
+ * after each chunk, and before its time runs out leaves a resume marker for the next invocation.
  */
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';

@@ -1,9 +1,6 @@
 /**
- * Fetches a user-given URL without letting it reach this machine, the
- * private network or the cloud metadata service: http(s) only, every
- * address checked at connect time (a custom `lookup` on the request, and the
- * connected socket's peer address), again on every redirect hop, with a
- * redirect cap, a connect/headers timeout, a total timeout and a size cap.
+ * Fetches a user-given URL without reaching this machine, the private network or cloud metadata: http(s) only, every
+ * address checked at connect time and on each redirect hop, with redirect, timeout and size caps.
  */
 import dns from 'node:dns';
 import http from 'node:http';

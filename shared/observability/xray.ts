@@ -1,9 +1,6 @@
 /**
- * The Powertools Tracer (X-Ray), loaded only in Lambda (shared/observability
- * `index.ts`): importing it loads the X-Ray SDK, whose context propagation
- * (cls-hooked) installs a process-wide async hook with a destroy callback,
- * and from then on every promise of the process pays for it (bench/tracer.ts
- * measures it), traced or not.
+ * The Powertools Tracer (X-Ray), loaded only in Lambda: the X-Ray SDK's context propagation installs a process-wide
+ * async hook that every promise pays for, traced or not (bench/tracer.ts).
  */
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';

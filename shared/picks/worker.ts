@@ -1,8 +1,6 @@
 /**
- * The newsletter-picks worker (the newsletterPicksWorker job, run for objects under picks/requests/: shared/jobs.ts): one
- * invocation continues a job from its checkpoint, writes its lines as the job's next part, and either saves where
- * it stopped and puts the next resume object, or joins the parts into the result. S3 through plain commands
- * (multipart uploads of 8 MiB parts; the join copies inside S3 what is large enough), which keeps the worker's
+ * The newsletter-picks worker: each invocation continues a job from its checkpoint, writes the next part, then saves
+ * where it stopped and puts the next resume object, or joins the parts into the result. Plain S3 commands keep its
  * bundle small (test/infra/bundle-size.test.ts).
  */
 import {

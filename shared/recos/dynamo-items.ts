@@ -1,9 +1,6 @@
 /**
- * The recommendation records as single-table items: the item builders,
- * their attribute prefixes and readers, and the two writes both DynamoDB
- * adapters make (an article update that leaves a tombstone alone, the fields
- * every article write sets). Used by dynamo-store.ts (request paths) and
- * dynamo-views.ts (the page-view consumer).
+ * The recommendation records as single-table items: builders, attribute prefixes and readers, and the two article
+ * writes shared by dynamo-store.ts (request paths) and dynamo-views.ts (the page-view consumer).
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchWrite, ddb, isConditionFailure, tableName } from '../db/client.js';
