@@ -1,6 +1,7 @@
 /**
  * The import worker: streams a stored file from S3 and applies its lines in chunks (idempotent per line), checkpoints
- * after each chunk, and before its time runs out leaves a resume marker for the next invocation.
+ * after each chunk, before its time runs out leaves a resume marker for the next invocation, and once the whole file
+ * is applied runs the update_list sweep.
  */
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
