@@ -75,6 +75,13 @@ async function linksOf(client: TestClient, listId: number, email: string) {
 }
 
 describe('branded reader pages in headless Chromium: accessible at a desktop and a phone width, under the strict CSP', () => {
+  it('runs axe-core as the checks below do, and it reports a violation where there is one', async () => {
+    const page = await browser.newPage();
+    await page.setContent('<!doctype html><html lang="en"><head><title>t</title></head><body><main><input type="checkbox"></main></body></html>');
+    expect(await axeViolations(page)).toContainEqual(expect.stringMatching(/^label: /));
+    await page.close();
+  });
+
   for (const variant of ['branded', 'plain'] as const) {
     it(`${variant}: the preference centre, the unsubscribe page before and after the button, the confirmation page`, { timeout: 120_000 }, async () => {
       const client = await newClient(service);
