@@ -12,14 +12,14 @@ import { applyViewBatch, emptyResult, type BatchDeadline, type BatchResult, type
 import { applyRecoCounts, groupRecoCounts, parseRecoCount, type RecoCount, type RecoCountStore } from './reco-counts.js';
 
 /**
- * The deadline of a batch given its function's remaining time: a reserve of a sixth of it (at least 5 s) for the
- * calls in flight and the answer; new article updates within the first third of the rest, so that the readers,
- * co-visits and snapshots of the views counted (about as many calls again) fit in what is left.
+ * The deadline of a batch given its function's remaining time: article updates not started within a third of it
+ * (less a reserve of a sixth, at least 5 s) are left for redelivery. The readers and co-visits of counted views are
+ * always written: skipping them loses reads, and redelivering counted views counts them twice.
  */
 export function batchDeadline(remainingMs: number, now: () => number = () => performance.now()): BatchDeadline {
   const start = now();
   const budget = remainingMs - Math.max(5_000, remainingMs / 6);
-  return { now, articlesBy: start + budget / 3, effectsBy: start + budget };
+  return { now, articlesBy: start + budget / 3, effectsBy: Infinity };
 }
 
 /** Message format version: a consumer refuses (dead-letters) versions it does not know. */
