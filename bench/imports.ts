@@ -21,7 +21,7 @@
  * goes (docs/benchmarks.md). Exits non-zero when the median
  * ratio of the import with small writes to the raw beside the same small
  * writes is above 1.5 (alone: above 1.25), a small write is not 200 or its kind's p99 is
- * above 3 s, or a count is not its recount (issue 31). The import runs in a
+ * above 1 s, or a count is not its recount. The import runs in a
  * child process of its own (as each Lambda function does), so its RSS is the
  * import's, not the emulators'; with the worker function's young generation
  * (bench/small-writes.ts), and warm: a 5,000-line import into a list of its
