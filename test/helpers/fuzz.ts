@@ -28,6 +28,14 @@ export interface FuzzContext {
   /** A loopback CSV URL the import may fetch. */
   csvUrl: string;
   site: string;
+  /** Keys minted for the routes that check one (opt-in token, signed links, webhook and job ids), by route id: its valid path parameters and query. */
+  minted: Partial<Record<string, MintedKey[]>>;
+}
+
+/** Valid path parameters and query of one route (each replaces the generated ones when given). */
+export interface MintedKey {
+  params?: Record<string, string>;
+  query?: Record<string, string>;
 }
 
 /** The few addresses and reader ids requests use, so the state snapshot can cover them. */
@@ -151,6 +159,9 @@ export const storageEdge: fc.Arbitrary<unknown> = fc.constantFrom<unknown>(
   [1e300],
 );
 
+/** The UTC day `offset` days from today, YYYY-MM-DD. */
+const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+
 /** Field values that make a request valid for this client, by field name. */
 function known(ctx: FuzzContext, route: Route, name: string): fc.Arbitrary<unknown> | undefined {
   switch (name) {
@@ -204,7 +215,11 @@ function known(ctx: FuzzContext, route: Route, name: string): fc.Arbitrary<unkno
     case 'guid':
       return route.id === 'redirectGet' ? fc.stringMatching(/^[0-9a-f]{20}$/) : fc.stringMatching(/^[a-z0-9-]{1,20}$/);
     case 'rows':
-      return fc.integer({ min: 1, max: 100 }).map(String);
+      return fc.integer({ min: 1, max: route.id === 'newsletterPicksGet' ? 20 : 100 }).map(String);
+    case 'from':
+      return fc.integer({ min: -30, max: 0 }).map(day);
+    case 'to':
+      return fc.integer({ min: 0, max: 30 }).map(day);
     case 'count':
       return fc.integer({ min: 1, max: 1000 }).map(String);
     case 'start':
@@ -264,6 +279,8 @@ function validBody(ctx: FuzzContext, route: Route): fc.Arbitrary<unknown> {
   if (route.id === 'usersDelete') return fc.array(fc.record({ email: fc.constantFrom(...EMAILS) }), { minLength: 1, maxLength: 3 });
   const body = route.request?.bodyDoc ?? route.request?.body;
   const base = arbitraryOf(ctx, route, jsonSchemaOf(body));
+  // Settings drawn from the schema alone are rarely storable together: some cases send ones that are.
+  if (route.id === 'blocksPut') return fc.oneof(fc.constantFrom<unknown>({}, { rows: 4 }, { rows: null }), base);
   // Loose bodies (subscribers, opt-in) also carry data_* fields.
   if (['subscribersPost', 'legacySubscribersPost', 'subscribePost'].includes(route.id)) {
     const data = fc.dictionary(fc.stringMatching(/^data_[a-z]{1,6}$/), fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.boolean()), { maxKeys: 2 });
@@ -345,18 +362,27 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
 
 /** Cases of one route: a valid request from its schemas, then one mutation. */
 export function requestsOf(ctx: FuzzContext, route: Route): fc.Arbitrary<FuzzRequest> {
-  const params = route.request?.params ? arbitraryOf(ctx, route, jsonSchemaOf(route.request.params)) : fc.constant({});
-  const query = route.request?.query ? arbitraryOf(ctx, route, jsonSchemaOf(route.request.query)) : fc.constant({});
-  const body = route.request?.body ? validBody(ctx, route) : fc.constant(undefined);
+  const generated = fc.record({
+    params: route.request?.params ? arbitraryOf(ctx, route, jsonSchemaOf(route.request.params)) : fc.constant({}),
+    query: route.request?.query ? arbitraryOf(ctx, route, jsonSchemaOf(route.request.query)) : fc.constant<unknown>({}),
+  });
+  // A route that checks a key gets the minted one in about half of its cases, so its answers past 404 are checked too.
+  const minted = ctx.minted[route.id] ?? [];
+  const located = minted.length
+    ? fc.oneof(fc.tuple(fc.constantFrom(...minted), generated).map(([k, g]) => ({ params: k.params ?? g.params, query: k.query ?? g.query })), generated)
+    : generated;
+  // The reader pages' forms are described only (bodyDoc): they carry a body too.
+  const hasBody = route.request?.body !== undefined || route.request?.bodyDoc !== undefined;
+  const body = hasBody ? validBody(ctx, route) : fc.constant(undefined);
   const types = route.request?.bodyTypes ?? ['json'];
   const contentType = fc.constantFrom(...types.map((t) => (t === 'json' ? 'application/json' : 'application/x-www-form-urlencoded')));
-  return fc.record({ params, query, body, contentType, mutation }).map(({ params: p, query: q, body: b, contentType: ct, mutation: m }) => {
+  return fc.record({ located, body, contentType, mutation }).map(({ located: { params: p, query: q }, body: b, contentType: ct, mutation: m }) => {
     const pathParams = { ...(p as Record<string, string>) };
     const queryParams = Object.entries((q ?? {}) as Record<string, unknown>).filter(([, val]) => val !== undefined).map(([k, val]) => [k, String(val)] as [string, string]);
     let bodyValue = b;
     let raw: string | undefined;
     let method: string = route.method;
-    let type: string | undefined = route.request?.body ? ct : undefined;
+    let type: string | undefined = hasBody ? ct : undefined;
     let token: string | undefined = route.auth === 'token' ? ctx.token : undefined;
     const fields = bodyValue && typeof bodyValue === 'object' && !Array.isArray(bodyValue) ? Object.keys(bodyValue) : [];
     const target = (): Json | undefined => {
@@ -394,7 +420,7 @@ export function requestsOf(ctx: FuzzContext, route: Route): fc.Arbitrary<FuzzReq
         break;
       }
       case 'body':
-        if (route.request?.body) bodyValue = m.value;
+        if (hasBody) bodyValue = m.value;
         else {
           raw = JSON.stringify(m.value) ?? 'null';
           type = 'application/json';
