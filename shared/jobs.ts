@@ -100,8 +100,8 @@ export const jobs = {
     // A 20 s window: at 50 views/s a batch still fills (1,000 views), and full batches take fewer write calls per view
     // (docs/benchmarks.md), for signals up to ≈ 25 s old; busier traffic fills a batch sooner (docs/architecture.md).
     trigger: { trackingQueue: { batchSize: 1000, maxBatchingWindowSeconds: 20, maxConcurrency: 10, maxReceiveCount: 5 } },
-    // A full batch takes a fraction of this (its measured CPU and calls per view: docs/benchmarks.md), and the consumer stops
-    // starting work before it runs out (BatchDeadline, shared/recos/view-batch.ts): a timeout never redelivers a counted view.
+    // A full batch takes a fraction of this (its measured CPU and calls per view: docs/benchmarks.md); article updates not
+    // started within a third of it are left for redelivery (batchDeadline, shared/recos/view-queue.ts).
     timeoutSeconds: 60,
   },
   subscribersStream: {
