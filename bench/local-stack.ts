@@ -6,10 +6,11 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { applyEnv, localNames, localServiceEnv } from '../infra/local/env.js';
 import { ensureBuckets, ensureTable, freePort, startDynamoLocal, startS3Emulator } from '../infra/local/services.js';
+import { Worker } from 'node:worker_threads';
 import { DEFAULT_FUNCTION_MEMORY_MB, youngGenerationMb } from '../infra/heap.js';
+import { startTsWorker } from '../infra/local/job-thread.js';
 
 /** The function threads' young generation: a function's of the default memory in Lambda (infra/heap.ts). */
 const FUNCTION_HEAP = { maxYoungGenerationSizeMb: youngGenerationMb(DEFAULT_FUNCTION_MEMORY_MB) };
@@ -66,32 +67,11 @@ export interface JobThread {
  * the consumer function beside the request functions.
  */
 async function jobThread(o: { simClock?: SharedArrayBuffer; meter?: boolean }): Promise<JobThread> {
-  const entry = new URL('./job-thread.ts', import.meta.url).href;
-  const worker = new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`, { eval: true, workerData: o, resourceLimits: FUNCTION_HEAP });
-  await new Promise<void>((done, fail) => {
-    worker.once('message', () => done());
-    worker.once('error', fail);
-  });
-  let next = 0;
-  const waiting = new Map<number, { done: (v: unknown) => void; fail: (e: Error) => void }>();
-  worker.on('message', (m: { id: number; result?: unknown; error?: string }) => {
-    const w = waiting.get(m.id);
-    waiting.delete(m.id);
-    if (m.error !== undefined) w?.fail(new Error(m.error));
-    else w?.done(m.result);
-  });
-  const ask = (message: Record<string, unknown>) =>
-    new Promise<unknown>((done, fail) => {
-      const id = next++;
-      waiting.set(id, { done, fail });
-      worker.postMessage({ ...message, id });
-    });
+  const worker = await startTsWorker(new URL('./job-thread.ts', import.meta.url).href, o);
   return {
-    invoke: (job, event) => ask({ job, event }),
-    report: async (per, label) => (await ask({ report: { per, label } })) as string[],
-    stop: async () => {
-      await worker.terminate();
-    },
+    invoke: (job, event) => worker.ask({ job, event }),
+    report: async (per, label) => (await worker.ask({ report: { per, label } })) as string[],
+    stop: () => worker.stop(),
   };
 }
 
@@ -103,7 +83,7 @@ export async function timed(work: () => Promise<unknown>): Promise<number> {
 }
 
 /** A process's CPU time (user + system) so far, in ms, from /proc (Linux); undefined where it cannot be read. */
-function processCpuMs(pid: number | undefined): number | undefined {
+export function processCpuMs(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
     // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th (clock ticks of 10 ms).

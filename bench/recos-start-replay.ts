@@ -14,6 +14,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '../infra/local/services.js';
+import { processCpuMs } from './local-stack.js';
 import { prng } from './recos-data.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -128,17 +129,6 @@ function request(agent: http.Agent, port: number, method: string, path: string, 
   });
 }
 
-/** A process's CPU time (user + system) in ms, from /proc (Linux); undefined where it cannot be read. */
-function cpuMs(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The DynamoDB Local JVM among a process's children (/proc), if any. */
 function javaChild(pid: number): number | undefined {
   try {
@@ -210,15 +200,15 @@ export async function startReplay(o: StartReplayOptions): Promise<StartReplayRes
     const t1 = performance.now();
     const sqs = new URL(env.AWS_ENDPOINT_URL_SQS);
     const java = javaChild(stack.pid!);
-    const cpu0 = { node: cpuMs(stack.pid), dynamo: cpuMs(java), lines: readFileSync(logFile, 'utf8').split('\n').length };
+    const cpu0 = { node: processCpuMs(stack.pid), dynamo: processCpuMs(java), lines: readFileSync(logFile, 'utf8').split('\n').length };
     await request(agent, Number(sqs.port), 'GET', '/_local/drain');
     const drainSeconds = (performance.now() - t1) / 1000;
     const drainedViews = readFileSync(logFile, 'utf8')
       .split('\n')
       .slice(cpu0.lines)
       .reduce((n, l) => n + Number(/^job trackingViews .*"counted":(\d+)/.exec(l)?.[1] ?? 0), 0);
-    const node1 = cpuMs(stack.pid);
-    const dynamo1 = cpuMs(java);
+    const node1 = processCpuMs(stack.pid);
+    const dynamo1 = processCpuMs(java);
     const drainCpuPerView =
       drainedViews > 0 && cpu0.node !== undefined && node1 !== undefined && cpu0.dynamo !== undefined && dynamo1 !== undefined
         ? { node: (node1 - cpu0.node) / drainedViews, dynamo: (dynamo1 - cpu0.dynamo) / drainedViews }

@@ -12,12 +12,11 @@ export interface JobThread {
   stop(): Promise<void>;
 }
 
-/** Starts the thread with this process's environment (start it once the environment is set); resolves when it is ready. */
-export async function startJobThread(): Promise<JobThread> {
-  const entry = new URL('./job-worker.ts', import.meta.url).href;
-  // TypeScript through tsx's loader, as the main thread (`npm start` runs under tsx).
+/** A TypeScript module in a worker thread (through tsx's loader) answering `ask`'s messages by id; resolves once it is ready. */
+export async function startTsWorker(entry: string, workerData?: unknown): Promise<{ ask(message: Record<string, unknown>): Promise<unknown>; stop(): Promise<void> }> {
   const worker = new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`, {
     eval: true,
+    workerData,
     resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb(DEFAULT_FUNCTION_MEMORY_MB) },
   });
   await new Promise<void>((done, fail) => {
@@ -37,14 +36,20 @@ export async function startJobThread(): Promise<JobThread> {
     waiting.clear();
   });
   return {
-    invoke: (job, event) =>
+    ask: (message) =>
       new Promise((done, fail) => {
         const id = next++;
         waiting.set(id, { done, fail });
-        worker.postMessage({ id, job: job.id, event });
+        worker.postMessage({ ...message, id });
       }),
     stop: async () => {
       await worker.terminate();
     },
   };
+}
+
+/** Starts the thread with this process's environment (start it once the environment is set); resolves when it is ready. */
+export async function startJobThread(): Promise<JobThread> {
+  const worker = await startTsWorker(new URL('./job-worker.ts', import.meta.url).href);
+  return { invoke: (job, event) => worker.ask({ job: job.id, event }), stop: () => worker.stop() };
 }
